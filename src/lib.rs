@@ -1,0 +1,9 @@
+//! crawlspace: a terminal crawl console.
+//!
+//! Architecture map:
+//! - [`rules`]: the rule model of SPEC §1, its five dialect importers, the
+//!   compiled evaluator and the verdict trace. No I/O beyond reading a file.
+//! - [`cli`]: the command line of SPEC §5 (clap) and the rule commands
+//!   `explain`, `check`, `import`, `rules`.
+
+pub mod rules;

@@ -1,0 +1,9 @@
+//! The `exalead` dialect importer (being written).
+
+use super::Parsed;
+use crate::rules::error::LineError;
+
+/// Parses a `exalead` rule file.
+pub fn parse(_text: &str) -> Result<Parsed, LineError> {
+    Err(LineError::new(0, "the exalead importer is not built yet"))
+}

@@ -1,0 +1,165 @@
+//! The rule-file dialects of SPEC §1.4 and their detection.
+//!
+//! Each importer is a pure function from the file's text to a [`Parsed`]
+//! rule set (or a [`LineError`]); [`load`] reads the file and attaches its
+//! name to any error. Every produced rule keeps the line it came from.
+
+pub mod exalead;
+pub mod funnelback;
+pub mod native;
+pub mod nutch;
+pub mod wca;
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::error::{LineError, Note, RuleFileError};
+use super::model::RuleSet;
+
+/// A rule-file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    Native,
+    Funnelback,
+    Wca,
+    Exalead,
+    Nutch,
+}
+
+impl Dialect {
+    pub const ALL: [Dialect; 5] = [
+        Dialect::Native,
+        Dialect::Funnelback,
+        Dialect::Wca,
+        Dialect::Exalead,
+        Dialect::Nutch,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Native => "native",
+            Dialect::Funnelback => "funnelback",
+            Dialect::Wca => "wca",
+            Dialect::Exalead => "exalead",
+            Dialect::Nutch => "nutch",
+        }
+    }
+
+    /// Parses `text` as this dialect.
+    pub fn parse(self, text: &str) -> Result<Parsed, LineError> {
+        match self {
+            Dialect::Native => native::parse(text),
+            Dialect::Funnelback => funnelback::parse(text),
+            Dialect::Wca => wca::parse(text),
+            Dialect::Exalead => exalead::parse(text),
+            Dialect::Nutch => nutch::parse(text),
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The `--dialect` choice: one dialect, or detection from the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DialectChoice {
+    #[default]
+    Auto,
+    Given(Dialect),
+}
+
+impl FromStr for DialectChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s == "auto" {
+            return Ok(DialectChoice::Auto);
+        }
+        Dialect::ALL
+            .into_iter()
+            .find(|d| d.name() == s)
+            .map(DialectChoice::Given)
+            .ok_or_else(|| {
+                format!("unknown dialect `{s}` (expected auto, native, funnelback, wca, exalead or nutch)")
+            })
+    }
+}
+
+/// What an importer produced.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Parsed {
+    pub rules: RuleSet,
+    /// Things the importer skipped or interpreted, with their lines.
+    pub notes: Vec<Note>,
+}
+
+/// A rule file read from disk, with its dialect.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub file: String,
+    pub dialect: Dialect,
+    pub parsed: Parsed,
+}
+
+/// Guesses the dialect of `text` from its first meaningful line.
+///
+/// XML → exalead; `include_patterns=`/`exclude_patterns=` → funnelback;
+/// `allow`/`forbid` lines → wca; `+`/`-` lines → nutch; anything else is
+/// taken as native TOML (whose own parser then reports what is wrong).
+pub fn detect(text: &str) -> Dialect {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line.starts_with('<') {
+            return Dialect::Exalead;
+        }
+        let lower = line.to_ascii_lowercase();
+        let key = lower.split(['=', ' ', '\t']).next().unwrap_or("");
+        if key == "include_patterns" || key == "exclude_patterns" || key.starts_with("crawler.") {
+            return Dialect::Funnelback;
+        }
+        if matches!(key, "allow" | "forbid") {
+            return Dialect::Wca;
+        }
+        if line.starts_with('+') || line.starts_with('-') {
+            return Dialect::Nutch;
+        }
+        return Dialect::Native;
+    }
+    Dialect::Native
+}
+
+/// Reads and parses a rule file (`-` for stdin is not supported: rules
+/// must have a name for their errors).
+pub fn load(path: &str, choice: DialectChoice) -> Result<Loaded, RuleFileError> {
+    let bytes = std::fs::read(path).map_err(|e| RuleFileError {
+        file: path.to_string(),
+        line: 0,
+        message: format!("cannot read the rules file: {e}"),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        RuleFileError {
+            file: path.to_string(),
+            line: super::error::line_of_offset(&String::from_utf8_lossy(e.as_bytes()), offset),
+            message: "the file is not valid UTF-8".to_string(),
+        }
+    })?;
+    parse_text(path, &text, choice)
+}
+
+/// Parses rule text already in memory; `file` names it in errors.
+pub fn parse_text(file: &str, text: &str, choice: DialectChoice) -> Result<Loaded, RuleFileError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let dialect = match choice {
+        DialectChoice::Given(d) => d,
+        DialectChoice::Auto => detect(text),
+    };
+    let parsed = dialect.parse(text).map_err(|e| RuleFileError::at(file, e))?;
+    Ok(Loaded { file: file.to_string(), dialect, parsed })
+}

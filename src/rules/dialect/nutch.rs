@@ -1,0 +1,9 @@
+//! The `nutch` dialect importer (being written).
+
+use super::Parsed;
+use crate::rules::error::LineError;
+
+/// Parses a `nutch` rule file.
+pub fn parse(_text: &str) -> Result<Parsed, LineError> {
+    Err(LineError::new(0, "the nutch importer is not built yet"))
+}

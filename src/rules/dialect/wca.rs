@@ -1,0 +1,9 @@
+//! The `wca` dialect importer (being written).
+
+use super::Parsed;
+use crate::rules::error::LineError;
+
+/// Parses a `wca` rule file.
+pub fn parse(_text: &str) -> Result<Parsed, LineError> {
+    Err(LineError::new(0, "the wca importer is not built yet"))
+}

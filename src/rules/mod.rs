@@ -1,0 +1,12 @@
+//! The rule engine: model, dialects, compilation, evaluation, trace, lint.
+//!
+//! Pure library code with no I/O beyond reading a rules file in
+//! [`dialect::load`]. The flow is: a dialect importer builds a
+//! [`model::RuleSet`]; [`compile::CompiledRules`] turns it into per-field
+//! matchers (hash sets, Aho-Corasick, bounded `RegexSet`s) once; evaluation
+//! then costs one pass per field plus the rules whose atoms matched, and
+//! returns a [`verdict::Verdict`] whose trace says which rule did what.
+
+pub mod dialect;
+pub mod error;
+pub mod model;
