@@ -1,1 +1,3 @@
+//! The `crawlspace` binary: parse the command line, run, exit.
+
 fn main() {}

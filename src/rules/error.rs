@@ -14,7 +14,10 @@ pub struct LineError {
 
 impl LineError {
     pub fn new(line: usize, message: impl Into<String>) -> LineError {
-        LineError { line, message: message.into() }
+        LineError {
+            line,
+            message: message.into(),
+        }
     }
 }
 
@@ -29,7 +32,11 @@ pub struct RuleFileError {
 
 impl RuleFileError {
     pub fn at(file: &str, err: LineError) -> RuleFileError {
-        RuleFileError { file: file.to_string(), line: err.line, message: err.message }
+        RuleFileError {
+            file: file.to_string(),
+            line: err.line,
+            message: err.message,
+        }
     }
 }
 
@@ -54,5 +61,9 @@ pub struct Note {
 /// 1-based line number of a byte offset in `text`.
 pub fn line_of_offset(text: &str, offset: usize) -> usize {
     let end = offset.min(text.len());
-    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }

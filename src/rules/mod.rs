@@ -7,6 +7,16 @@
 //! then costs one pass per field plus the rules whose atoms matched, and
 //! returns a [`verdict::Verdict`] whose trace says which rule did what.
 
+pub mod compile;
 pub mod dialect;
 pub mod error;
+pub mod eval;
+pub mod facts;
+pub mod lint;
 pub mod model;
+pub mod verdict;
+
+pub use compile::{CompiledRules, RuleInfo};
+pub use eval::{Scratch, TraceMode};
+pub use facts::{Known, UrlError, UrlFacts, normalize};
+pub use verdict::{Queue, Step, TraceEntry, Verdict};

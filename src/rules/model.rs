@@ -144,7 +144,8 @@ impl FromStr for Range {
     type Err = String;
     /// Parses `[lo:hi]`, `[:hi]`, `[lo:]` (brackets optional, spaces allowed).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || format!("bad range `{s}`: expected [lo:hi], [:hi] or [lo:] with whole numbers");
+        let bad =
+            || format!("bad range `{s}`: expected [lo:hi], [:hi] or [lo:] with whole numbers");
         let inner = s.trim();
         let inner = inner.strip_prefix('[').unwrap_or(inner);
         let inner = inner.strip_suffix(']').unwrap_or(inner);
@@ -157,11 +158,16 @@ impl FromStr for Range {
                 t.parse::<u64>().map(Some).map_err(|_| bad())
             }
         };
-        let range = Range { lo: end(lo)?, hi: end(hi)? };
+        let range = Range {
+            lo: end(lo)?,
+            hi: end(hi)?,
+        };
         if let (Some(lo), Some(hi)) = (range.lo, range.hi)
             && lo > hi
         {
-            return Err(format!("bad range `{s}`: the low end {lo} is above the high end {hi}"));
+            return Err(format!(
+                "bad range `{s}`: the low end {lo} is above the high end {hi}"
+            ));
         }
         Ok(range)
     }
@@ -239,37 +245,47 @@ impl FromStr for Cidr {
                 let mask = match mask_text {
                     None => u32::MAX,
                     Some(MaskText::Bits(b)) => {
-                        let bits: u32 = b
-                            .parse()
-                            .ok()
-                            .filter(|n| *n <= 32)
-                            .ok_or_else(|| format!("bad prefix length `/{b}` in `{s}` (0 to 32)"))?;
+                        let bits: u32 = b.parse().ok().filter(|n| *n <= 32).ok_or_else(|| {
+                            format!("bad prefix length `/{b}` in `{s}` (0 to 32)")
+                        })?;
                         u32::MAX.checked_shl(32 - bits).unwrap_or(0)
                     }
                     Some(MaskText::Netmask(m)) => match unbracket(m).parse::<IpAddr>() {
                         Ok(IpAddr::V4(m)) => u32::from(m),
-                        _ => return Err(format!("bad netmask `{m}` in `{s}`: expected an IPv4 netmask like 255.255.0.0")),
+                        _ => {
+                            return Err(format!(
+                                "bad netmask `{m}` in `{s}`: expected an IPv4 netmask like 255.255.0.0"
+                            ));
+                        }
                     },
                 };
-                Ok(Cidr::V4 { addr: u32::from(a), mask })
+                Ok(Cidr::V4 {
+                    addr: u32::from(a),
+                    mask,
+                })
             }
             IpAddr::V6(a) => {
                 let mask = match mask_text {
                     None => u128::MAX,
                     Some(MaskText::Bits(b)) => {
-                        let bits: u32 = b
-                            .parse()
-                            .ok()
-                            .filter(|n| *n <= 128)
-                            .ok_or_else(|| format!("bad prefix length `/{b}` in `{s}` (0 to 128)"))?;
+                        let bits: u32 = b.parse().ok().filter(|n| *n <= 128).ok_or_else(|| {
+                            format!("bad prefix length `/{b}` in `{s}` (0 to 128)")
+                        })?;
                         u128::MAX.checked_shl(128 - bits).unwrap_or(0)
                     }
                     Some(MaskText::Netmask(m)) => match unbracket(m).parse::<IpAddr>() {
                         Ok(IpAddr::V6(m)) => u128::from(m),
-                        _ => return Err(format!("bad netmask `{m}` in `{s}`: expected an IPv6 netmask like ffff:ffff::")),
+                        _ => {
+                            return Err(format!(
+                                "bad netmask `{m}` in `{s}`: expected an IPv6 netmask like ffff:ffff::"
+                            ));
+                        }
                     },
                 };
-                Ok(Cidr::V6 { addr: u128::from(a), mask })
+                Ok(Cidr::V6 {
+                    addr: u128::from(a),
+                    mask,
+                })
             }
         }
     }
@@ -339,7 +355,13 @@ pub struct Test {
 
 impl fmt::Display for Test {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {} {:?}", self.field, self.matcher.key(), self.matcher.value_text())?;
+        write!(
+            f,
+            "{} {} {:?}",
+            self.field,
+            self.matcher.key(),
+            self.matcher.value_text()
+        )?;
         if self.case == Case::Sensitive {
             f.write_str(" (case-sensitive)")?;
         }
@@ -361,7 +383,9 @@ impl Condition {
     pub fn for_each_test<'a>(&'a self, visit: &mut impl FnMut(&'a Test)) {
         match self {
             Condition::Test(t) => visit(t),
-            Condition::All(cs) | Condition::Any(cs) => cs.iter().for_each(|c| c.for_each_test(visit)),
+            Condition::All(cs) | Condition::Any(cs) => {
+                cs.iter().for_each(|c| c.for_each_test(visit))
+            }
             Condition::Not(c) => c.for_each_test(visit),
         }
     }
@@ -422,7 +446,11 @@ impl Action {
             Action::Download => (true, true, true),
             Action::DownloadNoScan => (true, true, false),
         };
-        Flags { fetch: Some(fetch), save: Some(save), follow: Some(follow) }
+        Flags {
+            fetch: Some(fetch),
+            save: Some(save),
+            follow: Some(follow),
+        }
     }
 }
 
@@ -490,7 +518,9 @@ impl Priority {
     }
 
     pub fn from_shift(shift: i64) -> Option<Priority> {
-        Priority::ALL.into_iter().find(|p| i64::from(p.shift()) == shift)
+        Priority::ALL
+            .into_iter()
+            .find(|p| i64::from(p.shift()) == shift)
     }
 
     pub fn name(self) -> &'static str {
@@ -510,7 +540,9 @@ impl FromStr for Priority {
         Priority::ALL
             .into_iter()
             .find(|p| p.name() == s)
-            .ok_or_else(|| format!("unknown priority `{s}` (expected highest, high, normal, low or lowest)"))
+            .ok_or_else(|| {
+                format!("unknown priority `{s}` (expected highest, high, normal, low or lowest)")
+            })
     }
 }
 
@@ -538,7 +570,9 @@ impl FromStr for Filter {
         match s {
             "must-have" => Ok(Filter::MustHave),
             "may-not-have" => Ok(Filter::MayNotHave),
-            _ => Err(format!("unknown filter `{s}` (expected must-have or may-not-have)")),
+            _ => Err(format!(
+                "unknown filter `{s}` (expected must-have or may-not-have)"
+            )),
         }
     }
 }
@@ -577,12 +611,20 @@ pub struct Rule {
 impl Rule {
     /// An enabled rule with nothing set yet.
     pub fn new(name: impl Into<String>, line: usize) -> Rule {
-        Rule { name: name.into(), enabled: true, origin: Origin { line }, ..Rule::default() }
+        Rule {
+            name: name.into(),
+            enabled: true,
+            origin: Origin { line },
+            ..Rule::default()
+        }
     }
 
     /// The flags this rule sets when it holds: the preset, then `set`.
     pub fn flags(&self) -> Flags {
-        self.action.map(Action::flags).unwrap_or_default().then(self.set)
+        self.action
+            .map(Action::flags)
+            .unwrap_or_default()
+            .then(self.set)
     }
 }
 
@@ -615,7 +657,9 @@ impl FromStr for Disposition {
             "allow" => Ok(Disposition::Allow),
             "disallow" => Ok(Disposition::Disallow),
             "disallow-log" => Ok(Disposition::DisallowLog),
-            _ => Err(format!("unknown disposition `{s}` (expected allow, disallow or disallow-log)")),
+            _ => Err(format!(
+                "unknown disposition `{s}` (expected allow, disallow or disallow-log)"
+            )),
         }
     }
 }
@@ -631,7 +675,11 @@ impl RuleSet {
     /// Visits every rule depth first (document order) with its number path,
     /// e.g. `[3, 2]` for the second rule nested in the third (1-based).
     pub fn walk<'a>(&'a self, visit: &mut impl FnMut(&[usize], &'a Rule)) {
-        fn go<'a>(rules: &'a [Rule], path: &mut Vec<usize>, visit: &mut impl FnMut(&[usize], &'a Rule)) {
+        fn go<'a>(
+            rules: &'a [Rule],
+            path: &mut Vec<usize>,
+            visit: &mut impl FnMut(&[usize], &'a Rule),
+        ) {
             for (i, rule) in rules.iter().enumerate() {
                 path.push(i + 1);
                 visit(path, rule);
@@ -698,10 +746,19 @@ mod tests {
             let c: Cidr = rule.parse().unwrap();
             assert_eq!(c.contains(ip(addr)), expect, "{rule} contains {addr}");
         }
-        for bad in ["9.0.0.0/33", "9.0.0.0 255.0.0", "9.0.0.0 ffff::", "not-an-ip", "::/129"] {
+        for bad in [
+            "9.0.0.0/33",
+            "9.0.0.0 255.0.0",
+            "9.0.0.0 ffff::",
+            "not-an-ip",
+            "::/129",
+        ] {
             assert!(bad.parse::<Cidr>().is_err(), "{bad} should be rejected");
         }
-        assert_eq!("9.0.0.0 255.0.0.0".parse::<Cidr>().unwrap().to_string(), "9.0.0.0/8");
+        assert_eq!(
+            "9.0.0.0 255.0.0.0".parse::<Cidr>().unwrap().to_string(),
+            "9.0.0.0/8"
+        );
         assert_eq!(
             "10.0.0.0 255.0.255.0".parse::<Cidr>().unwrap().to_string(),
             "10.0.0.0 255.0.255.0"

@@ -9,6 +9,7 @@ pub mod funnelback;
 pub mod native;
 pub mod nutch;
 pub mod wca;
+pub mod write;
 
 use std::fmt;
 use std::str::FromStr;
@@ -160,6 +161,12 @@ pub fn parse_text(file: &str, text: &str, choice: DialectChoice) -> Result<Loade
         DialectChoice::Given(d) => d,
         DialectChoice::Auto => detect(text),
     };
-    let parsed = dialect.parse(text).map_err(|e| RuleFileError::at(file, e))?;
-    Ok(Loaded { file: file.to_string(), dialect, parsed })
+    let parsed = dialect
+        .parse(text)
+        .map_err(|e| RuleFileError::at(file, e))?;
+    Ok(Loaded {
+        file: file.to_string(),
+        dialect,
+        parsed,
+    })
 }

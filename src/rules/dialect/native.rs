@@ -1,9 +1,523 @@
-//! The `native` dialect importer (being written).
+//! The native dialect: crawlspace's own TOML (SPEC §5).
+//!
+//! A rules file holds `[crawl] disposition` and `[[rules]]` (nested as
+//! `[[rules.rules]]`); a full config file also holds the other `[crawl]`
+//! settings and `[queues]`, which this importer accepts and leaves to the
+//! config loader. Unknown keys are errors, so a typo never silently turns a
+//! rule into something else. Each rule records the line of its table.
+
+use serde::Deserialize;
+use toml::Spanned;
 
 use super::Parsed;
-use crate::rules::error::LineError;
+use crate::rules::error::{LineError, line_of_offset};
+use crate::rules::model::{
+    Action, Case, Cidr, Condition, Disposition, Field, Filter, Flags, Matcher, Origin, Priority,
+    Range, Rule, RuleSet, Test,
+};
 
-/// Parses a `native` rule file.
-pub fn parse(_text: &str) -> Result<Parsed, LineError> {
-    Err(LineError::new(0, "the native importer is not built yet"))
+/// The `[crawl]` keys of SPEC §5; any other key there is a typo.
+pub const CRAWL_KEYS: [&str; 16] = [
+    "start",
+    "disposition",
+    "max_link_depth",
+    "max_path_depth",
+    "obey_robots",
+    "sitemaps",
+    "ignore_nofollow",
+    "concurrency",
+    "per_host",
+    "delay_ms",
+    "timeout_s",
+    "max_body_bytes",
+    "max_retries",
+    "user_agent",
+    "db",
+    "out",
+];
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Doc {
+    #[serde(default)]
+    crawl: Option<Spanned<toml::Table>>,
+    #[serde(default)]
+    queues: Option<toml::Table>,
+    #[serde(default)]
+    rules: Vec<Spanned<RawRule>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    name: Option<String>,
+    enabled: Option<bool>,
+    #[serde(rename = "match")]
+    condition: Option<Spanned<RawCondition>>,
+    negate: Option<bool>,
+    action: Option<Spanned<String>>,
+    set: Option<RawFlags>,
+    priority: Option<Spanned<String>>,
+    log: Option<bool>,
+    filter: Option<Spanned<String>>,
+    stop: Option<bool>,
+    meta: Option<RawMeta>,
+    source: Option<String>,
+    #[serde(default)]
+    rules: Vec<Spanned<RawRule>>,
+    first_match: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFlags {
+    fetch: Option<bool>,
+    save: Option<bool>,
+    follow: Option<bool>,
+}
+
+/// `meta = { name = "value" }`, or an array of `{ name, value }` tables
+/// when one name is given several values.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawMeta {
+    Table(toml::Table),
+    List(Vec<MetaPair>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetaPair {
+    name: String,
+    value: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCondition {
+    field: Option<Spanned<String>>,
+    regex: Option<String>,
+    exact: Option<String>,
+    prefix: Option<String>,
+    suffix: Option<String>,
+    contains: Option<String>,
+    wildcard: Option<String>,
+    domain: Option<String>,
+    cidr: Option<String>,
+    range: Option<RawRange>,
+    case: Option<Spanned<String>>,
+    all: Option<Vec<Spanned<RawCondition>>>,
+    any: Option<Vec<Spanned<RawCondition>>>,
+    not: Option<Box<Spanned<RawCondition>>>,
+}
+
+/// A range as `"[lo:hi]"` text or a single whole number.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawRange {
+    Text(String),
+    Number(u64),
+}
+
+/// Parses a native TOML rules or config file.
+pub fn parse(text: &str) -> Result<Parsed, LineError> {
+    let doc: Doc = toml::from_str(text).map_err(|e| {
+        let line = e.span().map_or(0, |s| line_of_offset(text, s.start));
+        LineError::new(line, format!("bad TOML: {}", e.message().trim()))
+    })?;
+    let at = |offset: usize| line_of_offset(text, offset);
+    let mut disposition = Disposition::default();
+    if let Some(crawl) = &doc.crawl {
+        let line = at(crawl.span().start);
+        for (key, value) in crawl.get_ref() {
+            if !CRAWL_KEYS.contains(&key.as_str()) {
+                return Err(LineError::new(
+                    line_of_key(text, key).unwrap_or(line),
+                    format!(
+                        "unknown key `{key}` in [crawl] (expected one of {})",
+                        CRAWL_KEYS.join(", ")
+                    ),
+                ));
+            }
+            if key == "disposition" {
+                let line = line_of_key(text, key).unwrap_or(line);
+                let name = value
+                    .as_str()
+                    .ok_or_else(|| LineError::new(line, "disposition must be a string"))?;
+                disposition = name.parse().map_err(|e: String| LineError::new(line, e))?;
+            }
+        }
+    }
+    let _ = &doc.queues; // validated by the config loader
+    let rules = doc
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| rule(r, i, &at))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Parsed {
+        rules: RuleSet { disposition, rules },
+        notes: Vec::new(),
+    })
+}
+
+/// The line of `key =` inside the `[crawl]` table, for precise errors.
+fn line_of_key(text: &str, key: &str) -> Option<usize> {
+    let mut in_crawl = false;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            in_crawl = t == "[crawl]";
+        } else if in_crawl && t.split('=').next().map(str::trim) == Some(key) {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+fn rule(
+    raw: &Spanned<RawRule>,
+    index: usize,
+    at: &impl Fn(usize) -> usize,
+) -> Result<Rule, LineError> {
+    let line = at(raw.span().start);
+    let r = raw.get_ref();
+    let parse_at =
+        |s: &Spanned<String>| -> (String, usize) { (s.get_ref().clone(), at(s.span().start)) };
+    let action = r
+        .action
+        .as_ref()
+        .map(|a| {
+            let (text, l) = parse_at(a);
+            text.parse::<Action>().map_err(|e| LineError::new(l, e))
+        })
+        .transpose()?;
+    let priority = r
+        .priority
+        .as_ref()
+        .map(|p| {
+            let (text, l) = parse_at(p);
+            text.parse::<Priority>().map_err(|e| LineError::new(l, e))
+        })
+        .transpose()?;
+    let filter = r
+        .filter
+        .as_ref()
+        .map(|f| {
+            let (text, l) = parse_at(f);
+            text.parse::<Filter>().map_err(|e| LineError::new(l, e))
+        })
+        .transpose()?;
+    let meta = match &r.meta {
+        None => Vec::new(),
+        Some(RawMeta::List(pairs)) => pairs
+            .iter()
+            .map(|p| (p.name.clone(), p.value.clone()))
+            .collect(),
+        Some(RawMeta::Table(table)) => table
+            .iter()
+            .map(|(k, v)| match v {
+                toml::Value::String(s) => Ok((k.clone(), s.clone())),
+                other => Ok((k.clone(), other.to_string())),
+            })
+            .collect::<Result<Vec<_>, LineError>>()?,
+    };
+    let condition = r.condition.as_ref().map(|c| condition(c, at)).transpose()?;
+    let rules = r
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(i, child)| rule(child, i, at))
+        .collect::<Result<Vec<_>, _>>()?;
+    let first_match = r.first_match.unwrap_or(false);
+    if first_match && rules.is_empty() {
+        return Err(LineError::new(
+            line,
+            "`first_match = true` needs nested [[rules.rules]] to choose among",
+        ));
+    }
+    Ok(Rule {
+        name: r
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("rule {}", index + 1)),
+        enabled: r.enabled.unwrap_or(true),
+        condition,
+        negate: r.negate.unwrap_or(false),
+        action,
+        set: r.set.as_ref().map_or(Flags::default(), |s| Flags {
+            fetch: s.fetch,
+            save: s.save,
+            follow: s.follow,
+        }),
+        priority,
+        log: r.log,
+        filter,
+        stop: r.stop.unwrap_or(false),
+        meta,
+        source: r.source.clone(),
+        rules,
+        first_match,
+        origin: Origin { line },
+    })
+}
+
+fn condition(
+    raw: &Spanned<RawCondition>,
+    at: &impl Fn(usize) -> usize,
+) -> Result<Condition, LineError> {
+    let line = at(raw.span().start);
+    let c = raw.get_ref();
+    let err = |m: String| LineError::new(line, m);
+    let combinators = [c.all.is_some(), c.any.is_some(), c.not.is_some()]
+        .iter()
+        .filter(|b| **b)
+        .count();
+    let matchers: Vec<(&str, Matcher)> = [
+        c.regex.clone().map(|s| ("regex", Matcher::Regex(s))),
+        c.exact.clone().map(|s| ("exact", Matcher::Exact(s))),
+        c.prefix.clone().map(|s| ("prefix", Matcher::Prefix(s))),
+        c.suffix.clone().map(|s| ("suffix", Matcher::Suffix(s))),
+        c.contains
+            .clone()
+            .map(|s| ("contains", Matcher::Contains(s))),
+        c.wildcard
+            .clone()
+            .map(|s| ("wildcard", Matcher::Wildcard(s))),
+        c.domain.clone().map(|s| ("domain", Matcher::Domain(s))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let mut matchers = matchers;
+    if let Some(cidr) = &c.cidr {
+        let parsed: Cidr = cidr.parse().map_err(|e: String| err(e))?;
+        matchers.push(("cidr", Matcher::Cidr(parsed)));
+    }
+    if let Some(range) = &c.range {
+        let parsed = match range {
+            RawRange::Text(t) => t.parse::<Range>().map_err(|e: String| err(e))?,
+            RawRange::Number(n) => Range {
+                lo: Some(*n),
+                hi: Some(*n),
+            },
+        };
+        matchers.push(("range", Matcher::Range(parsed)));
+    }
+    if combinators > 0 {
+        if combinators > 1 || !matchers.is_empty() || c.field.is_some() || c.case.is_some() {
+            return Err(err(
+                "a condition is either one test (`field` + one matcher) or one of `all`, `any`, `not`".to_string(),
+            ));
+        }
+        if let Some(list) = &c.all {
+            return Ok(Condition::All(
+                list.iter()
+                    .map(|x| condition(x, at))
+                    .collect::<Result<_, _>>()?,
+            ));
+        }
+        if let Some(list) = &c.any {
+            return Ok(Condition::Any(
+                list.iter()
+                    .map(|x| condition(x, at))
+                    .collect::<Result<_, _>>()?,
+            ));
+        }
+        if let Some(inner) = &c.not {
+            return Ok(Condition::Not(Box::new(condition(inner, at)?)));
+        }
+    }
+    let field_text = c
+        .field
+        .as_ref()
+        .ok_or_else(|| err("a test needs `field = \"...\"` (url, host, path, ...)".to_string()))?;
+    let field: Field = field_text.get_ref().parse().map_err(|e: String| err(e))?;
+    let matcher = match matchers.len() {
+        1 => matchers.remove(0).1,
+        0 => {
+            return Err(err(
+                "a test needs one matcher: regex, exact, prefix, suffix, contains, wildcard, domain, cidr or range"
+                    .to_string(),
+            ));
+        }
+        _ => {
+            let names: Vec<&str> = matchers.iter().map(|(n, _)| *n).collect();
+            return Err(err(format!(
+                "a test has one matcher, this one has {}",
+                names.join(" and ")
+            )));
+        }
+    };
+    let case = match &c.case {
+        None => Case::default(),
+        Some(s) => match s.get_ref().as_str() {
+            "insensitive" => Case::Insensitive,
+            "sensitive" => Case::Sensitive,
+            other => {
+                return Err(err(format!(
+                    "unknown case `{other}` (expected insensitive or sensitive)"
+                )));
+            }
+        },
+    };
+    if matches!(matcher, Matcher::Cidr(_)) && field != Field::Address {
+        return Err(err(format!(
+            "`cidr` tests the `address` field, not `{field}`"
+        )));
+    }
+    if field == Field::Address
+        && !matches!(
+            matcher,
+            Matcher::Cidr(_) | Matcher::Exact(_) | Matcher::Regex(_)
+        )
+    {
+        return Err(err(format!(
+            "the `address` field takes `cidr`, `exact` or `regex`, not `{}`",
+            matcher.key()
+        )));
+    }
+    Ok(Condition::Test(Test {
+        field,
+        matcher,
+        case,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC_EXAMPLE: &str = r#"
+[crawl]
+start = ["http://127.0.0.1:8080/"]
+disposition = "allow"
+max_link_depth = 50
+
+[queues]
+user = 10000
+
+[[rules]]
+name = "no images"
+match = { field = "path", regex = '\.(png|gif|jpe?g)$' }
+action = "exclude"
+log = true
+
+[[rules]]
+name = "but keep the logo"
+match = { all = [ { field = "host", domain = "example.com" },
+                  { field = "path", suffix = "/logo.png", case = "sensitive" } ] }
+action = "download"
+priority = "high"
+stop = true
+
+[[rules]]
+name = "intranet only"
+match = { field = "host", wildcard = "*.corp.example" }
+negate = false
+set = { fetch = true, follow = true }
+  [[rules.rules]]
+  name = "no private area"
+  match = { field = "path", prefix = "/private/" }
+  filter = "may-not-have"
+"#;
+
+    #[test]
+    fn spec_section_5_example() {
+        let parsed = parse(SPEC_EXAMPLE).unwrap();
+        let rules = &parsed.rules.rules;
+        assert_eq!(rules.len(), 3);
+        assert_eq!(rules[0].name, "no images");
+        assert_eq!(rules[0].action, Some(Action::Exclude));
+        assert_eq!(rules[0].log, Some(true));
+        assert_eq!(rules[0].origin.line, 10);
+        assert_eq!(rules[1].priority, Some(Priority::High));
+        assert!(rules[1].stop);
+        let Some(Condition::All(parts)) = &rules[1].condition else {
+            panic!("expected all")
+        };
+        assert_eq!(parts.len(), 2);
+        assert_eq!(
+            parts[1],
+            Condition::Test(Test {
+                field: Field::Path,
+                matcher: Matcher::Suffix("/logo.png".into()),
+                case: Case::Sensitive
+            })
+        );
+        assert_eq!(
+            rules[2].set,
+            Flags {
+                fetch: Some(true),
+                save: None,
+                follow: Some(true)
+            }
+        );
+        assert_eq!(rules[2].rules.len(), 1);
+        assert_eq!(rules[2].rules[0].filter, Some(Filter::MayNotHave));
+        assert_eq!(rules[2].rules[0].origin.line, 29);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let cases: [(&str, usize, &str); 10] = [
+            (
+                "[[rules]]\nmatch = { field = \"path\", regex = 'a' }\nactoin = \"exclude\"\n",
+                3,
+                "unknown field",
+            ),
+            (
+                "[[rules]]\nmatch = { field = \"colour\", exact = \"x\" }\n",
+                2,
+                "unknown field `colour`",
+            ),
+            (
+                "[[rules]]\nmatch = { field = \"path\", glob = \"x\" }\n",
+                2,
+                "unknown field `glob`",
+            ),
+            (
+                "[[rules]]\nmatch = { field = \"path\", exact = \"x\", prefix = \"y\" }\n",
+                2,
+                "one matcher",
+            ),
+            (
+                "[[rules]]\nmatch = { field = \"address\", cidr = \"9.0.0.0 255.0.0\" }\n",
+                2,
+                "netmask",
+            ),
+            (
+                "[[rules]]\nmatch = { field = \"path\", range = \"[5:2]\" }\n",
+                2,
+                "bad range",
+            ),
+            ("[[rules]]\naction = \"explode\"\n", 2, "unknown action"),
+            (
+                "[crawl]\ndisposition = \"maybe\"\n",
+                2,
+                "unknown disposition",
+            ),
+            ("[crawl]\nstrat = []\n", 2, "unknown key `strat`"),
+            ("[[rules]\nname = 1\n", 1, "bad TOML"),
+        ];
+        for (text, line, needle) in cases {
+            let err = parse(text).expect_err(text);
+            assert_eq!(err.line, line, "{text:?} → {err:?}");
+            assert!(
+                err.message.contains(needle),
+                "{text:?}: {} lacks {needle}",
+                err.message
+            );
+        }
+    }
+
+    #[test]
+    fn rules_only_file_and_defaults() {
+        let parsed = parse("[crawl]\ndisposition = \"disallow-log\"\n[[rules]]\nmatch = { not = { field = \"port\", range = 80 } }\n").unwrap();
+        assert_eq!(parsed.rules.disposition, Disposition::DisallowLog);
+        let r = &parsed.rules.rules[0];
+        assert_eq!(r.name, "rule 1");
+        assert!(r.enabled);
+        assert!(matches!(&r.condition, Some(Condition::Not(_))));
+    }
 }

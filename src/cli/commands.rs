@@ -1,0 +1,274 @@
+//! The rule commands: `explain`, `check`, `import`, `rules`.
+//!
+//! Each loads the rules once, reports disabled rules and lint warnings on
+//! stderr, and writes its answer on stdout. Per-URL problems in `check` are
+//! data (an `"error"` line) and the run goes on.
+
+use std::fmt;
+use std::io::{self, BufRead, BufWriter, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use super::RulesArgs;
+use super::output::{VerdictJson, escape_control, verdict_text};
+use crate::rules::dialect::{self, DialectChoice, Loaded, write::to_toml};
+use crate::rules::error::RuleFileError;
+use crate::rules::lint::lint_rules;
+use crate::rules::{CompiledRules, Known, TraceMode, UrlFacts, normalize};
+
+/// Why a command failed; each maps to an exit status.
+#[derive(Debug)]
+pub enum Failure {
+    Rules(RuleFileError),
+    /// Some URLs given on the command line could not be parsed.
+    BadUrls(usize),
+    Output(io::Error),
+    /// The command belongs to a part of crawlspace not built yet.
+    NotBuilt,
+}
+
+impl Failure {
+    pub fn status(&self) -> u8 {
+        match self {
+            Failure::Rules(_) | Failure::BadUrls(_) => 2,
+            Failure::Output(_) | Failure::NotBuilt => 1,
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Rules(e) => write!(f, "{e}"),
+            Failure::BadUrls(n) => write!(f, "{n} URL(s) could not be parsed (see above)"),
+            Failure::Output(e) => write!(f, "cannot write the output: {e}"),
+            Failure::NotBuilt => write!(
+                f,
+                "the crawler, URL log and console are not built yet; the rule tools work now: \
+                 explain, check, import, rules (see `crawlspace --help`)"
+            ),
+        }
+    }
+}
+
+impl From<RuleFileError> for Failure {
+    fn from(e: RuleFileError) -> Failure {
+        Failure::Rules(e)
+    }
+}
+
+/// Writing into a closed pipe (`check … | head`) is a normal way to stop.
+fn output_error(e: io::Error) -> Failure {
+    Failure::Output(e)
+}
+
+fn finish_output(result: io::Result<()>) -> Result<ExitCode, Failure> {
+    match result {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(output_error(e)),
+    }
+}
+
+/// Loads and compiles the rules, telling stderr about importer notes,
+/// disabled rules and lint warnings.
+fn load(args: &RulesArgs) -> Result<(Loaded, CompiledRules), Failure> {
+    let path = args.rules.to_string_lossy();
+    let loaded = dialect::load(&path, args.dialect)?;
+    let compiled = CompiledRules::new(&loaded.parsed.rules);
+    report(&loaded, &compiled);
+    Ok((loaded, compiled))
+}
+
+fn report(loaded: &Loaded, compiled: &CompiledRules) {
+    let file = &loaded.file;
+    for note in &loaded.parsed.notes {
+        eprintln!(
+            "note: {file}:{}: {}",
+            note.line,
+            escape_control(&note.message)
+        );
+    }
+    for info in compiled.disabled() {
+        if let Some(reason) = &info.disabled {
+            eprintln!(
+                "warning: {file}:{}: rule {} {:?} is disabled: {}",
+                info.line,
+                info.number,
+                info.name,
+                escape_control(reason)
+            );
+        }
+    }
+    for lint in lint_rules(&loaded.parsed.rules) {
+        eprintln!(
+            "warning: {file}:{}: rule {}: {}",
+            lint.line,
+            crate::rules::model::rule_number(&lint.path),
+            escape_control(&lint.message)
+        );
+    }
+}
+
+pub fn explain(
+    args: &RulesArgs,
+    known: &Known,
+    json: bool,
+    urls: &[String],
+) -> Result<ExitCode, Failure> {
+    let (_, compiled) = load(args)?;
+    let mut scratch = compiled.scratch();
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut bad = 0;
+    let result = (|| -> io::Result<()> {
+        for text in urls {
+            let url = match normalize(text) {
+                Ok(url) => url,
+                Err(e) => {
+                    bad += 1;
+                    eprintln!("crawlspace: {}: {e}", escape_control(text));
+                    if json {
+                        serde_json::to_writer(
+                            &mut out,
+                            &serde_json::json!({"url": text, "error": e.to_string()}),
+                        )?;
+                        writeln!(out)?;
+                    }
+                    continue;
+                }
+            };
+            let facts = UrlFacts::new(&url, known);
+            let verdict = compiled.evaluate(&facts, &mut scratch, TraceMode::Full);
+            if json {
+                serde_json::to_writer(
+                    &mut out,
+                    &VerdictJson::new(url.as_str(), &verdict, &compiled),
+                )?;
+                writeln!(out)?;
+            } else {
+                write!(out, "{}", verdict_text(url.as_str(), &verdict, &compiled))?;
+            }
+        }
+        out.flush()
+    })();
+    finish_output(result)?;
+    if bad > 0 {
+        Err(Failure::BadUrls(bad))
+    } else {
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// Streams stdin to stdout one line at a time: memory stays flat however
+/// many URLs come through.
+pub fn check(args: &RulesArgs) -> Result<ExitCode, Failure> {
+    let (_, compiled) = load(args)?;
+    let mut scratch = compiled.scratch();
+    let known = Known::default();
+    let stdin = io::stdin();
+    let mut input = stdin.lock();
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut bytes = Vec::new();
+    let result = (|| -> io::Result<()> {
+        loop {
+            bytes.clear();
+            if input.read_until(b'\n', &mut bytes)? == 0 {
+                break;
+            }
+            // Invalid UTF-8 is replaced rather than fatal: a stray byte in a
+            // URL list costs one error line, not the run.
+            let line = String::from_utf8_lossy(&bytes);
+            let text = line.trim();
+            if text.is_empty() {
+                continue;
+            }
+            match normalize(text) {
+                Ok(url) => {
+                    let facts = UrlFacts::new(&url, &known);
+                    let verdict = compiled.evaluate(&facts, &mut scratch, TraceMode::Decisive);
+                    serde_json::to_writer(
+                        &mut out,
+                        &VerdictJson::new(url.as_str(), &verdict, &compiled),
+                    )?;
+                }
+                Err(e) => {
+                    serde_json::to_writer(
+                        &mut out,
+                        &serde_json::json!({"url": text, "error": e.to_string()}),
+                    )?;
+                }
+            }
+            out.write_all(b"\n")?;
+        }
+        out.flush()
+    })();
+    finish_output(result)
+}
+
+pub fn import(choice: DialectChoice, file: &Path) -> Result<ExitCode, Failure> {
+    let path = file.to_string_lossy();
+    let loaded = dialect::load(&path, choice)?;
+    for note in &loaded.parsed.notes {
+        eprintln!(
+            "note: {path}:{}: {}",
+            note.line,
+            escape_control(&note.message)
+        );
+    }
+    let header = format!(
+        "imported from {path} ({} dialect) by crawlspace import",
+        loaded.dialect
+    );
+    let text = to_toml(&loaded.parsed.rules, &header);
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    finish_output(out.write_all(text.as_bytes()).and_then(|()| out.flush()))
+}
+
+pub fn rules(args: &RulesArgs) -> Result<ExitCode, Failure> {
+    let (loaded, compiled) = load(args)?;
+    let lints = lint_rules(&loaded.parsed.rules);
+    let info = compiled.rule_info();
+    let mut text = format!(
+        "{} ({} dialect): {} rules, disposition {}\n",
+        escape_control(&loaded.file),
+        loaded.dialect,
+        info.len(),
+        compiled.disposition().name()
+    );
+    let width = info
+        .iter()
+        .map(|i| i.number.len() + 2 * i.depth)
+        .max()
+        .unwrap_or(1);
+    for rule in info {
+        let number = format!("{}{}", "  ".repeat(rule.depth), rule.number);
+        let state = if rule.disabled.is_some() {
+            "disabled"
+        } else {
+            "enabled "
+        };
+        text.push_str(&format!(
+            "#{number:<width$}  line {:<5} {state}  {}\n",
+            rule.line,
+            escape_control(&rule.name),
+        ));
+        let pad = " ".repeat(width + 3);
+        text.push_str(&format!("{pad}when {}\n", escape_control(&rule.condition)));
+        text.push_str(&format!("{pad}then {}\n", escape_control(&rule.effects)));
+        if let Some(reason) = &rule.disabled {
+            text.push_str(&format!("{pad}DISABLED: {}\n", escape_control(reason)));
+        }
+        for lint in lints
+            .iter()
+            .filter(|l| crate::rules::model::rule_number(&l.path) == rule.number)
+        {
+            text.push_str(&format!("{pad}lint: {}\n", escape_control(&lint.message)));
+        }
+    }
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    finish_output(out.write_all(text.as_bytes()).and_then(|()| out.flush()))
+}

@@ -1,0 +1,156 @@
+//! The command line of SPEC §5 (clap derive) and the rule commands.
+//!
+//! `main` parses [`Cli`], calls [`run`], and turns the outcome into an exit
+//! status: 0 on success, 2 for bad input (unreadable or malformed rules,
+//! unparsable URLs), never a panic.
+
+mod commands;
+mod output;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::rules::dialect::{Dialect, DialectChoice};
+
+/// A terminal crawl console: ordered crawl rules, explained rule by rule.
+#[derive(Debug, Parser)]
+#[command(name = "crawlspace", version, about, long_about = None)]
+pub struct Cli {
+    /// The crawl configuration for the console (default command).
+    #[arg(long, value_name = "FILE", global = false)]
+    pub config: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the built-in demo site on 127.0.0.1 and crawl it.
+    Demo {
+        /// Print progress and a summary instead of opening the console.
+        #[arg(long)]
+        headless: bool,
+    },
+    /// Crawl as a configuration file says.
+    Crawl {
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+        #[arg(long)]
+        headless: bool,
+        #[arg(long, value_name = "DIR")]
+        db: Option<PathBuf>,
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        #[arg(long)]
+        refresh: bool,
+    },
+    /// Show the verdict for each URL and the trace of every rule visited.
+    Explain {
+        #[command(flatten)]
+        rules: RulesArgs,
+        /// Evaluate content-type rules as if the response had this type.
+        #[arg(long, value_name = "T")]
+        content_type: Option<String>,
+        /// Evaluate address rules as if DNS had answered this address.
+        #[arg(long, value_name = "IP")]
+        address: Option<std::net::IpAddr>,
+        /// Hops from a start URL (default 1: a link found on a start page).
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        link_depth: u32,
+        /// One JSON object per URL instead of text.
+        #[arg(long)]
+        json: bool,
+        #[arg(value_name = "URL", required = true)]
+        urls: Vec<String>,
+    },
+    /// Read URLs on stdin, write one JSON verdict per line on stdout.
+    Check {
+        #[command(flatten)]
+        rules: RulesArgs,
+    },
+    /// Print a rules file of any dialect as native TOML.
+    Import {
+        #[arg(long, value_parser = parse_dialect_choice, default_value = "auto")]
+        dialect: DialectChoice,
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+    /// Print the resolved rule list: numbers, lines, state and lint warnings.
+    Rules {
+        #[command(flatten)]
+        rules: RulesArgs,
+    },
+    /// List the URL log of a crawl.
+    Log {
+        #[arg(long, value_name = "DIR")]
+        db: PathBuf,
+        #[arg(long, value_name = "S")]
+        state: Option<String>,
+        #[arg(long, value_name = "REGEX")]
+        grep: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Where the rules come from: a full config or a rules-only file.
+#[derive(Debug, clap::Args)]
+pub struct RulesArgs {
+    /// A config file or a rules file of any dialect.
+    #[arg(long, value_name = "FILE")]
+    pub rules: PathBuf,
+    /// auto, native, funnelback, wca, exalead or nutch.
+    #[arg(long, value_name = "D", value_parser = parse_dialect_choice, default_value = "auto")]
+    pub dialect: DialectChoice,
+}
+
+fn parse_dialect_choice(s: &str) -> Result<DialectChoice, String> {
+    s.parse()
+}
+
+/// Runs one command and returns the process exit status.
+pub fn run(cli: Cli) -> ExitCode {
+    let result = match cli.command {
+        Some(Command::Explain {
+            rules,
+            content_type,
+            address,
+            link_depth,
+            json,
+            urls,
+        }) => {
+            let known = crate::rules::Known {
+                content_type: None,
+                address,
+                link_depth,
+            };
+            let known = match content_type {
+                Some(t) => known.with_content_type(&t),
+                None => known,
+            };
+            commands::explain(&rules, &known, json, &urls)
+        }
+        Some(Command::Check { rules }) => commands::check(&rules),
+        Some(Command::Import { dialect, file }) => commands::import(dialect, &file),
+        Some(Command::Rules { rules }) => commands::rules(&rules),
+        Some(Command::Demo { .. })
+        | Some(Command::Crawl { .. })
+        | Some(Command::Log { .. })
+        | None => Err(commands::Failure::NotBuilt),
+    };
+    match result {
+        Ok(code) => code,
+        Err(failure) => {
+            eprintln!("crawlspace: {failure}");
+            ExitCode::from(failure.status())
+        }
+    }
+}
+
+/// The dialect names, for help text and errors.
+pub fn dialect_names() -> Vec<&'static str> {
+    Dialect::ALL.iter().map(|d| d.name()).collect()
+}

@@ -1,0 +1,216 @@
+//! How verdicts, traces and rule lists are written: JSON lines for
+//! programs (the SPEC §5 keys), aligned text for people.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::rules::verdict::{Step, TraceEntry, Verdict};
+use crate::rules::{CompiledRules, RuleInfo};
+
+/// One verdict as SPEC §5's JSON object (borrowing, so `check` can write
+/// millions of them without building owned copies).
+#[derive(Serialize)]
+pub struct VerdictJson<'a> {
+    pub url: &'a str,
+    pub fetch: bool,
+    pub save: bool,
+    pub follow: bool,
+    pub filtered: bool,
+    pub priority: i8,
+    pub queue: &'static str,
+    pub log: bool,
+    /// Fields that deferred rules still wait for (`content_type`, `address`).
+    pub pending: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub meta: Vec<MetaJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<&'a str>,
+    pub trace: Vec<TraceJson<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct MetaJson<'a> {
+    pub name: &'a str,
+    pub value: &'a str,
+}
+
+/// One trace entry: which rule, where it is, what happened, what it did.
+#[derive(Serialize)]
+pub struct TraceJson<'a> {
+    pub rule: &'a str,
+    pub name: &'a str,
+    pub line: usize,
+    pub step: &'static str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub filtered: bool,
+    /// What the rule set, for rules that matched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub did: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub priority_ignored: bool,
+}
+
+impl<'a> VerdictJson<'a> {
+    pub fn new(url: &'a str, verdict: &'a Verdict, rules: &'a CompiledRules) -> VerdictJson<'a> {
+        let info = rules.rule_info();
+        VerdictJson {
+            url,
+            fetch: verdict.fetch,
+            save: verdict.save,
+            follow: verdict.follow,
+            filtered: verdict.filtered,
+            priority: verdict.priority,
+            queue: verdict.queue().name(),
+            log: verdict.log,
+            pending: verdict.pending.names(),
+            meta: verdict
+                .meta
+                .iter()
+                .map(|(name, value)| MetaJson { name, value })
+                .collect(),
+            source: verdict.source.as_deref(),
+            trace: verdict
+                .trace
+                .iter()
+                .map(|e| trace_json(e, &info[e.rule as usize]))
+                .collect(),
+        }
+    }
+}
+
+fn trace_json<'a>(entry: &TraceEntry, info: &'a RuleInfo) -> TraceJson<'a> {
+    TraceJson {
+        rule: &info.number,
+        name: &info.name,
+        line: info.line,
+        step: entry.step.name(),
+        filtered: entry.filtered,
+        did: (entry.step == Step::Matched).then_some(info.effects.as_str()),
+        why: if entry.step == Step::Disabled {
+            info.disabled.as_deref()
+        } else {
+            None
+        },
+        priority_ignored: entry.priority_ignored,
+    }
+}
+
+/// The priority name for a shift.
+pub fn priority_name(shift: i8) -> &'static str {
+    crate::rules::model::Priority::from_shift(i64::from(shift)).map_or("normal", |p| p.name())
+}
+
+/// A verdict and its trace as text for a person.
+pub fn verdict_text(url: &str, verdict: &Verdict, rules: &CompiledRules) -> String {
+    let info = rules.rule_info();
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", escape_control(url));
+    let summary = if verdict.filtered {
+        "FILTERED (not fetched)".to_string()
+    } else if !verdict.fetch {
+        "not fetched".to_string()
+    } else {
+        let mut what = vec!["fetch"];
+        if verdict.save {
+            what.push("save");
+        }
+        if verdict.follow {
+            what.push("follow");
+        }
+        what.join(" + ")
+    };
+    let _ = writeln!(
+        out,
+        "  verdict: {summary}; queue {}, priority {}, {}",
+        verdict.queue().name(),
+        priority_name(verdict.priority),
+        if verdict.log { "logged" } else { "not logged" }
+    );
+    for &rule in &verdict.filtered_by {
+        let i = &info[rule as usize];
+        let _ = writeln!(
+            out,
+            "  filtered by rule {} {:?} (line {})",
+            i.number, i.name, i.line
+        );
+    }
+    match verdict.fetch_set_by {
+        Some(rule) => {
+            let i = &info[rule as usize];
+            let _ = writeln!(
+                out,
+                "  fetch decided by rule {} {:?} (line {})",
+                i.number, i.name, i.line
+            );
+        }
+        None if !verdict.filtered => {
+            let _ = writeln!(
+                out,
+                "  fetch decided by the disposition `{}`",
+                rules.disposition().name()
+            );
+        }
+        None => {}
+    }
+    if !verdict.pending.is_empty() {
+        let _ = writeln!(
+            out,
+            "  pending: rules on {} are deferred until it is known (use --content-type / --address)",
+            verdict.pending.names().join(" and ")
+        );
+    }
+    for (name, value) in &verdict.meta {
+        let _ = writeln!(
+            out,
+            "  meta {}={}",
+            escape_control(name),
+            escape_control(value)
+        );
+    }
+    if let Some(source) = &verdict.source {
+        let _ = writeln!(out, "  source {}", escape_control(source));
+    }
+    let _ = writeln!(out, "  trace:");
+    if verdict.trace.is_empty() {
+        let _ = writeln!(out, "    (no rules)");
+    }
+    for entry in &verdict.trace {
+        let i = &info[entry.rule as usize];
+        let indent = "  ".repeat(i.depth);
+        let label = format!("{indent}#{} {:?} (line {})", i.number, i.name, i.line);
+        let what = match entry.step {
+            Step::Matched => {
+                let mut s = format!("matched → {}", i.effects);
+                if entry.filtered {
+                    s.push_str(" → FILTERED");
+                }
+                if entry.priority_ignored {
+                    s.push_str(" (priority ignored: content-type rule)");
+                }
+                s
+            }
+            Step::NotMatched if entry.filtered => "not matched → FILTERED (must-have)".to_string(),
+            Step::Disabled => format!("disabled: {}", i.disabled.as_deref().unwrap_or("")),
+            step => step.name().replace('-', " "),
+        };
+        let _ = writeln!(out, "    {label:<48} {what}");
+    }
+    out
+}
+
+/// Replaces control characters with visible escapes so that text from a
+/// URL or a rules file cannot drive the terminal.
+pub fn escape_control(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            let _ = write!(out, "{}", c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -1,0 +1,542 @@
+//! Evaluating one URL against compiled rules (SPEC §1.3).
+//!
+//! Two ways in, one walk: [`CompiledRules::evaluate`] first runs every
+//! per-field matcher once to learn which atoms match, then walks only the
+//! rules those atoms belong to (plus the always-visited ones);
+//! [`CompiledRules::evaluate_naive`] walks every rule and tests each atom on
+//! its own — the reference the fast path is tested and benchmarked against.
+//! Both share [`walk`], so the rule semantics (last setting wins, sticky
+//! filters, `stop`, `first_match`, deferral) live in one place.
+
+use url::Url;
+
+use super::compile::{Atom, AtomKind, CompiledRules, Expr, LiteralOp, Node};
+use super::facts::{Known, UrlError, UrlFacts, normalize};
+use super::model::{Disposition, Filter};
+use super::verdict::{Pending, Step, TraceEntry, Verdict};
+
+/// How much of the trace to record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceMode {
+    /// No trace: the verdict alone (the crawler's hot path, benchmarks).
+    Off,
+    /// The rules that matched, filtered or were deferred: what decided.
+    Decisive,
+    /// Every rule visited, matched or not, skipped and disabled ones too.
+    Full,
+}
+
+/// Per-thread working memory for [`CompiledRules::evaluate`], reused across
+/// URLs so that evaluation does not allocate for its bookkeeping.
+#[derive(Debug)]
+pub struct Scratch {
+    matched: Vec<u64>,
+    touched: Vec<u32>,
+    candidates: Vec<u32>,
+    /// `active[node] == generation` ⇔ the node held in this evaluation.
+    active: Vec<u32>,
+    /// `block_done[node] == generation` ⇔ its first_match block has ended.
+    block_done: Vec<u32>,
+    generation: u32,
+    caches: Vec<Vec<regex_automata::meta::Cache>>,
+    patterns: Vec<Vec<regex_automata::PatternSet>>,
+}
+
+/// Three-valued truth: a test on a field not known yet is `Unknown`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Truth {
+    True,
+    False,
+    Unknown,
+}
+
+impl From<bool> for Truth {
+    fn from(b: bool) -> Truth {
+        if b { Truth::True } else { Truth::False }
+    }
+}
+
+impl CompiledRules {
+    /// Working memory sized for these rules.
+    pub fn scratch(&self) -> Scratch {
+        Scratch {
+            matched: vec![0; self.atoms.len().div_ceil(64)],
+            touched: Vec::new(),
+            candidates: Vec::new(),
+            active: vec![0; self.nodes.len()],
+            block_done: vec![0; self.nodes.len()],
+            generation: 0,
+            caches: self
+                .fields
+                .iter()
+                .map(|f| f.regexes.iter().map(|c| c.regex.create_cache()).collect())
+                .collect(),
+            patterns: self
+                .fields
+                .iter()
+                .map(|f| {
+                    f.regexes
+                        .iter()
+                        .map(|c| regex_automata::PatternSet::new(c.atoms.len()))
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
+    /// Normalizes `url` and evaluates it with the decisive trace: the
+    /// convenient entry point for tools and tests.
+    pub fn verdict(&self, url: &str, known: &Known) -> Result<(Url, Verdict), UrlError> {
+        let url = normalize(url)?;
+        let facts = UrlFacts::new(&url, known);
+        let verdict = self.evaluate(&facts, &mut self.scratch(), TraceMode::Decisive);
+        Ok((url, verdict))
+    }
+
+    /// Evaluates one URL: one pass per field, then the rules whose atoms
+    /// matched.
+    pub fn evaluate(
+        &self,
+        facts: &UrlFacts<'_>,
+        scratch: &mut Scratch,
+        mode: TraceMode,
+    ) -> Verdict {
+        scratch.generation = scratch.generation.wrapping_add(1);
+        if scratch.generation == 0 {
+            // Wrapped: old stamps could collide with the new generation.
+            scratch.active.fill(0);
+            scratch.block_done.fill(0);
+            scratch.generation = 1;
+        }
+        self.match_atoms(facts, scratch);
+        let matched = std::mem::take(&mut scratch.matched);
+        let truth = |a: u32| self.bit_truth(&matched, a, facts);
+        let verdict = if mode == TraceMode::Full {
+            // A full trace names every rule, so walk them all.
+            walk(
+                self,
+                0..self.nodes.len() as u32,
+                &truth,
+                &mut Marks::new(scratch),
+                mode,
+            )
+        } else {
+            let mut candidates = std::mem::take(&mut scratch.candidates);
+            candidates.clear();
+            for &atom in &scratch.touched {
+                candidates.extend_from_slice(&self.atom_nodes[atom as usize]);
+            }
+            candidates.extend_from_slice(&self.always);
+            candidates.sort_unstable();
+            candidates.dedup();
+            let v = walk(
+                self,
+                candidates.iter().copied(),
+                &truth,
+                &mut Marks::new(scratch),
+                mode,
+            );
+            scratch.candidates = candidates;
+            v
+        };
+        scratch.matched = matched;
+        for &atom in &scratch.touched {
+            scratch.matched[atom as usize / 64] &= !(1 << (atom % 64));
+        }
+        scratch.touched.clear();
+        verdict
+    }
+
+    /// The reference evaluation: every rule in order, every atom tested on
+    /// its own, nothing precomputed beyond the compiled regexes.
+    pub fn evaluate_naive(
+        &self,
+        facts: &UrlFacts<'_>,
+        scratch: &mut Scratch,
+        mode: TraceMode,
+    ) -> Verdict {
+        scratch.generation = scratch.generation.wrapping_add(1).max(1);
+        scratch.active.fill(0);
+        scratch.block_done.fill(0);
+        let order = 0..self.nodes.len() as u32;
+        walk(
+            self,
+            order,
+            &|a| atom_truth(&self.atoms[a as usize], facts),
+            &mut Marks::new(scratch),
+            mode,
+        )
+    }
+
+    fn bit_truth(&self, matched: &[u64], atom: u32, facts: &UrlFacts<'_>) -> Truth {
+        let a = &self.atoms[atom as usize];
+        if !facts.is_known(a.test.field) {
+            return Truth::Unknown;
+        }
+        Truth::from(matched[atom as usize / 64] & (1 << (atom % 64)) != 0)
+    }
+
+    /// Sets the bit of every atom that matches `facts`.
+    fn match_atoms(&self, facts: &UrlFacts<'_>, scratch: &mut Scratch) {
+        let Scratch {
+            matched,
+            touched,
+            caches,
+            patterns,
+            ..
+        } = scratch;
+        let mut hit = |atom: u32| {
+            let (word, bit) = (atom as usize / 64, 1u64 << (atom % 64));
+            if matched[word] & bit == 0 {
+                matched[word] |= bit;
+                touched.push(atom);
+            }
+        };
+        for (fi, index) in self.fields.iter().enumerate() {
+            let Some(text) = facts.text_slice(index.field) else {
+                continue;
+            };
+            if !index.exact_sensitive.is_empty()
+                && let Some(ids) = index.exact_sensitive.get(text)
+            {
+                ids.iter().for_each(|&a| hit(a));
+            }
+            if !index.exact_insensitive.is_empty() || !index.domains.is_empty() {
+                let lower = lower_cased(text);
+                if let Some(ids) = index.exact_insensitive.get(lower.as_ref()) {
+                    ids.iter().for_each(|&a| hit(a));
+                }
+                if !index.domains.is_empty() {
+                    for suffix in domain_suffixes(&lower) {
+                        if let Some(ids) = index.domains.get(suffix) {
+                            ids.iter().for_each(|&a| hit(a));
+                        }
+                    }
+                }
+            }
+            for scan in &index.literals {
+                for m in scan.automaton.find_overlapping_iter(text) {
+                    for &(atom, op) in &scan.uses[m.pattern().as_usize()] {
+                        let ok = match op {
+                            LiteralOp::Prefix => m.start() == 0,
+                            LiteralOp::Suffix => m.end() == text.len(),
+                            _ => true,
+                        };
+                        if ok {
+                            hit(atom);
+                        }
+                    }
+                }
+            }
+            for (ci, chunk) in index.regexes.iter().enumerate() {
+                let set = &mut patterns[fi][ci];
+                set.clear();
+                let input = regex_automata::Input::new(text);
+                chunk
+                    .regex
+                    .which_overlapping_matches_with(&mut caches[fi][ci], &input, set);
+                for pattern in set.iter() {
+                    hit(chunk.atoms[pattern.as_usize()]);
+                }
+            }
+        }
+        for &atom in &self.direct {
+            if atom_truth(&self.atoms[atom as usize], facts) == Truth::True {
+                hit(atom);
+            }
+        }
+    }
+}
+
+/// `text` lower-cased, borrowing when it already is.
+fn lower_cased(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(text.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// `a.b.c`, `b.c`, `c`: the values a `domain` test can equal.
+fn domain_suffixes(host: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(host).chain(host.match_indices('.').map(move |(i, _)| &host[i + 1..]))
+}
+
+/// Tests one atom on its own (the direct and naive path).
+fn atom_truth(atom: &Atom, facts: &UrlFacts<'_>) -> Truth {
+    let field = atom.test.field;
+    if !facts.is_known(field) {
+        return Truth::Unknown;
+    }
+    let insensitive = atom.test.case == super::model::Case::Insensitive;
+    Truth::from(match &atom.kind {
+        AtomKind::Always => true,
+        AtomKind::Broken(_) => false,
+        AtomKind::Range(range) => facts.range_value(field).is_some_and(|v| range.contains(v)),
+        AtomKind::Cidr(cidr) => facts
+            .address
+            .is_some_and(|ip| field == super::model::Field::Address && cidr.contains(ip)),
+        AtomKind::Regex(regex) => facts.text(field).is_some_and(|t| regex.is_match(&t)),
+        AtomKind::Literal { op, needle } => {
+            let Some(text) = facts.text(field) else {
+                return Truth::False;
+            };
+            let text = if insensitive || *op == LiteralOp::Domain {
+                lower_cased(&text).into_owned()
+            } else {
+                text.into_owned()
+            };
+            match op {
+                LiteralOp::Exact => text == *needle,
+                LiteralOp::Prefix => text.starts_with(needle.as_str()),
+                LiteralOp::Suffix => text.ends_with(needle.as_str()),
+                LiteralOp::Contains => text.contains(needle.as_str()),
+                LiteralOp::Domain => domain_suffixes(&text).any(|s| s == needle),
+            }
+        }
+    })
+}
+
+fn expr_truth(expr: &Expr, atom: &impl Fn(u32) -> Truth) -> Truth {
+    match expr {
+        Expr::Atom(a) => atom(*a),
+        Expr::All(cs) => {
+            let mut out = Truth::True;
+            for c in cs {
+                match expr_truth(c, atom) {
+                    Truth::False => return Truth::False,
+                    Truth::Unknown => out = Truth::Unknown,
+                    Truth::True => {}
+                }
+            }
+            out
+        }
+        Expr::Any(cs) => {
+            let mut out = Truth::False;
+            for c in cs {
+                match expr_truth(c, atom) {
+                    Truth::True => return Truth::True,
+                    Truth::Unknown => out = Truth::Unknown,
+                    Truth::False => {}
+                }
+            }
+            out
+        }
+        Expr::Not(c) => match expr_truth(c, atom) {
+            Truth::True => Truth::False,
+            Truth::False => Truth::True,
+            Truth::Unknown => Truth::Unknown,
+        },
+    }
+}
+
+/// Which nodes held and which blocks ended, stamped with the generation so
+/// that nothing needs clearing between URLs.
+struct Marks<'s> {
+    active: &'s mut [u32],
+    block_done: &'s mut [u32],
+    generation: u32,
+}
+
+impl<'s> Marks<'s> {
+    fn new(scratch: &'s mut Scratch) -> Marks<'s> {
+        Marks {
+            active: &mut scratch.active,
+            block_done: &mut scratch.block_done,
+            generation: scratch.generation,
+        }
+    }
+}
+
+/// The running state of one evaluation.
+struct Acc {
+    fetch: bool,
+    save: bool,
+    follow: bool,
+    priority: i8,
+    filtered: bool,
+    filter_logged: bool,
+    filtered_by: Vec<u32>,
+    fetch_set_by: Option<u32>,
+    meta: Vec<(String, String)>,
+    source: Option<String>,
+    pending: Pending,
+    trace: Vec<TraceEntry>,
+}
+
+/// Walks the rules in `order` (ascending document order) and builds the
+/// verdict. Rules left out of `order` must be ones that cannot hold and are
+/// not filters that act when not holding; skipping them changes nothing but
+/// the trace.
+fn walk(
+    rules: &CompiledRules,
+    order: impl Iterator<Item = u32>,
+    atom: &impl Fn(u32) -> Truth,
+    marks: &mut Marks<'_>,
+    mode: TraceMode,
+) -> Verdict {
+    let disposition = rules.disposition;
+    let allowed = disposition == Disposition::Allow;
+    // An unset `log` follows the global choice: only `disallow` keeps no record.
+    let default_log = disposition != Disposition::Disallow;
+    let mut acc = Acc {
+        fetch: allowed,
+        save: allowed,
+        follow: allowed,
+        priority: 0,
+        filtered: false,
+        filter_logged: false,
+        filtered_by: Vec::new(),
+        fetch_set_by: None,
+        meta: Vec::new(),
+        source: None,
+        pending: Pending::default(),
+        trace: Vec::new(),
+    };
+    let generation = marks.generation;
+    let mut stopped = false;
+    let record = |acc: &mut Acc, rule: u32, step: Step, filtered: bool, priority_ignored: bool| {
+        let keep = match mode {
+            TraceMode::Off => false,
+            TraceMode::Full => true,
+            TraceMode::Decisive => filtered || matches!(step, Step::Matched | Step::Deferred),
+        };
+        if keep {
+            acc.trace.push(TraceEntry {
+                rule,
+                step,
+                filtered,
+                priority_ignored,
+            });
+        }
+    };
+
+    for id in order {
+        let node: &Node = &rules.nodes[id as usize];
+        if let Some(parent) = node.parent {
+            if marks.active[parent as usize] != generation {
+                continue; // its block was not entered: not visited at all
+            }
+            if rules.nodes[parent as usize].first_match
+                && marks.block_done[parent as usize] == generation
+            {
+                record(&mut acc, id, Step::SkippedByFirstMatch, false, false);
+                continue;
+            }
+        }
+        if stopped {
+            if mode == TraceMode::Off {
+                break;
+            }
+            record(&mut acc, id, Step::SkippedByStop, false, false);
+            continue;
+        }
+        if !node.enabled {
+            record(&mut acc, id, Step::Disabled, false, false);
+            continue;
+        }
+        let truth = node
+            .cond
+            .as_ref()
+            .map_or(Truth::True, |c| expr_truth(c, atom));
+        let holds = match truth {
+            Truth::Unknown => {
+                let mut fields = Pending::default();
+                if let Some(c) = &node.cond {
+                    c_fields(c, rules, atom, &mut fields);
+                }
+                acc.pending = acc.pending.union(fields);
+                record(&mut acc, id, Step::Deferred, false, false);
+                continue;
+            }
+            t => (t == Truth::True) != node.negate,
+        };
+        let filters = match node.filter {
+            Some(Filter::MustHave) => !holds,
+            Some(Filter::MayNotHave) => holds,
+            None => false,
+        };
+        if filters {
+            acc.filtered = true;
+            acc.filtered_by.push(id);
+            acc.filter_logged |= node.log.unwrap_or(default_log);
+        }
+        if !holds {
+            record(&mut acc, id, Step::NotMatched, filters, false);
+            continue;
+        }
+        let flags = node.flags;
+        if let Some(fetch) = flags.fetch {
+            acc.fetch = fetch;
+            acc.fetch_set_by = Some(id);
+        }
+        if let Some(save) = flags.save {
+            acc.save = save;
+        }
+        if let Some(follow) = flags.follow {
+            acc.follow = follow;
+        }
+        let mut priority_ignored = false;
+        if let Some(p) = node.priority {
+            if node.uses_content_type {
+                priority_ignored = true;
+            } else {
+                acc.priority = p.shift();
+            }
+        }
+        acc.meta.extend(node.meta.iter().cloned());
+        if node.source.is_some() {
+            acc.source.clone_from(&node.source);
+        }
+        marks.active[id as usize] = generation;
+        if let Some(parent) = node.parent
+            && rules.nodes[parent as usize].first_match
+        {
+            marks.block_done[parent as usize] = generation;
+        }
+        record(&mut acc, id, Step::Matched, filters, priority_ignored);
+        if node.stop {
+            stopped = true;
+        }
+    }
+
+    let log = if acc.filtered {
+        acc.filter_logged
+    } else if acc.fetch {
+        true
+    } else if let Some(rule) = acc.fetch_set_by {
+        rules.nodes[rule as usize].log.unwrap_or(default_log)
+    } else {
+        disposition == Disposition::DisallowLog
+    };
+    // The flags reported are the effective ones: nothing is saved or
+    // followed from a URL that is not fetched.
+    let fetch = acc.fetch && !acc.filtered;
+    Verdict {
+        fetch,
+        save: fetch && acc.save,
+        follow: fetch && acc.follow,
+        filtered: acc.filtered,
+        priority: acc.priority,
+        log,
+        meta: acc.meta,
+        source: acc.source,
+        pending: acc.pending,
+        filtered_by: acc.filtered_by,
+        fetch_set_by: acc.fetch_set_by,
+        trace: acc.trace,
+    }
+}
+
+/// The deferred fields an undecided condition is waiting for.
+fn c_fields(expr: &Expr, rules: &CompiledRules, atom: &impl Fn(u32) -> Truth, out: &mut Pending) {
+    match expr {
+        Expr::Atom(a) => {
+            if atom(*a) == Truth::Unknown {
+                *out = out.union(Pending::of(rules.atoms[*a as usize].test.field));
+            }
+        }
+        Expr::All(cs) | Expr::Any(cs) => cs.iter().for_each(|c| c_fields(c, rules, atom, out)),
+        Expr::Not(c) => c_fields(c, rules, atom, out),
+    }
+}

@@ -1,0 +1,478 @@
+//! SPEC §1.3 evaluation rules as tables: last setting wins, sticky filters,
+//! `stop`, `first_match` inside and outside blocks, `negate` on leaf and
+//! nested rules, deferral of content type and address, logging, priority.
+//! Every case runs through both the fast evaluator and the naive reference
+//! loop, which must agree.
+
+use std::net::IpAddr;
+
+use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
+use crawlspace::rules::verdict::Step;
+use crawlspace::rules::{CompiledRules, Known, TraceMode, UrlFacts, Verdict, normalize};
+
+fn compile(toml: &str) -> CompiledRules {
+    let loaded =
+        parse_text("test.toml", toml, DialectChoice::Given(Dialect::Native)).expect("rules parse");
+    CompiledRules::new(&loaded.parsed.rules)
+}
+
+/// Evaluates with the fast path (full and decisive traces) and the naive
+/// loop, checks they agree, and returns the full-trace verdict.
+fn judge(rules: &CompiledRules, url: &str, known: &Known) -> Verdict {
+    let url = normalize(url).expect("test URL parses");
+    let facts = UrlFacts::new(&url, known);
+    let mut scratch = rules.scratch();
+    let full = rules.evaluate(&facts, &mut scratch, TraceMode::Full);
+    let decisive = rules.evaluate(&facts, &mut scratch, TraceMode::Decisive);
+    let naive = rules.evaluate_naive(&facts, &mut scratch, TraceMode::Decisive);
+    let strip = |v: &Verdict| Verdict {
+        trace: Vec::new(),
+        ..v.clone()
+    };
+    assert_eq!(strip(&full), strip(&decisive), "full vs decisive for {url}");
+    assert_eq!(decisive, naive, "fast vs naive for {url}");
+    full
+}
+
+fn steps(rules: &CompiledRules, v: &Verdict) -> Vec<(String, Step)> {
+    v.trace
+        .iter()
+        .map(|e| (rules.rule_info()[e.rule as usize].number.clone(), e.step))
+        .collect()
+}
+
+/// (url, fetch, save, follow, filtered, priority)
+type Row = (&'static str, bool, bool, bool, bool, i8);
+
+fn table(rules: &str, rows: &[Row]) {
+    let compiled = compile(rules);
+    for &(url, fetch, save, follow, filtered, priority) in rows {
+        let v = judge(&compiled, url, &Known::default());
+        assert_eq!(
+            (v.fetch, v.save, v.follow, v.filtered, v.priority),
+            (fetch, save, follow, filtered, priority),
+            "{url} under\n{rules}"
+        );
+    }
+}
+
+#[test]
+fn last_setting_wins() {
+    table(
+        r#"
+[[rules]]
+match = { field = "path", prefix = "/docs/" }
+action = "exclude"
+priority = "low"
+[[rules]]
+match = { field = "extension", exact = "pdf" }
+action = "download-no-scan"
+[[rules]]
+match = { field = "query", contains = "print" }
+set = { save = false }
+priority = "highest"
+"#,
+        &[
+            ("http://h/docs/a.html", false, false, false, false, 1),
+            ("http://h/docs/a.pdf", true, true, false, false, 1),
+            ("http://h/docs/a.pdf?print=1", true, false, false, false, -2),
+            ("http://h/other", true, true, true, false, 0),
+        ],
+    );
+}
+
+#[test]
+fn filters_veto_and_later_rules_cannot_undo() {
+    table(
+        r#"
+[[rules]]
+match = { field = "path", prefix = "/private/" }
+filter = "may-not-have"
+[[rules]]
+match = { field = "host", domain = "example.com" }
+filter = "must-have"
+[[rules]]
+match = { field = "url", contains = "/" }
+action = "download"
+priority = "high"
+"#,
+        &[
+            (
+                "http://www.example.com/private/x",
+                false,
+                false,
+                false,
+                true,
+                -1,
+            ),
+            ("http://other.org/public", false, false, false, true, -1),
+            ("http://example.com/public", true, true, true, false, -1),
+        ],
+    );
+}
+
+#[test]
+fn stop_ends_all_processing_including_outer_rules() {
+    let rules = compile(
+        r#"
+[[rules]]
+name = "block"
+match = { field = "host", exact = "h" }
+  [[rules.rules]]
+  name = "stopper"
+  match = { field = "path", prefix = "/keep" }
+  action = "download"
+  stop = true
+  [[rules.rules]]
+  name = "inner after"
+  match = { field = "path", prefix = "/" }
+  action = "exclude"
+[[rules]]
+name = "outer after"
+match = { field = "path", prefix = "/" }
+filter = "may-not-have"
+"#,
+    );
+    let v = judge(&rules, "http://h/keep/this", &Known::default());
+    assert!(v.fetch && !v.filtered);
+    assert_eq!(
+        steps(&rules, &v),
+        [
+            ("1".into(), Step::Matched),
+            ("1.1".into(), Step::Matched),
+            ("1.2".into(), Step::SkippedByStop),
+            ("2".into(), Step::SkippedByStop)
+        ]
+    );
+    let v = judge(&rules, "http://h/other", &Known::default());
+    assert!(v.filtered, "without the stop, the outer filter applies");
+}
+
+#[test]
+fn first_match_ends_only_its_block() {
+    let rules = compile(
+        r#"
+[[rules]]
+name = "block"
+first_match = true
+  [[rules.rules]]
+  name = "pdf"
+  match = { field = "extension", exact = "pdf" }
+  action = "download-no-scan"
+  [[rules.rules]]
+  name = "docs"
+  match = { field = "path", prefix = "/docs/" }
+  action = "exclude"
+[[rules]]
+name = "after the block"
+match = { field = "path", prefix = "/docs/" }
+priority = "lowest"
+"#,
+    );
+    let v = judge(&rules, "http://h/docs/a.pdf", &Known::default());
+    assert_eq!(
+        (v.fetch, v.save, v.follow, v.priority),
+        (true, true, false, 2)
+    );
+    assert_eq!(
+        steps(&rules, &v),
+        [
+            ("1".into(), Step::Matched),
+            ("1.1".into(), Step::Matched),
+            ("1.2".into(), Step::SkippedByFirstMatch),
+            ("2".into(), Step::Matched)
+        ]
+    );
+    let v = judge(&rules, "http://h/docs/a.html", &Known::default());
+    assert_eq!(
+        (v.fetch, v.priority),
+        (false, 2),
+        "second child takes effect when the first does not match"
+    );
+}
+
+#[test]
+fn first_match_filter_in_block_and_catch_all() {
+    // Nutch-style: accept, reject, and a final reject-everything.
+    table(
+        r#"
+[[rules]]
+first_match = true
+  [[rules.rules]]
+  match = { field = "url", regex = '^http://good\.' }
+  [[rules.rules]]
+  match = { field = "url", contains = "bad" }
+  filter = "may-not-have"
+  [[rules.rules]]
+  filter = "may-not-have"
+"#,
+        &[
+            ("http://good.example/bad", true, true, true, false, 0),
+            ("http://other.example/bad", false, false, false, true, 0),
+            ("http://other.example/fine", false, false, false, true, 0),
+        ],
+    );
+}
+
+#[test]
+fn negate_on_leaf_and_nested_rules() {
+    table(
+        r#"
+[[rules]]
+name = "everything not html is saved only"
+match = { field = "extension", exact = "html" }
+negate = true
+set = { follow = false }
+[[rules]]
+name = "apply except for the intranet"
+match = { field = "host", domain = "corp.example" }
+negate = true
+  [[rules.rules]]
+  match = { field = "path", prefix = "/admin" }
+  filter = "may-not-have"
+"#,
+        &[
+            (
+                "http://www.corp.example/admin/x.html",
+                true,
+                true,
+                true,
+                false,
+                0,
+            ),
+            (
+                "http://www.public.example/admin/x.html",
+                false,
+                false,
+                false,
+                true,
+                0,
+            ),
+            (
+                "http://www.public.example/page.html",
+                true,
+                true,
+                true,
+                false,
+                0,
+            ),
+            (
+                "http://www.public.example/a.pdf",
+                true,
+                true,
+                false,
+                false,
+                0,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn not_any_all_to_depth() {
+    table(
+        r#"
+[[rules]]
+match = { all = [ { field = "host", domain = "example.com" },
+                  { not = { any = [ { field = "path", prefix = "/a" },
+                                    { all = [ { field = "query", contains = "x" }, { field = "port", range = "[8000:8999]" } ] } ] } } ] }
+action = "exclude"
+"#,
+        &[
+            ("http://example.com/b", false, false, false, false, 0),
+            ("http://example.com/a", true, true, true, false, 0),
+            ("http://example.com:8080/b?x", true, true, true, false, 0),
+            ("http://example.com/b?x", false, false, false, false, 0),
+            ("http://example.org/b", true, true, true, false, 0),
+        ],
+    );
+}
+
+#[test]
+fn content_type_and_address_rules_are_deferred() {
+    let rules = compile(
+        r#"
+[[rules]]
+name = "no images by type"
+match = { field = "content_type", prefix = "image/" }
+action = "exclude"
+priority = "highest"
+[[rules]]
+name = "internal network only"
+match = { field = "address", cidr = "10.0.0.0/8" }
+filter = "must-have"
+"#,
+    );
+    let v = judge(&rules, "http://h/x", &Known::default());
+    assert!(v.fetch && !v.filtered);
+    assert_eq!(v.pending.names(), ["address", "content_type"]);
+    assert_eq!(
+        steps(&rules, &v),
+        [("1".into(), Step::Deferred), ("2".into(), Step::Deferred)]
+    );
+
+    let ip: IpAddr = "10.1.2.3".parse().unwrap();
+    let known = Known {
+        address: Some(ip),
+        ..Known::default()
+    }
+    .with_content_type("image/png; q=1");
+    let v = judge(&rules, "http://h/x", &known);
+    assert!(!v.fetch && !v.filtered && v.pending.is_empty());
+    assert_eq!(
+        v.priority, 0,
+        "priority from a content-type rule is ignored"
+    );
+    assert!(v.trace[0].priority_ignored);
+
+    let known = Known {
+        address: Some("192.0.2.1".parse().unwrap()),
+        ..Known::default()
+    };
+    let v = judge(&rules, "http://h/x", &known);
+    assert!(v.filtered);
+    assert_eq!(v.pending.names(), ["content_type"]);
+}
+
+#[test]
+fn log_follows_rules_then_disposition() {
+    // (disposition, rule log flag, url) → logged?
+    let cases = [
+        ("allow", "", "http://h/x", true),
+        ("allow", "log = false", "http://h/skip", false),
+        ("allow", "", "http://h/skip", true),
+        ("disallow", "", "http://h/x", false),
+        ("disallow", "log = true", "http://h/skip", true),
+        ("disallow", "", "http://h/skip", false),
+        ("disallow-log", "", "http://h/x", true),
+        ("disallow-log", "log = false", "http://h/skip", false),
+    ];
+    for (disposition, log, url, expect) in cases {
+        let text = format!(
+            "[crawl]\ndisposition = \"{disposition}\"\n[[rules]]\nmatch = {{ field = \"path\", prefix = \"/skip\" }}\nfilter = \"may-not-have\"\n{log}\n"
+        );
+        let v = judge(&compile(&text), url, &Known::default());
+        assert_eq!(v.log, expect, "{disposition} / {log:?} / {url}");
+    }
+    // Disallow: only rules that allow fetch.
+    table(
+        "[crawl]\ndisposition = \"disallow\"\n[[rules]]\nmatch = { field = \"host\", exact = \"ok\" }\naction = \"download\"\n",
+        &[
+            ("http://ok/", true, true, true, false, 0),
+            ("http://no/", false, false, false, false, 0),
+        ],
+    );
+}
+
+#[test]
+fn case_modes() {
+    table(
+        r#"
+[[rules]]
+match = { field = "path", prefix = "/Docs/", case = "sensitive" }
+action = "exclude"
+[[rules]]
+match = { field = "path", regex = 'SECRET' }
+filter = "may-not-have"
+"#,
+        &[
+            ("http://h/Docs/a", false, false, false, false, 0),
+            ("http://h/docs/a", true, true, true, false, 0),
+            ("http://h/x/secret", false, false, false, true, 0),
+        ],
+    );
+}
+
+#[test]
+fn bad_regex_disables_only_its_rule() {
+    let rules = compile(
+        r#"
+[[rules]]
+name = "broken"
+match = { field = "path", regex = '([unclosed' }
+action = "exclude"
+[[rules]]
+name = "fine"
+match = { field = "path", suffix = ".gif" }
+action = "exclude"
+"#,
+    );
+    let info = rules.rule_info();
+    assert!(
+        info[0]
+            .disabled
+            .as_deref()
+            .is_some_and(|m| m.contains("does not compile"))
+    );
+    assert!(info[1].disabled.is_none());
+    let v = judge(&rules, "http://h/([unclosed.gif", &Known::default());
+    assert!(!v.fetch);
+    assert_eq!(
+        steps(&rules, &v),
+        [("1".into(), Step::Disabled), ("2".into(), Step::Matched)]
+    );
+}
+
+#[test]
+fn too_costly_regex_is_reported_as_such() {
+    let rules = compile(
+        "[[rules]]\nmatch = { field = \"url\", regex = '(\\w{100}){100}' }\naction = \"exclude\"\n",
+    );
+    let reason = rules.rule_info()[0].disabled.clone().expect("disabled");
+    assert!(reason.contains("too costly"), "{reason}");
+}
+
+#[test]
+fn wildcards_and_domains() {
+    table(
+        r#"
+[[rules]]
+match = { field = "host", wildcard = "server*.ibm.com" }
+filter = "may-not-have"
+[[rules]]
+match = { field = "url", wildcard = "http://sales.ibm.com/*fs/*" }
+filter = "may-not-have"
+[[rules]]
+match = { field = "host", domain = "foo.com" }
+action = "exclude"
+"#,
+        &[
+            ("http://server7.ibm.com/", false, false, false, true, 0),
+            ("http://www.ibm.com/", true, true, true, false, 0),
+            ("http://sales.ibm.com/nfs/x", false, false, false, true, 0),
+            ("http://sales.ibm.com/docs/x", true, true, true, false, 0),
+            ("http://bar.foo.com/", false, false, false, false, 0),
+            ("http://foo.com/", false, false, false, false, 0),
+            ("http://barfoo.com/", true, true, true, false, 0),
+        ],
+    );
+}
+
+#[test]
+fn queue_follows_the_flags() {
+    let rules = compile(
+        r#"
+[[rules]]
+match = { field = "path", prefix = "/scan" }
+action = "exclude-scan"
+[[rules]]
+match = { field = "path", prefix = "/leaf" }
+action = "download-no-scan"
+[[rules]]
+match = { field = "path", prefix = "/no" }
+action = "exclude"
+"#,
+    );
+    for (url, queue) in [
+        ("http://h/scan", "follow"),
+        ("http://h/leaf", "index"),
+        ("http://h/no", "none"),
+        ("http://h/any", "index_follow"),
+    ] {
+        assert_eq!(
+            judge(&rules, url, &Known::default()).queue().name(),
+            queue,
+            "{url}"
+        );
+    }
+}
