@@ -486,20 +486,22 @@ fn is_indexed_field(field: Field) -> bool {
     !field.is_numeric() && !field.is_deferred()
 }
 
+/// Literal patterns of one field and case: the distinct needles, the atoms
+/// using each, and each needle's slot.
+#[derive(Default)]
+struct LiteralPatterns {
+    needles: Vec<String>,
+    uses: Vec<Vec<(u32, LiteralOp)>>,
+    slots: FxHashMap<String, usize>,
+}
+
 /// Builds the per-field matchers; returns them and the atoms left to test
 /// one by one.
 fn index_atoms(atoms: &[Atom], atom_nodes: &[Vec<u32>]) -> (Vec<FieldIndex>, Vec<u32>) {
     let mut direct = Vec::new();
     let mut by_field: FxHashMap<Field, FieldIndex> = FxHashMap::default();
     // (field, insensitive) → literal patterns and their users
-    let mut literal_patterns: FxHashMap<
-        (Field, bool),
-        (
-            Vec<String>,
-            Vec<Vec<(u32, LiteralOp)>>,
-            FxHashMap<String, usize>,
-        ),
-    > = FxHashMap::default();
+    let mut literal_patterns: FxHashMap<(Field, bool), LiteralPatterns> = FxHashMap::default();
     let mut regex_patterns: FxHashMap<Field, Vec<(String, u32)>> = FxHashMap::default();
 
     for (id, atom) in atoms.iter().enumerate() {
@@ -539,14 +541,13 @@ fn index_atoms(atoms: &[Atom], atom_nodes: &[Vec<u32>]) -> (Vec<FieldIndex>, Vec
                 }
                 op => {
                     by_field.entry(field).or_insert_with(entry);
-                    let (patterns, uses, seen) =
-                        literal_patterns.entry((field, insensitive)).or_default();
-                    let slot = *seen.entry(needle.clone()).or_insert_with(|| {
-                        patterns.push(needle.clone());
-                        uses.push(Vec::new());
-                        patterns.len() - 1
+                    let group = literal_patterns.entry((field, insensitive)).or_default();
+                    let slot = *group.slots.entry(needle.clone()).or_insert_with(|| {
+                        group.needles.push(needle.clone());
+                        group.uses.push(Vec::new());
+                        group.needles.len() - 1
                     });
-                    uses[slot].push((id, *op));
+                    group.uses[slot].push((id, *op));
                 }
             },
             AtomKind::Regex(regex) if indexable => {
@@ -563,11 +564,11 @@ fn index_atoms(atoms: &[Atom], atom_nodes: &[Vec<u32>]) -> (Vec<FieldIndex>, Vec
         }
     }
 
-    for ((field, insensitive), (patterns, uses, _)) in literal_patterns {
+    for ((field, insensitive), LiteralPatterns { needles, uses, .. }) in literal_patterns {
         let built = aho_corasick::AhoCorasick::builder()
             .ascii_case_insensitive(insensitive)
             .match_kind(aho_corasick::MatchKind::Standard)
-            .build(&patterns);
+            .build(&needles);
         match built {
             Ok(automaton) => {
                 if let Some(index) = by_field.get_mut(&field) {

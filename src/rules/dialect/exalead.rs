@@ -1,9 +1,1439 @@
-//! The `exalead` dialect importer (being written).
+//! The `exalead` dialect: Exalead CloudView crawl rules (seed 002).
+//!
+//! The file is XML: a `<Rules>` element (its `group`/`key` attributes do not
+//! change meaning and are ignored) holding `<Rule>` elements. The `<Rules>`
+//! may sit inside a wrapper such as `CrawlConfig.xml`; every `<Rules>` or
+//! `<Rule>` found anywhere is read, `<Rules>` groups nested in groups are
+//! flattened in document order. Element names may carry any namespace prefix
+//! (`ar:Atom`, `exa:Rule`): the seed's own example uses one, and all its objects
+//! live in one namespace, so the prefix is dropped before matching.
+//!
+//! Mapping onto the rule model (SPEC §1.4), one [`Rule`] per `<Rule>`, named
+//! by its `name` attribute or `rule N` (`rule N.M` when nested), with the line
+//! of its start tag:
+//!
+//! - conditions: `And` → all, `Or` → any, `Not` → not (exactly one child).
+//!   Several conditions directly in one `<Rule>` must all hold; a rule with
+//!   none always holds.
+//! - `Atom field kind norm value`: `field` is url, scheme, host, path or
+//!   query; `kind` exact, prefix, suffix, inside or length; `norm="none"` is a
+//!   case-sensitive match, anything else (and no `norm`) insensitive, the
+//!   seed's default. The seed says the value is a regular expression whose
+//!   metacharacters `^$.*+?[](){}|` are escaped with `\`, yet its own examples
+//!   (`foo.com`, `.gif`) leave the dot bare and mean it literally. So a value
+//!   is read literally when `litteral="true"` says so, when it holds none of
+//!   `^$*+?[](){}|\`, or when every metacharacter in it (dots included) is
+//!   escaped; it then becomes a literal exact/prefix/suffix/contains matcher.
+//!   Otherwise it stays a regex anchored by its kind: exact `^(?:v)$`, prefix
+//!   `^(?:v)`, suffix `(?:v)$`, inside unanchored. `length` reads a `[lo:hi]`
+//!   range and tests the field's length.
+//! - shortcuts (value in `val`, `value` also accepted): `Domain` → domain
+//!   matcher on host, `Path` → path prefix, `Ext` → path suffix, `Host` → host
+//!   exact, `Url` → url exact, `Scheme` → scheme exact, `Query` → query exact,
+//!   `InQuery` → query contains, `Length field` → length range (field path by
+//!   default). They follow the same literal-or-regex reading as `Atom`.
+//! - actions set single flags, never a preset, so that a rule keeps exactly
+//!   what it said: `Index`/`NoIndex` → save, `Follow`/`NoFollow` → follow,
+//!   `Accept`/`Ignore` → fetch; `Source name` → source, `AddMeta name value`
+//!   → meta, `Priority shift` (−2…2) → priority.
+//! - a `<Rule>` inside a `<Rule>` is a nested rule.
+//!
+//! Anything unknown inside a rule, malformed XML and a file without rules are
+//! errors with the line; unknown attributes and stray text become notes.
+
+use quick_xml::XmlVersion;
+use quick_xml::escape::EscapeError;
+use quick_xml::events::attributes::AttrError;
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::reader::Reader;
 
 use super::Parsed;
-use crate::rules::error::LineError;
+use crate::rules::error::{LineError, Note, line_of_offset};
+use crate::rules::model::{
+    Case, Condition, Field, Matcher, Priority, Range, Rule, RuleSet, Test, rule_number,
+};
 
-/// Parses a `exalead` rule file.
-pub fn parse(_text: &str) -> Result<Parsed, LineError> {
-    Err(LineError::new(0, "the exalead importer is not built yet"))
+/// Deepest element nesting accepted. The tree is walked recursively, so a
+/// hostile file of endlessly nested tags must stop here rather than
+/// overflow the stack; real rule files are a few levels deep.
+const MAX_DEPTH: usize = 200;
+
+/// Characters that make a value a regular expression (the seed's list,
+/// without the dot: its examples use bare dots as plain dots).
+const REGEX_META: &[char] = &[
+    '^', '$', '*', '+', '?', '[', ']', '(', ')', '{', '}', '|', '\\',
+];
+
+/// Parses an Exalead CloudView rule file.
+pub fn parse(text: &str) -> Result<Parsed, LineError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let roots = read_tree(text)?;
+    let mut importer = Importer::default();
+    let mut rules = Vec::new();
+    for root in &roots {
+        importer.search(root, &mut rules)?;
+    }
+    // Notes come out of the walk parent first; the user reads them by line.
+    importer.notes.sort_by_key(|n| n.line);
+    if !importer.found {
+        return Err(LineError::new(
+            line_of_offset(text, text.len()),
+            "no <Rules> or <Rule> element found: an Exalead rule file holds <Rules><Rule>…</Rule></Rules>",
+        ));
+    }
+    Ok(Parsed {
+        rules: RuleSet {
+            rules,
+            ..RuleSet::default()
+        },
+        notes: importer.notes,
+    })
+}
+
+/// One XML element, read whole before interpretation so that a rule can be
+/// judged with all its children at hand.
+#[derive(Debug)]
+struct Element {
+    /// As written, prefix included, for messages.
+    name: String,
+    /// Without the namespace prefix, for matching.
+    local: String,
+    line: usize,
+    /// (local key, normalized value), `xmlns` declarations left out.
+    attrs: Vec<(String, String)>,
+    children: Vec<Element>,
+    /// Line of the first non-blank text directly inside, if any.
+    text_line: Option<usize>,
+}
+
+impl Element {
+    /// The value of the first of `keys` present.
+    fn attr(&self, keys: &[&str]) -> Option<&str> {
+        keys.iter()
+            .find_map(|k| self.attrs.iter().find(|(key, _)| key == k))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+fn offset(position: u64) -> usize {
+    usize::try_from(position).unwrap_or(usize::MAX)
+}
+
+/// Reads the whole document into a tree. quick-xml checks well-formedness
+/// of each tag and of end-tag names; elements left open at the end are
+/// caught here, as quick-xml reports a plain end of file for them.
+fn read_tree(text: &str) -> Result<Vec<Element>, LineError> {
+    let mut reader = Reader::from_str(text);
+    let mut stack: Vec<Element> = Vec::new();
+    let mut roots = Vec::new();
+    loop {
+        // No trimming is configured, so the reader stands at the `<` of the
+        // next tag here: this is the tag's own position, not the end of it.
+        let start = offset(reader.buffer_position());
+        let event = reader.read_event().map_err(|e| {
+            LineError::new(
+                line_of_offset(text, offset(reader.error_position())),
+                format!("malformed XML: {e}"),
+            )
+        })?;
+        match event {
+            Event::Start(tag) => {
+                if stack.len() >= MAX_DEPTH {
+                    return Err(LineError::new(
+                        line_of_offset(text, start),
+                        format!("elements nested more than {MAX_DEPTH} deep"),
+                    ));
+                }
+                stack.push(element(text, start, &tag)?);
+            }
+            Event::Empty(tag) => {
+                let el = element(text, start, &tag)?;
+                attach(&mut stack, &mut roots, el);
+            }
+            Event::End(_) => {
+                // quick-xml has already checked that this end tag closes the
+                // innermost open element, so the pop is the matching one.
+                if let Some(el) = stack.pop() {
+                    attach(&mut stack, &mut roots, el);
+                }
+            }
+            Event::Text(t) if t.trim().is_empty() => {}
+            Event::Text(t) => {
+                // Point at the text itself, not at the line break before it.
+                let lead = t.len() - t.trim_start().len();
+                if let Some(top) = stack.last_mut() {
+                    top.text_line
+                        .get_or_insert(line_of_offset(text, start.saturating_add(lead)));
+                }
+            }
+            Event::CData(_) | Event::GeneralRef(_) => {
+                if let Some(top) = stack.last_mut() {
+                    top.text_line.get_or_insert(line_of_offset(text, start));
+                }
+            }
+            Event::Eof => {
+                if let Some(open) = stack.last() {
+                    return Err(LineError::new(
+                        line_of_offset(text, text.len()),
+                        format!(
+                            "the file ends before <{}> (opened at line {}) is closed",
+                            open.name, open.line
+                        ),
+                    ));
+                }
+                return Ok(roots);
+            }
+            Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
+        }
+    }
+}
+
+fn attach(stack: &mut [Element], roots: &mut Vec<Element>, el: Element) {
+    match stack.last_mut() {
+        Some(parent) => parent.children.push(el),
+        None => roots.push(el),
+    }
+}
+
+/// Builds an element from a start or empty tag found at byte `start`.
+fn element(text: &str, start: usize, tag: &BytesStart<'_>) -> Result<Element, LineError> {
+    let line = line_of_offset(text, start);
+    let name = tag.name().into_inner().to_string();
+    let local = tag.local_name().into_inner().to_string();
+    let mut attrs = Vec::new();
+    for attr in tag.attributes() {
+        let attr = attr.map_err(|e| {
+            let (at, message) = attr_error(&e);
+            // quick-xml counts from just after the `<`.
+            let at = start.saturating_add(1).saturating_add(at);
+            LineError::new(
+                line_of_offset(text, at),
+                format!("bad attribute in <{name}>: {message}"),
+            )
+        })?;
+        if attr.key.as_namespace_binding().is_some() {
+            continue;
+        }
+        let value = attr
+            .normalized_value(XmlVersion::Implicit1_0)
+            .map_err(|e| {
+                LineError::new(
+                    line,
+                    format!("bad attribute value in <{name}>: {}", value_error(&e)),
+                )
+            })?;
+        attrs.push((
+            attr.key.local_name().into_inner().to_string(),
+            value.into_owned(),
+        ));
+    }
+    Ok(Element {
+        name,
+        local,
+        line,
+        attrs,
+        children: Vec::new(),
+        text_line: None,
+    })
+}
+
+/// Where (relative to the tag) and what went wrong in an attribute, in
+/// words of our own: quick-xml's messages lead with that relative
+/// position, which would only confuse next to a line number.
+fn attr_error(e: &AttrError) -> (usize, String) {
+    match *e {
+        AttrError::ExpectedEq(at) => (at, "an attribute name must be followed by `=`".to_string()),
+        AttrError::ExpectedValue(at) => (at, "`=` must be followed by a quoted value".to_string()),
+        AttrError::UnquotedValue(at) => (at, "attribute values must be in quotes".to_string()),
+        AttrError::ExpectedQuote(at, quote) => {
+            (at, format!("missing closing quote `{}`", char::from(quote)))
+        }
+        AttrError::Duplicated(at, _) => (at, "the same attribute is given twice".to_string()),
+    }
+}
+
+/// An entity problem in an attribute value, without quick-xml's relative
+/// byte ranges. A bare `&` is the usual one: URLs with several query
+/// parameters must write it `&amp;` in XML.
+fn value_error(e: &quick_xml::Error) -> String {
+    match e {
+        quick_xml::Error::Escape(EscapeError::UnrecognizedEntity(_, name)) => {
+            format!("unknown entity `&{name};` (write `&amp;` for a plain `&`)")
+        }
+        quick_xml::Error::Escape(EscapeError::UnterminatedEntity(_)) => {
+            "a bare `&` (write `&amp;` for a plain `&`)".to_string()
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The flag or setting an action element changes.
+#[derive(Debug, Clone, Copy)]
+enum ActionKind {
+    Index,
+    NoIndex,
+    Follow,
+    NoFollow,
+    Accept,
+    Ignore,
+    Source,
+    AddMeta,
+    Priority,
+}
+
+impl ActionKind {
+    fn from_name(name: &str) -> Option<ActionKind> {
+        Some(match name {
+            "Index" => ActionKind::Index,
+            "NoIndex" => ActionKind::NoIndex,
+            "Follow" => ActionKind::Follow,
+            "NoFollow" => ActionKind::NoFollow,
+            "Accept" => ActionKind::Accept,
+            "Ignore" => ActionKind::Ignore,
+            "Source" => ActionKind::Source,
+            "AddMeta" => ActionKind::AddMeta,
+            "Priority" => ActionKind::Priority,
+            _ => return None,
+        })
+    }
+
+    fn known_attrs(self) -> &'static [&'static str] {
+        match self {
+            ActionKind::Source => &["name"],
+            ActionKind::AddMeta => &["name", "value"],
+            ActionKind::Priority => &["shift"],
+            _ => &[],
+        }
+    }
+}
+
+/// How an atom compares (the seed's `kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Exact,
+    Prefix,
+    Suffix,
+    Inside,
+    Length,
+    /// Host equal to the value or below it (the `Domain` shortcut).
+    Domain,
+}
+
+/// The fixed field and kind of each shortcut; `Length` takes its field
+/// from an attribute, so it gets the default here.
+fn shortcut(name: &str) -> Option<(Field, Kind)> {
+    Some(match name {
+        "Domain" => (Field::Host, Kind::Domain),
+        "Path" => (Field::Path, Kind::Prefix),
+        "Ext" => (Field::Path, Kind::Suffix),
+        "Host" => (Field::Host, Kind::Exact),
+        "Url" => (Field::Url, Kind::Exact),
+        "Scheme" => (Field::Scheme, Kind::Exact),
+        "Query" => (Field::Query, Kind::Exact),
+        "InQuery" => (Field::Query, Kind::Inside),
+        "Length" => (Field::Path, Kind::Length),
+        _ => return None,
+    })
+}
+
+/// The attributes each kind of condition element reads; others are noted.
+const ATOM_ATTRS: &[&str] = &[
+    "field", "kind", "norm", "value", "val", "litteral", "literal",
+];
+const SHORTCUT_ATTRS: &[&str] = &["val", "value", "norm", "litteral", "literal"];
+const LENGTH_ATTRS: &[&str] = &["field", "val", "value", "norm", "litteral", "literal"];
+
+/// Walks the tree, collecting rules and notes.
+#[derive(Debug, Default)]
+struct Importer {
+    notes: Vec<Note>,
+    /// Whether any `<Rules>` or `<Rule>` was met (an empty `<Rules/>` counts).
+    found: bool,
+}
+
+impl Importer {
+    fn note(&mut self, line: usize, message: String) {
+        self.notes.push(Note { line, message });
+    }
+
+    /// Notes attributes that this element does not use, so that nothing the
+    /// user wrote disappears silently.
+    fn note_unknown_attrs(&mut self, el: &Element, known: &[&str]) {
+        for (key, _) in &el.attrs {
+            if !known.contains(&key.as_str()) {
+                self.note(
+                    el.line,
+                    format!(
+                        "attribute `{key}` on <{}> is not used and was ignored",
+                        el.name
+                    ),
+                );
+            }
+        }
+    }
+
+    fn note_text(&mut self, el: &Element) {
+        if let Some(line) = el.text_line {
+            self.note(
+                line,
+                format!("text inside <{}> is not used and was ignored", el.name),
+            );
+        }
+    }
+
+    /// Looks for rules in elements that are not themselves rule elements (a
+    /// wrapper document such as CrawlConfig.xml).
+    fn search(&mut self, el: &Element, out: &mut Vec<Rule>) -> Result<(), LineError> {
+        match el.local.as_str() {
+            "Rules" => {
+                self.found = true;
+                self.rules_group(el, out)
+            }
+            "Rule" => {
+                self.found = true;
+                let rule = self.rule(el, &[out.len() + 1])?;
+                out.push(rule);
+                Ok(())
+            }
+            _ => el
+                .children
+                .iter()
+                .try_for_each(|child| self.search(child, out)),
+        }
+    }
+
+    /// A `<Rules>` group: its rules, and those of groups inside it, in order.
+    fn rules_group(&mut self, el: &Element, out: &mut Vec<Rule>) -> Result<(), LineError> {
+        self.note_text(el);
+        for child in &el.children {
+            match child.local.as_str() {
+                "Rule" => {
+                    let rule = self.rule(child, &[out.len() + 1])?;
+                    out.push(rule);
+                }
+                "Rules" => self.rules_group(child, out)?,
+                _ => {
+                    return Err(LineError::new(
+                        child.line,
+                        format!(
+                            "unknown element <{}> in <{}>: only <Rule> and <Rules> belong there",
+                            child.name, el.name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One `<Rule>`; `path` is its number (with its parents' when nested).
+    fn rule(&mut self, el: &Element, path: &[usize]) -> Result<Rule, LineError> {
+        self.note_unknown_attrs(el, &["name"]);
+        self.note_text(el);
+        let name = el
+            .attr(&["name"])
+            .map_or_else(|| format!("rule {}", rule_number(path)), str::to_string);
+        let mut rule = Rule::new(name, el.line);
+        let mut conditions = Vec::new();
+        for child in &el.children {
+            if child.local == "Rule" {
+                let mut nested_path = path.to_vec();
+                nested_path.push(rule.rules.len() + 1);
+                let nested = self.rule(child, &nested_path)?;
+                rule.rules.push(nested);
+            } else if let Some(kind) = ActionKind::from_name(&child.local) {
+                self.action(child, kind, &mut rule)?;
+            } else if let Some(condition) = self.condition(child)? {
+                conditions.push(condition);
+            } else {
+                return Err(LineError::new(
+                    child.line,
+                    format!(
+                        "unknown element <{}> in <{}>: expected a condition (And, Or, Not, Atom, Domain, Path, Ext, \
+                         Host, Url, Scheme, Query, InQuery, Length), an action (Index, NoIndex, Follow, NoFollow, \
+                         Accept, Ignore, Source, AddMeta, Priority) or a nested Rule",
+                        child.name, el.name
+                    ),
+                ));
+            }
+        }
+        rule.condition = match conditions.len() {
+            0 => None,
+            1 => conditions.pop(),
+            _ => Some(Condition::All(conditions)),
+        };
+        Ok(rule)
+    }
+
+    fn action(&mut self, el: &Element, kind: ActionKind, rule: &mut Rule) -> Result<(), LineError> {
+        self.leaf(el)?;
+        self.note_unknown_attrs(el, kind.known_attrs());
+        let required = |key: &str| {
+            el.attr(&[key]).ok_or_else(|| {
+                LineError::new(el.line, format!("<{}> needs a `{key}` attribute", el.name))
+            })
+        };
+        match kind {
+            ActionKind::Index => rule.set.save = Some(true),
+            ActionKind::NoIndex => rule.set.save = Some(false),
+            ActionKind::Follow => rule.set.follow = Some(true),
+            ActionKind::NoFollow => rule.set.follow = Some(false),
+            ActionKind::Accept => rule.set.fetch = Some(true),
+            ActionKind::Ignore => rule.set.fetch = Some(false),
+            ActionKind::Source => rule.source = Some(required("name")?.to_string()),
+            ActionKind::AddMeta => {
+                let name = required("name")?.to_string();
+                let value = required("value")?.to_string();
+                rule.meta.push((name, value));
+            }
+            ActionKind::Priority => {
+                let shift = required("shift")?;
+                let text = shift.trim();
+                let priority = text
+                    .strip_prefix('+')
+                    .unwrap_or(text)
+                    .parse::<i64>()
+                    .ok()
+                    .and_then(Priority::from_shift)
+                    .ok_or_else(|| {
+                        LineError::new(
+                            el.line,
+                            format!(
+                                "bad priority shift `{shift}`: expected -2 (highest) to 2 (lowest)"
+                            ),
+                        )
+                    })?;
+                rule.priority = Some(priority);
+            }
+        }
+        Ok(())
+    }
+
+    /// The condition an element stands for, `None` when it is not a
+    /// condition element at all.
+    fn condition(&mut self, el: &Element) -> Result<Option<Condition>, LineError> {
+        let local = el.local.as_str();
+        if matches!(local, "And" | "Or" | "Not") {
+            self.note_unknown_attrs(el, &[]);
+            self.note_text(el);
+            let mut parts = Vec::with_capacity(el.children.len());
+            for child in &el.children {
+                match self.condition(child)? {
+                    Some(c) => parts.push(c),
+                    None => {
+                        return Err(LineError::new(
+                            child.line,
+                            format!(
+                                "<{}> cannot appear inside <{}>: only conditions can",
+                                child.name, el.name
+                            ),
+                        ));
+                    }
+                }
+            }
+            return Ok(Some(match local {
+                "And" => Condition::All(parts),
+                "Or" => Condition::Any(parts),
+                _ => match <[Condition; 1]>::try_from(parts) {
+                    Ok([only]) => Condition::Not(Box::new(only)),
+                    Err(parts) => {
+                        return Err(LineError::new(
+                            el.line,
+                            format!(
+                                "<{}> takes exactly one condition, found {}",
+                                el.name,
+                                parts.len()
+                            ),
+                        ));
+                    }
+                },
+            }));
+        }
+        let (field, kind) = if local == "Atom" {
+            self.note_unknown_attrs(el, ATOM_ATTRS);
+            (atom_field(el)?, atom_kind(el)?)
+        } else if let Some((default_field, kind)) = shortcut(local) {
+            if kind == Kind::Length {
+                self.note_unknown_attrs(el, LENGTH_ATTRS);
+                let field = match el.attr(&["field"]) {
+                    Some(_) => atom_field(el)?,
+                    None => default_field,
+                };
+                (field, kind)
+            } else {
+                self.note_unknown_attrs(el, SHORTCUT_ATTRS);
+                (default_field, kind)
+            }
+        } else {
+            return Ok(None);
+        };
+        self.leaf(el)?;
+        // The seed writes `value` on Atom and `val` on shortcuts, and mixes
+        // them in its prose; either is taken on both.
+        let value = el.attr(&["value", "val"]).ok_or_else(|| {
+            LineError::new(
+                el.line,
+                format!("<{}> needs a `val` (or `value`) attribute", el.name),
+            )
+        })?;
+        let case = norm(el)?;
+        let literal = literal_flag(el)?;
+        let matcher = matcher(kind, value, literal)
+            .map_err(|e| LineError::new(el.line, format!("in <{}>: {e}", el.name)))?;
+        Ok(Some(Condition::Test(Test {
+            field,
+            matcher,
+            case,
+        })))
+    }
+
+    /// Checks that an atom or action has no child elements (text is noted).
+    fn leaf(&mut self, el: &Element) -> Result<(), LineError> {
+        if let Some(child) = el.children.first() {
+            return Err(LineError::new(
+                child.line,
+                format!(
+                    "<{}> cannot appear inside <{}>, which takes no child elements",
+                    child.name, el.name
+                ),
+            ));
+        }
+        self.note_text(el);
+        Ok(())
+    }
+}
+
+fn atom_field(el: &Element) -> Result<Field, LineError> {
+    let text = el.attr(&["field"]).ok_or_else(|| {
+        LineError::new(el.line, format!("<{}> needs a `field` attribute", el.name))
+    })?;
+    match text.trim().to_ascii_lowercase().as_str() {
+        "url" => Ok(Field::Url),
+        "scheme" => Ok(Field::Scheme),
+        "host" => Ok(Field::Host),
+        "path" => Ok(Field::Path),
+        "query" => Ok(Field::Query),
+        _ => Err(LineError::new(
+            el.line,
+            format!(
+                "unknown field `{text}` in <{}> (expected url, scheme, host, path or query)",
+                el.name
+            ),
+        )),
+    }
+}
+
+fn atom_kind(el: &Element) -> Result<Kind, LineError> {
+    let text = el.attr(&["kind"]).ok_or_else(|| {
+        LineError::new(el.line, format!("<{}> needs a `kind` attribute", el.name))
+    })?;
+    match text.trim().to_ascii_lowercase().as_str() {
+        "exact" => Ok(Kind::Exact),
+        "prefix" => Ok(Kind::Prefix),
+        "suffix" => Ok(Kind::Suffix),
+        "inside" => Ok(Kind::Inside),
+        "length" => Ok(Kind::Length),
+        _ => Err(LineError::new(
+            el.line,
+            format!(
+                "unknown kind `{text}` in <{}> (expected exact, prefix, suffix, inside or length)",
+                el.name
+            ),
+        )),
+    }
+}
+
+/// `norm="none"` compares as written; the seed's other levels (`norm`,
+/// `lower`, its default `non`) all ignore case.
+fn norm(el: &Element) -> Result<Case, LineError> {
+    let Some(text) = el.attr(&["norm"]) else {
+        return Ok(Case::Insensitive);
+    };
+    match text.trim().to_ascii_lowercase().as_str() {
+        "none" => Ok(Case::Sensitive),
+        "" | "non" | "norm" | "lower" => Ok(Case::Insensitive),
+        _ => Err(LineError::new(
+            el.line,
+            format!(
+                "unknown norm `{text}` in <{}> (expected none, norm, lower or non)",
+                el.name
+            ),
+        )),
+    }
+}
+
+/// The seed spells it `litteral`; `literal` is taken too.
+fn literal_flag(el: &Element) -> Result<bool, LineError> {
+    let Some(text) = el.attr(&["litteral", "literal"]) else {
+        return Ok(false);
+    };
+    match text.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" => Ok(true),
+        "false" | "0" | "no" | "" => Ok(false),
+        _ => Err(LineError::new(
+            el.line,
+            format!(
+                "bad boolean `{text}` in <{}> (expected true or false)",
+                el.name
+            ),
+        )),
+    }
+}
+
+/// The matcher for a value of the given kind: a range for `length`, else
+/// a literal matcher or an anchored regex (see the module doc).
+fn matcher(kind: Kind, value: &str, literal: bool) -> Result<Matcher, String> {
+    let text = if literal {
+        Some(value.to_string())
+    } else {
+        as_literal(value)
+    };
+    let regex = |pattern: String| move || Matcher::Regex(pattern);
+    Ok(match kind {
+        Kind::Length => Matcher::Range(value.parse::<Range>()?),
+        Kind::Exact => text.map_or_else(regex(format!("^(?:{value})$")), Matcher::Exact),
+        Kind::Prefix => text.map_or_else(regex(format!("^(?:{value})")), Matcher::Prefix),
+        Kind::Suffix => text.map_or_else(regex(format!("(?:{value})$")), Matcher::Suffix),
+        Kind::Inside => text.map_or_else(regex(value.to_string()), Matcher::Contains),
+        // The seed defines Domain as "host exact v, or host suffix .v".
+        Kind::Domain => text.map_or_else(regex(format!(r"(?:^|\.)(?:{value})$")), Matcher::Domain),
+    })
+}
+
+/// The plain text a value stands for, if it is not really a regex: either
+/// it has no regex metacharacters at all (a bare dot then means a dot, as
+/// in the seed's examples), or every metacharacter in it, dots included, is
+/// escaped with `\` as the seed asks.
+fn as_literal(value: &str) -> Option<String> {
+    if !value.contains(REGEX_META) {
+        return Some(value.to_string());
+    }
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            // Only escapes of punctuation that is plainly itself; `\d`,
+            // `\b`, `\<` and the like are regex classes or assertions.
+            let next = chars.next()?;
+            if REGEX_META.contains(&next) || matches!(next, '.' | '/' | '-') {
+                out.push(next);
+            } else {
+                return None;
+            }
+        } else if REGEX_META.contains(&c) || c == '.' {
+            return None;
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::model::Flags;
+
+    fn parse_ok(text: &str) -> Parsed {
+        match parse(text) {
+            Ok(p) => p,
+            Err(e) => panic!("parse failed at line {}: {}\n{text}", e.line, e.message),
+        }
+    }
+
+    /// Parses `body` as the content of a single `<Rule>` and returns it.
+    fn one_rule(body: &str) -> Rule {
+        let mut parsed = parse_ok(&format!("<Rules>\n<Rule>{body}</Rule>\n</Rules>"));
+        assert_eq!(parsed.rules.rules.len(), 1, "{body}");
+        parsed.rules.rules.remove(0)
+    }
+
+    fn test(field: Field, matcher: Matcher, case: Case) -> Condition {
+        Condition::Test(Test {
+            field,
+            matcher,
+            case,
+        })
+    }
+
+    fn flags(fetch: Option<bool>, save: Option<bool>, follow: Option<bool>) -> Flags {
+        Flags {
+            fetch,
+            save,
+            follow,
+        }
+    }
+
+    /// Seed 002, "Crawl Rule Actions": the index-and-follow example, verbatim
+    /// (including its `ar:` prefix, `litteral` spelling and line breaks).
+    #[test]
+    fn seed_002_action_example() {
+        let text = r#"<Rules group="example" key="auto">
+<Rule>
+<ar:Atom litteral="true" value="http://www.example.com/"
+norm="none" kind="prefix" field="url"/>
+<Index/>
+<Follow/>
+<Accept/>
+</Rule>
+</Rules>"#;
+        let parsed = parse_ok(text);
+        assert!(parsed.notes.is_empty(), "{:?}", parsed.notes);
+        let rules = &parsed.rules.rules;
+        assert_eq!(rules.len(), 1);
+        let rule = &rules[0];
+        assert_eq!(rule.name, "rule 1");
+        assert_eq!(rule.origin.line, 2);
+        assert!(rule.enabled);
+        assert_eq!(rule.action, None);
+        assert_eq!(
+            rule.condition,
+            Some(test(
+                Field::Url,
+                Matcher::Prefix("http://www.example.com/".into()),
+                Case::Sensitive
+            ))
+        );
+        assert_eq!(rule.set, flags(Some(true), Some(true), Some(true)));
+    }
+
+    /// Seed 002, the shortcut table: every row, as the seed writes it.
+    #[test]
+    fn seed_002_shortcuts() {
+        let i = Case::Insensitive;
+        let cases = [
+            (
+                r#"<Domain val="foo.com" />"#,
+                test(Field::Host, Matcher::Domain("foo.com".into()), i),
+            ),
+            (
+                r#"<Path val="/cgi-bin" />"#,
+                test(Field::Path, Matcher::Prefix("/cgi-bin".into()), i),
+            ),
+            (
+                r#"<Ext val=".gif" />"#,
+                test(Field::Path, Matcher::Suffix(".gif".into()), i),
+            ),
+            (
+                r#"<Host val="www.wikipedia.org" />"#,
+                test(Field::Host, Matcher::Exact("www.wikipedia.org".into()), i),
+            ),
+            (
+                r#"<Url val="http://en.wikipedia.org/wiki" />"#,
+                test(
+                    Field::Url,
+                    Matcher::Exact("http://en.wikipedia.org/wiki".into()),
+                    i,
+                ),
+            ),
+            (
+                r#"<Scheme val="http" />"#,
+                test(Field::Scheme, Matcher::Exact("http".into()), i),
+            ),
+            (
+                r#"<Query val="q=foo" />"#,
+                test(Field::Query, Matcher::Exact("q=foo".into()), i),
+            ),
+            (
+                r#"<InQuery val="q=foo" />"#,
+                test(Field::Query, Matcher::Contains("q=foo".into()), i),
+            ),
+            (
+                r#"<Length field="path" val="[30:]" />"#,
+                test(
+                    Field::Path,
+                    Matcher::Range(Range {
+                        lo: Some(30),
+                        hi: None,
+                    }),
+                    i,
+                ),
+            ),
+            // Length without a field measures the path; with one, that field.
+            (
+                r#"<Length val="[:10]" />"#,
+                test(
+                    Field::Path,
+                    Matcher::Range(Range {
+                        lo: None,
+                        hi: Some(10),
+                    }),
+                    i,
+                ),
+            ),
+            (
+                r#"<Length field="query" val="[11:12]" />"#,
+                test(
+                    Field::Query,
+                    Matcher::Range(Range {
+                        lo: Some(11),
+                        hi: Some(12),
+                    }),
+                    i,
+                ),
+            ),
+            // The seed's own atom example, and `value` accepted on shortcuts.
+            (
+                r#"<Atom field="path" kind="prefix" norm="none" value="/watch" />"#,
+                test(
+                    Field::Path,
+                    Matcher::Prefix("/watch".into()),
+                    Case::Sensitive,
+                ),
+            ),
+            (
+                r#"<ar:Path value="/a" norm="none"/>"#,
+                test(Field::Path, Matcher::Prefix("/a".into()), Case::Sensitive),
+            ),
+            // The seed's own expansion of Domain, read back.
+            (
+                r#"<Or><Atom field="host" kind="suffix" value=".foo.com" /><Atom field="host" kind="exact" value="foo.com" /></Or>"#,
+                Condition::Any(vec![
+                    test(Field::Host, Matcher::Suffix(".foo.com".into()), i),
+                    test(Field::Host, Matcher::Exact("foo.com".into()), i),
+                ]),
+            ),
+        ];
+        for (xml, expect) in cases {
+            let rule = one_rule(xml);
+            assert_eq!(rule.condition, Some(expect), "{xml}");
+            assert!(rule.set.is_empty(), "{xml}");
+        }
+    }
+
+    /// Seed 002: "the val attribute is a regular expression"; regex values
+    /// are anchored by their kind, plain ones become literal matchers.
+    #[test]
+    fn seed_002_regex_values_and_anchoring() {
+        let i = Case::Insensitive;
+        let cases = [
+            (
+                r#"<Atom field="path" kind="exact" value="/a+"/>"#,
+                Matcher::Regex("^(?:/a+)$".into()),
+            ),
+            (
+                r#"<Atom field="path" kind="prefix" value="/(a|b)"/>"#,
+                Matcher::Regex("^(?:/(a|b))".into()),
+            ),
+            (
+                r#"<Atom field="path" kind="suffix" value="\.(gif|png)"/>"#,
+                Matcher::Regex(r"(?:\.(gif|png))$".into()),
+            ),
+            (
+                r#"<Atom field="path" kind="inside" value="[0-9]+"/>"#,
+                Matcher::Regex("[0-9]+".into()),
+            ),
+            (
+                r#"<Domain val="(foo|bar)\.com"/>"#,
+                Matcher::Regex(r"(?:^|\.)(?:(foo|bar)\.com)$".into()),
+            ),
+            (
+                r#"<InQuery val="id=\d+"/>"#,
+                Matcher::Regex(r"id=\d+".into()),
+            ),
+            // Escaped metacharacters only: the plain text it means.
+            (
+                r#"<Atom field="path" kind="suffix" value="\.gif"/>"#,
+                Matcher::Suffix(".gif".into()),
+            ),
+            (
+                r#"<Host val="www\.foo\.com"/>"#,
+                Matcher::Exact("www.foo.com".into()),
+            ),
+            (
+                r#"<Path val="/a\?b\\c"/>"#,
+                Matcher::Prefix(r"/a?b\c".into()),
+            ),
+            // An escape alongside a bare dot: a regex after all.
+            (
+                r#"<Host val="a.b\.c"/>"#,
+                Matcher::Regex(r"^(?:a.b\.c)$".into()),
+            ),
+            // litteral="true" takes metacharacters as themselves.
+            (
+                r#"<Atom field="query" kind="inside" litteral="true" value="a[1]"/>"#,
+                Matcher::Contains("a[1]".into()),
+            ),
+            (
+                r#"<Url literal="true" val="http://x/?q=(1)"/>"#,
+                Matcher::Exact("http://x/?q=(1)".into()),
+            ),
+            (
+                r#"<Atom field="url" kind="prefix" litteral="false" value="http://x/"/>"#,
+                Matcher::Prefix("http://x/".into()),
+            ),
+        ];
+        for (xml, expect) in cases {
+            let rule = one_rule(xml);
+            let Some(Condition::Test(t)) = rule.condition else {
+                panic!("{xml}: not a test")
+            };
+            assert_eq!(t.matcher, expect, "{xml}");
+            assert_eq!(t.case, i, "{xml}");
+        }
+    }
+
+    /// Seed 002: norm none/norm/lower, and the default "case insensitive
+    /// match that corresponds to non".
+    #[test]
+    fn seed_002_norm_levels() {
+        let cases = [
+            ("none", Case::Sensitive),
+            ("norm", Case::Insensitive),
+            ("lower", Case::Insensitive),
+            ("non", Case::Insensitive),
+        ];
+        for (norm, expect) in cases {
+            let rule = one_rule(&format!(r#"<Host norm="{norm}" val="a.com"/>"#));
+            let Some(Condition::Test(t)) = rule.condition else {
+                panic!("{norm}: not a test")
+            };
+            assert_eq!(t.case, expect, "norm={norm}");
+        }
+    }
+
+    /// Seed 002, the action table: every row, flags as individual settings.
+    #[test]
+    fn seed_002_action_table() {
+        let (t, f, n) = (Some(true), Some(false), None);
+        // (row, xml, fetch/save/follow)
+        let cases = [
+            (
+                "Index and follow",
+                "<Index/><Follow/><Accept/>",
+                flags(t, t, t),
+            ),
+            (
+                "Index and don't follow",
+                "<Index/><NoFollow/><Accept/>",
+                flags(t, t, f),
+            ),
+            (
+                "Follow but don't index",
+                "<NoIndex/><Follow/><Accept/>",
+                flags(t, f, t),
+            ),
+            ("Index", "<Index/><Accept/>", flags(t, t, n)),
+            ("Follow", "<Follow/><Accept/>", flags(t, n, t)),
+            ("Don't index", "<NoIndex/>", flags(n, f, n)),
+            ("Don't follow", "<NoFollow/>", flags(n, n, f)),
+            ("Ignore", "<NoIndex/><NoFollow/><Ignore/>", flags(f, f, f)),
+            ("Source", r#"<Source name="intranet"/>"#, flags(n, n, n)),
+            (
+                "Add meta",
+                r#"<AddMeta value="v1" name="team"/>"#,
+                flags(n, n, n),
+            ),
+            ("Priority", r#"<Priority shift="-2"/>"#, flags(n, n, n)),
+        ];
+        for (row, xml, expect) in cases {
+            let rule = one_rule(&format!(r#"<Host val="a.com"/>{xml}"#));
+            assert_eq!(rule.set, expect, "{row}");
+            assert_eq!(rule.action, None, "{row}: presets are never used");
+        }
+        assert_eq!(
+            one_rule(r#"<Source name="intranet"/>"#).source.as_deref(),
+            Some("intranet")
+        );
+        assert_eq!(
+            one_rule(r#"<AddMeta value="v1" name="team"/><AddMeta name="k" value="a &amp; b"/>"#)
+                .meta,
+            vec![
+                ("team".to_string(), "v1".to_string()),
+                ("k".to_string(), "a & b".to_string())
+            ]
+        );
+        let shifts = [
+            ("-2", Priority::Highest),
+            ("-1", Priority::High),
+            ("0", Priority::Normal),
+            ("1", Priority::Low),
+            ("+1", Priority::Low),
+            ("2", Priority::Lowest),
+        ];
+        for (shift, expect) in shifts {
+            let rule = one_rule(&format!(r#"<Priority shift="{shift}"/>"#));
+            assert_eq!(rule.priority, Some(expect), "shift {shift}");
+        }
+    }
+
+    /// Seed 002: And, Or, Not nest to any depth; several conditions in one
+    /// rule must all hold; a rule with only actions always holds.
+    #[test]
+    fn seed_002_boolean_nesting() {
+        let i = Case::Insensitive;
+        let host = |v: &str| test(Field::Host, Matcher::Exact(v.into()), i);
+        let path = |v: &str| test(Field::Path, Matcher::Prefix(v.into()), i);
+        let cases = [
+            (
+                r#"<And><Host val="a.com"/><Not><Path val="/private"/></Not></And>"#,
+                Some(Condition::All(vec![
+                    host("a.com"),
+                    Condition::Not(Box::new(path("/private"))),
+                ])),
+            ),
+            (
+                r#"<Or><And><Host val="a.com"/><Path val="/x"/></And><Not><Or><Host val="b.com"/></Or></Not></Or>"#,
+                Some(Condition::Any(vec![
+                    Condition::All(vec![host("a.com"), path("/x")]),
+                    Condition::Not(Box::new(Condition::Any(vec![host("b.com")]))),
+                ])),
+            ),
+            (
+                r#"<exa:Host val="a.com"/><Index/><Path val="/x"/>"#,
+                Some(Condition::All(vec![host("a.com"), path("/x")])),
+            ),
+            ("<Index/>", None),
+            ("", None),
+        ];
+        for (xml, expect) in cases {
+            assert_eq!(one_rule(xml).condition, expect, "{xml}");
+        }
+    }
+
+    /// Seed 002 notes that CrawlConfig.xml holds the rules: a wrapper, the
+    /// XML declaration, comments, prefixes, names, groups and nested rules.
+    #[test]
+    fn seed_002_wrapper_groups_names_and_nesting() {
+        let text = r#"<?xml version="1.0" encoding="UTF-8"?>
+<!-- crawl configuration -->
+<exa:CrawlConfig xmlns:exa="exa:com.exalead.actionrules.v21">
+  <Crawler name="c">
+    <exa:Rules group="g" key="k">
+      <exa:Rule name="site">
+        <exa:Domain val="example.com"/>
+        <exa:Accept/>
+        <exa:Rule>
+          <exa:Path val="/private"/>
+          <exa:Ignore/>
+        </exa:Rule>
+      </exa:Rule>
+      <Rules key="inner">
+        <Rule><Ext val=".pdf"/><NoIndex/></Rule>
+      </Rules>
+      <Rule/>
+    </exa:Rules>
+  </Crawler>
+</exa:CrawlConfig>
+"#;
+        let parsed = parse_ok(text);
+        let rules = &parsed.rules.rules;
+        let summary: Vec<(&str, usize, usize)> = rules
+            .iter()
+            .map(|r| (r.name.as_str(), r.origin.line, r.rules.len()))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![("site", 6, 1), ("rule 2", 15, 0), ("rule 3", 17, 0)]
+        );
+        let nested = &rules[0].rules[0];
+        assert_eq!((nested.name.as_str(), nested.origin.line), ("rule 1.1", 9));
+        assert_eq!(nested.set, flags(Some(false), None, None));
+        assert_eq!(rules[2].condition, None);
+        assert!(parsed.notes.is_empty(), "{:?}", parsed.notes);
+
+        // A bare <Rule> root and an empty <Rules/> are both fine.
+        assert_eq!(parse_ok("<Rule><Index/></Rule>").rules.rules.len(), 1);
+        assert!(
+            parse_ok("<?xml version=\"1.0\"?>\n<Rules/>")
+                .rules
+                .rules
+                .is_empty()
+        );
+    }
+
+    /// Seed 002 documents attributes it uses; anything else is kept visible
+    /// as a note rather than dropped silently.
+    #[test]
+    fn seed_002_unknown_attributes_and_text_are_noted() {
+        let parsed = parse_ok(
+            "<Rules>\n<Rule key=\"x\">\n<Host val=\"a\" weight=\"3\"/>\nstray\n</Rule>\n</Rules>",
+        );
+        let notes: Vec<(usize, &str)> = parsed
+            .notes
+            .iter()
+            .map(|n| (n.line, n.message.as_str()))
+            .collect();
+        assert_eq!(
+            notes,
+            vec![
+                (2, "attribute `key` on <Rule> is not used and was ignored"),
+                (
+                    3,
+                    "attribute `weight` on <Host> is not used and was ignored"
+                ),
+                (4, "text inside <Rule> is not used and was ignored"),
+            ]
+        );
+    }
+
+    /// Seed 002 files with mistakes: each error names the line.
+    #[test]
+    fn seed_002_errors_name_the_line() {
+        let cases = [
+            ("<Rules>\n<Rule>\n<Bogus/>\n</Rule>\n</Rules>", 3, "Bogus"),
+            (
+                "<Rules>\n<Rule>\n<ar:Bogus/>\n</Rule>\n</Rules>",
+                3,
+                "ar:Bogus",
+            ),
+            ("<Rules>\n<Bogus/>\n</Rules>", 2, "Bogus"),
+            (
+                "<Rules>\n<Rule>\n<And>\n<Index/>\n</And>\n</Rule>\n</Rules>",
+                4,
+                "Index",
+            ),
+            (
+                "<Rules>\n<Rule>\n<Atom field=\"fragment\" kind=\"exact\" value=\"x\"/>\n</Rule></Rules>",
+                3,
+                "fragment",
+            ),
+            (
+                "<Rules>\n<Rule>\n<Atom field=\"url\" kind=\"around\" value=\"x\"/>\n</Rule></Rules>",
+                3,
+                "around",
+            ),
+            (
+                "<Rules>\n<Rule>\n<Atom field=\"url\" kind=\"exact\"/>\n</Rule></Rules>",
+                3,
+                "val",
+            ),
+            (
+                "<Rules>\n<Rule>\n<Atom kind=\"exact\" value=\"x\"/>\n</Rule></Rules>",
+                3,
+                "field",
+            ),
+            (
+                "<Rules>\n<Rule>\n<Host norm=\"upper\" val=\"x\"/>\n</Rule></Rules>",
+                3,
+                "upper",
+            ),
+            (
+                "<Rules>\n<Rule>\n<Host litteral=\"maybe\" val=\"x\"/>\n</Rule></Rules>",
+                3,
+                "maybe",
+            ),
+            (
+                "<Rules>\n<Rule>\n\n<Length val=\"[a:b]\"/>\n</Rule></Rules>",
+                4,
+                "[a:b]",
+            ),
+            (
+                "<Rules>\n<Rule>\n<Atom field=\"path\" kind=\"length\" value=\"[9:2]\"/>\n</Rule></Rules>",
+                3,
+                "9",
+            ),
+            (
+                "<Rules>\n<Rule>\n<Priority shift=\"5\"/>\n</Rule></Rules>",
+                3,
+                "shift",
+            ),
+            (
+                "<Rules>\n<Rule>\n<Priority shift=\"high\"/>\n</Rule></Rules>",
+                3,
+                "high",
+            ),
+            ("<Rules>\n<Rule>\n<Priority/>\n</Rule></Rules>", 3, "shift"),
+            ("<Rules>\n<Rule>\n<Source/>\n</Rule></Rules>", 3, "name"),
+            (
+                "<Rules>\n<Rule>\n<AddMeta name=\"a\"/>\n</Rule></Rules>",
+                3,
+                "value",
+            ),
+            (
+                "<Rules>\n<Rule>\n<Not>\n<Host val=\"a\"/><Host val=\"b\"/></Not>\n</Rule></Rules>",
+                3,
+                "exactly one",
+            ),
+            ("<Rules>\n<Rule>\n<Not/>\n</Rule></Rules>", 3, "exactly one"),
+            (
+                "<Rules>\n<Rule>\n<Index>\n<Follow/></Index>\n</Rule></Rules>",
+                4,
+                "Follow",
+            ),
+            // Malformed XML: the line where the parser stopped.
+            ("<Rules>\n<Rule>\n</Rules>", 3, "malformed XML"),
+            (
+                "<Rules>\n<Rule>\n</Rule>\n</Rule>\n</Rules>",
+                4,
+                "malformed XML",
+            ),
+            ("<Rules>\n<Rule>\n<Index/>\n", 4, "<Rule>"),
+            ("<Rules>\n<Rule>\n<Host val=\"a", 3, "malformed XML"),
+            ("<Rules>\n<Rule name=x>\n</Rule>\n</Rules>", 2, "attribute"),
+            ("<Rules>\n<Rule\n\n name=x>\n</Rule>\n</Rules>", 4, "quotes"),
+            (
+                "<Rules>\n<Rule>\n<Host val=\"a\" val=\"b\"/>\n</Rule>\n</Rules>",
+                3,
+                "twice",
+            ),
+            (
+                "<Rules>\n<Rule>\n<Host\n val=\"&bogus;\"/>\n</Rule>\n</Rules>",
+                3,
+                "bogus",
+            ),
+            (
+                "<Rules><Rule>\n<Url val=\"/?a=1&b=2\"/>\n</Rule></Rules>",
+                2,
+                "&amp;",
+            ),
+            // Nothing to read.
+            ("", 1, "no <Rules>"),
+            (
+                "<CrawlConfig>\n<Crawler/>\n</CrawlConfig>\n",
+                4,
+                "no <Rules>",
+            ),
+            ("just text", 1, "no <Rules>"),
+        ];
+        for (text, line, needle) in cases {
+            match parse(text) {
+                Ok(p) => panic!("expected an error for {text:?}, got {p:?}"),
+                Err(e) => {
+                    assert_eq!(e.line, line, "{text:?}: {}", e.message);
+                    assert!(
+                        e.message.contains(needle),
+                        "{text:?}: `{}` lacks `{needle}`",
+                        e.message
+                    );
+                }
+            }
+        }
+    }
+
+    /// Seed 002 importer on hostile input: deep nesting is refused, not a
+    /// stack overflow.
+    #[test]
+    fn seed_002_deep_nesting_is_an_error() {
+        let deep = format!("<Rules><Rule>{}", "<Not>".repeat(10_000));
+        let err = parse(&deep).err().map(|e| e.message).unwrap_or_default();
+        assert!(err.contains("nested"), "{err}");
+        let deep_ok = format!(
+            "<Rules><Rule>{}<Host val=\"a\"/>{}</Rule></Rules>",
+            "<Not>".repeat(100),
+            "</Not>".repeat(100)
+        );
+        assert!(parse(&deep_ok).is_ok());
+    }
+
+    /// xorshift64: a fixed, dependency-free source of test noise.
+    struct XorShift(u64);
+
+    impl XorShift {
+        fn next(&mut self) -> u64 {
+            let mut x = self.0;
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            self.0 = x;
+            x
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n.max(1) as u64) as usize
+        }
+    }
+
+    const VALID: &str = r#"<?xml version="1.0"?>
+<!-- seed 002 -->
+<Rules group="example" key="auto">
+  <Rule name="a">
+    <ar:Atom litteral="true" value="http://www.example.com/" norm="none" kind="prefix" field="url"/>
+    <Index/><Follow/><Accept/>
+  </Rule>
+  <Rule>
+    <Or><Domain val="foo.com"/><Not><Path val="/cgi-bin"/></Not><Length field="path" val="[30:]"/></Or>
+    <NoIndex/><NoFollow/><Ignore/><Source name="s"/><AddMeta name="n" value="v"/><Priority shift="-1"/>
+    <Rule><InQuery val="q=(foo|bar)"/><Index/></Rule>
+  </Rule>
+</Rules>
+"#;
+
+    /// Seed 002 importer never panics: random bytes, random XML-ish
+    /// tokens, every truncation and random mutations of a valid file.
+    #[test]
+    fn seed_002_no_panic_on_any_input() {
+        assert_eq!(parse_ok(VALID).rules.rules.len(), 2);
+        let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..3000 {
+            let len = rng.below(200);
+            let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+            let _ = parse(&String::from_utf8_lossy(&bytes));
+        }
+        let tokens = [
+            "<",
+            ">",
+            "/",
+            "/>",
+            "</",
+            "=",
+            "\"",
+            "'",
+            " ",
+            "\n",
+            "&",
+            ";",
+            "&amp;",
+            "<!--",
+            "-->",
+            "<?xml ?>",
+            "<![CDATA[",
+            "]]>",
+            "Rules",
+            "Rule",
+            "Atom",
+            "And",
+            "Or",
+            "Not",
+            "Domain",
+            "Length",
+            "Priority",
+            "AddMeta",
+            "ar:",
+            "field",
+            "kind",
+            "value",
+            "val",
+            "shift",
+            "norm",
+            "url",
+            "length",
+            "[1:",
+            "]",
+            "-2",
+            "\\",
+            "(",
+            "|",
+            "x",
+        ];
+        for _ in 0..3000 {
+            let n = rng.below(60);
+            let text: String = (0..n).map(|_| tokens[rng.below(tokens.len())]).collect();
+            let _ = parse(&text);
+        }
+        for end in 0..=VALID.len() {
+            if VALID.is_char_boundary(end) {
+                let _ = parse(&VALID[..end]);
+            }
+        }
+        let mut bytes = VALID.as_bytes().to_vec();
+        for _ in 0..3000 {
+            let mut mutated = bytes.clone();
+            for _ in 0..=rng.below(4) {
+                let at = rng.below(mutated.len());
+                match rng.below(3) {
+                    0 => mutated[at] = rng.next() as u8,
+                    1 => {
+                        mutated.remove(at);
+                    }
+                    _ => mutated.insert(at, b"<>/\"=&:"[rng.below(7)]),
+                }
+            }
+            let _ = parse(&String::from_utf8_lossy(&mutated));
+            // Drift sometimes, so that mutations pile up.
+            if rng.below(10) == 0 && !mutated.is_empty() {
+                bytes = mutated;
+            }
+        }
+    }
 }
