@@ -7,3 +7,4 @@
 //!   `explain`, `check`, `import`, `rules`.
 
 pub mod rules;
+pub mod cli;

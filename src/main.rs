@@ -1,3 +1,7 @@
 //! The `crawlspace` binary: parse the command line, run, exit.
 
-fn main() {}
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    crawlspace::cli::run(crawlspace::cli::Cli::parse())
+}

@@ -260,7 +260,7 @@ impl Builder {
                         }
                     },
                 ),
-                effects: effects_text(rule),
+                effects: effects_text(rule, parent.is_some_and(|p| self.nodes[p as usize].first_match)),
             });
             self.nodes.push(Node {
                 parent,
@@ -365,7 +365,7 @@ impl Builder {
 }
 
 /// Describes what a rule does when it holds, for `rules` and traces.
-fn effects_text(rule: &Rule) -> String {
+fn effects_text(rule: &Rule, in_first_match_block: bool) -> String {
     let mut parts: Vec<String> = Vec::new();
     if let Some(action) = rule.action {
         parts.push(action.name().to_string());
@@ -398,10 +398,10 @@ fn effects_text(rule: &Rule) -> String {
         parts.push("stop".to_string());
     }
     if rule.first_match {
-        parts.push("first match".to_string());
+        parts.push("first-match block".to_string());
     }
     if parts.is_empty() {
-        parts.push("nothing".to_string());
+        parts.push(if in_first_match_block { "nothing set; a match ends the block" } else { "nothing set" }.to_string());
     }
     parts.join(", ")
 }

@@ -14,6 +14,7 @@ pub mod eval;
 pub mod facts;
 pub mod lint;
 pub mod model;
+pub mod synth;
 pub mod verdict;
 
 pub use compile::{CompiledRules, RuleInfo};

@@ -2,7 +2,7 @@
 //!
 //! Every dialect importer produces a [`RuleSet`]; the compiler
 //! ([`crate::rules::CompiledRules`]) turns it into the evaluation form; the
-//! native writer ([`crate::rules::dialect::native::to_toml`]) prints it back.
+//! native writer ([`crate::rules::dialect::write::to_toml`]) prints it back.
 //! Each rule keeps the line it came from so that errors and traces can point
 //! at the user's own file.
 

@@ -1,0 +1,1139 @@
+//! Lint on save (SPEC §4): rule mistakes that compile but cannot do what the
+//! author meant. These are the escaping traps seed 000 (WebCopy) warns about
+//! (`example.com`, `application/epub+zip`), anchors that no value of the chosen
+//! field can satisfy, and matchers aimed at the wrong field.
+//!
+//! Everything here is pure. [`lint_rules`] walks a whole [`RuleSet`] for the
+//! save hook and the `rules` command; [`lint_test`] checks one test, so a live
+//! editor can lint as the user types. Regexes are read with `regex-syntax`, the
+//! parser the `regex` crate itself uses, so escapes, classes, `(?x)` and case
+//! flags mean here exactly what they mean to the compiler. A regex that does
+//! not parse gets no lint: the compiler already reports it (SPEC §1.2).
+//!
+//! The field shapes assumed are those of SPEC §1.1 as `facts.rs` builds them:
+//! normalized by the `url` crate, fragment dropped, `path` with its leading
+//! `/`, `query` without its `?`, `extension` lower-cased and without its `.`.
+
+use std::borrow::Cow;
+
+use regex_syntax::ast::{self, Ast, RepetitionKind};
+use regex_syntax::hir::literal::{ExtractKind, Extractor};
+use regex_syntax::hir::{Hir, HirKind, Look, translate::TranslatorBuilder};
+
+use super::model::{Case, Field, Matcher, RuleSet, Test};
+
+/// One finding, located the way the rest of the engine names rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lint {
+    /// Rule number path as in [`RuleSet::walk`], e.g. `[3, 2]`.
+    pub path: Vec<usize>,
+    /// The rule's line in its source file (`rule.origin.line`).
+    pub line: usize,
+    pub kind: LintKind,
+    /// One line: what is wrong and how to fix it.
+    pub message: String,
+}
+
+/// What kind of mistake a [`Lint`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LintKind {
+    /// A `.` between host-label characters: it matches any character.
+    UnescapedDot,
+    /// A `+` inside a media type (`epub+zip`): it repeats the letter before it.
+    UnescapedPlus,
+    /// Text anchored at the start (or, for `suffix`, the end) of the field
+    /// that no value of that field can have there.
+    ImpossibleAnchor,
+    /// Any other test that can never hold: wrong matcher for the field, text
+    /// the field never contains, upper case on a lower-cased field.
+    NeverMatches,
+}
+
+/// Lints every test of every rule, nested rules included, in document order.
+/// Disabled rules are linted too: they are usually about to be re-enabled.
+pub fn lint_rules(rules: &RuleSet) -> Vec<Lint> {
+    let mut lints = Vec::new();
+    rules.walk(&mut |path, rule| {
+        let Some(condition) = &rule.condition else {
+            return;
+        };
+        condition.for_each_test(&mut |test| {
+            for (kind, message) in lint_test(test) {
+                lints.push(Lint {
+                    path: path.to_vec(),
+                    line: rule.origin.line,
+                    kind,
+                    message,
+                });
+            }
+        });
+    });
+    lints
+}
+
+/// The findings for one test, each with a one-line message.
+pub fn lint_test(test: &Test) -> Vec<(LintKind, String)> {
+    let field = test.field;
+    let subject = Subject {
+        key: test.matcher.key(),
+        value: test.matcher.value_text(),
+        field,
+    };
+    let never = |why: &str| vec![(LintKind::NeverMatches, format!("{subject}: {why}"))];
+    match &test.matcher {
+        Matcher::Regex(pattern) => regex_lints(&subject, pattern, test.case),
+        Matcher::Domain(_) if field != Field::Host => {
+            never("`domain` compares host names only; use field = \"host\"")
+        }
+        Matcher::Cidr(_) if field != Field::Address => {
+            never("`cidr` compares the resolved IP address only; use field = \"address\"")
+        }
+        Matcher::Range(_) if field == Field::Address => never(
+            "`range` compares a number or a text length, and an address is neither; use `cidr`",
+        ),
+        Matcher::Cidr(_) | Matcher::Range(_) => Vec::new(),
+        Matcher::Exact(value)
+        | Matcher::Prefix(value)
+        | Matcher::Suffix(value)
+        | Matcher::Contains(value)
+        | Matcher::Wildcard(value)
+        | Matcher::Domain(value) => literal_lints(&subject, &test.matcher, value, test.case),
+    }
+}
+
+/// The test being linted, shown at the head of every message.
+struct Subject {
+    key: &'static str,
+    value: String,
+    field: Field,
+}
+
+impl std::fmt::Display for Subject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} `{}` on {}", self.key, show(&self.value), self.field)
+    }
+}
+
+fn regex_lints(subject: &Subject, pattern: &str, case: Case) -> Vec<(LintKind, String)> {
+    let mut out = Vec::new();
+    let Ok(ast) = ast::parse::Parser::new().parse(pattern) else {
+        return out;
+    };
+    // Translated case-sensitively whatever the test says: letters stay
+    // literals instead of fanning out into `[Hh]` classes, which would blow
+    // the literal extractor's limits. The checks fold case themselves.
+    let Ok(hir) = TranslatorBuilder::new().build().translate(pattern, &ast) else {
+        return out;
+    };
+
+    let mut escapes = Escapes::default();
+    escapes.scan(&ast);
+    if !escapes.dots.is_empty() {
+        let fix = escape_at(pattern, &escapes.dots);
+        let why = format!(
+            "`.` matches any character, not just a dot; write `{}`",
+            show(&fix)
+        );
+        out.push((LintKind::UnescapedDot, format!("{subject}: {why}")));
+    }
+    if let Some(&(_, repeated)) = escapes.pluses.first() {
+        let offsets: Vec<usize> = escapes.pluses.iter().map(|&(at, _)| at).collect();
+        let fix = escape_at(pattern, &offsets);
+        let why = format!(
+            "`+` repeats the `{repeated}` before it instead of matching a plus, \
+             so the media type never matches; write `{}`",
+            show(&fix)
+        );
+        out.push((LintKind::UnescapedPlus, format!("{subject}: {why}")));
+    }
+
+    if let Some(problem) = anchored_problem(&hir, subject.field, case) {
+        let why = problem.explain(subject, Some(pattern));
+        out.push((LintKind::ImpossibleAnchor, format!("{subject}: {why}")));
+        return out;
+    }
+    let mut required = Vec::new();
+    required_literals(&hir, &mut required);
+    if let Some(problem) = required
+        .iter()
+        .find_map(|text| char_problem(subject.field, text))
+    {
+        let why = problem.explain(subject, Some(pattern));
+        out.push((LintKind::NeverMatches, format!("{subject}: {why}")));
+    }
+    out
+}
+
+fn literal_lints(
+    subject: &Subject,
+    matcher: &Matcher,
+    value: &str,
+    case: Case,
+) -> Vec<(LintKind, String)> {
+    let mut out = Vec::new();
+    let field = subject.field;
+    let mut push = |kind, problem: Problem| {
+        out.push((
+            kind,
+            format!("{subject}: {}", problem.explain(subject, None)),
+        ))
+    };
+    // Comparisons ignore ASCII case unless the test says otherwise, so the
+    // shape checks below look at the lower-cased text; a case-sensitive upper
+    // case letter on a lower-cased field is reported once, here.
+    let upper = value.bytes().any(|b| b.is_ascii_uppercase());
+    if upper && case == Case::Sensitive && is_lower_cased(field) {
+        push(LintKind::NeverMatches, Problem::UpperCase);
+    }
+    let fold = upper && (case == Case::Insensitive || is_lower_cased(field));
+    let text = if fold {
+        Cow::Owned(value.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(value)
+    };
+
+    let found = match matcher {
+        Matcher::Exact(_) | Matcher::Prefix(_) => {
+            start_problem(field, &text).map(|p| (LintKind::ImpossibleAnchor, p))
+        }
+        // A suffix is anchored at the end; only what the field can never
+        // contain is checked there.
+        Matcher::Suffix(_) => char_problem(field, &text).map(|p| (LintKind::ImpossibleAnchor, p)),
+        Matcher::Contains(_) => char_problem(field, &text).map(|p| (LintKind::NeverMatches, p)),
+        Matcher::Wildcard(_) => {
+            let mut pieces = text.split('*');
+            let head = pieces.next().unwrap_or_default();
+            start_problem(field, head)
+                .or_else(|| pieces.find_map(|piece| char_problem(field, piece)))
+                .map(|p| (LintKind::ImpossibleAnchor, p))
+        }
+        // Only reached on `host`: the value must itself look like a host.
+        Matcher::Domain(_) if text.starts_with('.') => {
+            Some((LintKind::NeverMatches, Problem::DomainDot))
+        }
+        Matcher::Domain(_) => start_problem(field, &text).map(|p| (LintKind::NeverMatches, p)),
+        Matcher::Regex(_) | Matcher::Cidr(_) | Matcher::Range(_) => None,
+    };
+    if let Some((kind, problem)) = found {
+        push(kind, problem);
+    }
+    out
+}
+
+/// Offsets of the unescaped `.` and `+` that look like host or media-type
+/// mistakes, found on the parsed pattern so that `\.`, `[.]`, `.*`, `\w+`
+/// and `(?x)` whitespace are all understood as the compiler sees them.
+#[derive(Default)]
+struct Escapes {
+    dots: Vec<usize>,
+    /// The `+` offset and the character it repeats.
+    pluses: Vec<(usize, char)>,
+}
+
+impl Escapes {
+    fn scan(&mut self, ast: &Ast) {
+        match ast {
+            Ast::Concat(concat) => {
+                let items = &concat.asts;
+                for (i, item) in items.iter().enumerate() {
+                    if let Ast::Dot(span) = item
+                        && i.checked_sub(1)
+                            .and_then(|j| items.get(j))
+                            .is_some_and(is_label_char)
+                        && items.get(i + 1).is_some_and(is_label_char)
+                    {
+                        self.dots.push(span.start.offset);
+                    }
+                    if let Some(found) = media_type_plus(items, i) {
+                        self.pluses.push(found);
+                    }
+                    self.scan(item);
+                }
+            }
+            Ast::Repetition(rep) => self.scan(&rep.ast),
+            Ast::Group(group) => self.scan(&group.ast),
+            Ast::Alternation(alt) => alt.asts.iter().for_each(|a| self.scan(a)),
+            _ => {}
+        }
+    }
+}
+
+/// A literal that can sit in a host label: letter, digit or hyphen.
+fn is_label_char(ast: &Ast) -> bool {
+    matches!(ast, Ast::Literal(lit) if lit.c.is_alphanumeric() || lit.c == '-')
+}
+
+fn is_word_literal(ast: &Ast) -> bool {
+    matches!(ast, Ast::Literal(lit) if lit.c.is_alphanumeric() || lit.c == '_')
+}
+
+/// `items[i]` is `x+` followed by a word character, inside `word/word+word`:
+/// the shape of `application/epub+zip` or `image/svg+xml`.
+fn media_type_plus(items: &[Ast], i: usize) -> Option<(usize, char)> {
+    let Ast::Repetition(rep) = items.get(i)? else {
+        return None;
+    };
+    let Ast::Literal(repeated) = &*rep.ast else {
+        return None;
+    };
+    let is_plus = matches!(rep.op.kind, RepetitionKind::OneOrMore) && rep.greedy;
+    if !is_plus || !is_word_literal(&rep.ast) || !items.get(i + 1).is_some_and(is_word_literal) {
+        return None;
+    }
+    // Walk back over the rest of the subtype (`vnd.ms-excel` style) to the `/`.
+    let mut j = i;
+    loop {
+        j = j.checked_sub(1)?;
+        match items.get(j)? {
+            Ast::Literal(lit) if lit.c == '/' => break,
+            Ast::Literal(lit) if lit.c.is_alphanumeric() || matches!(lit.c, '_' | '-' | '.') => {}
+            Ast::Dot(_) => {}
+            _ => return None,
+        }
+    }
+    let before_slash = items.get(j.checked_sub(1)?)?;
+    is_word_literal(before_slash).then_some((rep.op.span.start.offset, repeated.c))
+}
+
+/// `pattern` with a backslash inserted before each of the byte offsets.
+fn escape_at(pattern: &str, offsets: &[usize]) -> String {
+    let mut out = String::with_capacity(pattern.len() + offsets.len());
+    for (at, c) in pattern.char_indices() {
+        if offsets.contains(&at) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// For a regex anchored at the start of the field: the problem shared by
+/// every literal text a match can begin with, or `None` when one of them is
+/// possible (or the beginnings cannot be listed, as after `^.*`).
+fn anchored_problem(hir: &Hir, field: Field, case: Case) -> Option<Problem> {
+    let looks = hir.properties().look_set_prefix();
+    // Field values never contain a line break, so `(?m)^` is a start anchor too.
+    if ![Look::Start, Look::StartLF, Look::StartCRLF]
+        .iter()
+        .any(|&l| looks.contains(l))
+    {
+        return None;
+    }
+    let beginnings = Extractor::new().kind(ExtractKind::Prefix).extract(hir);
+    let mut first = None;
+    for literal in beginnings.literals()? {
+        let text = valid_utf8_prefix(literal.as_bytes());
+        let text = match case {
+            Case::Insensitive => Cow::Owned(text.to_ascii_lowercase()),
+            Case::Sensitive => Cow::Borrowed(text),
+        };
+        match start_problem(field, &text) {
+            None => return None,
+            Some(problem) => {
+                first.get_or_insert(problem);
+            }
+        }
+    }
+    first
+}
+
+/// The extractor may cut a literal inside a multi-byte character; what comes
+/// before the cut is still a true beginning.
+fn valid_utf8_prefix(bytes: &[u8]) -> &str {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+    }
+}
+
+/// Literal runs that every match must contain: those of the top-level
+/// sequence, looking through groups and repetitions that happen at least once.
+fn required_literals(hir: &Hir, out: &mut Vec<String>) {
+    match hir.kind() {
+        HirKind::Literal(lit) => out.push(String::from_utf8_lossy(&lit.0).into_owned()),
+        HirKind::Concat(subs) => subs.iter().for_each(|sub| required_literals(sub, out)),
+        HirKind::Capture(capture) => required_literals(&capture.sub, out),
+        HirKind::Repetition(rep) if rep.min >= 1 => required_literals(&rep.sub, out),
+        _ => {}
+    }
+}
+
+/// Why a literal text can never be (part of) a field value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Problem {
+    /// `url` begins with a lower-case scheme, not with this.
+    UrlNotScheme,
+    /// `url` beginning with what looks like a host (`www`, `example.com`).
+    UrlHost,
+    /// `url` beginning with `/`.
+    UrlPath,
+    /// `http:` etc. not followed by `//`.
+    UrlNoSlashes(String),
+    /// `path` / `path_query` not beginning with `/`.
+    PathNoSlash,
+    /// `path` / `path_query` beginning with a scheme or `www.`.
+    PathHasScheme,
+    /// `host` / `authority…` beginning with `scheme://`.
+    SchemeFirst,
+    /// `authority…` beginning with something other than the host.
+    NoHost(char),
+    /// `authority…`: what follows the host is neither `:port` nor (with the
+    /// path) `/`.
+    AfterHost(char),
+    /// A character the field never contains.
+    Has(char),
+    QueryMark,
+    ExtensionDot,
+    DomainDot,
+    /// Upper case on a field that normalization lower-cases.
+    UpperCase,
+}
+
+/// Fields whose whole value is lower-case after normalization.
+fn is_lower_cased(field: Field) -> bool {
+    matches!(field, Field::Scheme | Field::Host | Field::Extension)
+}
+
+/// Schemes whose URLs always continue with `//` (the WHATWG special schemes).
+const SPECIAL_SCHEMES: [&str; 6] = ["http", "https", "ws", "wss", "ftp", "file"];
+
+/// Text that starts with `scheme://`.
+fn starts_with_scheme(text: &str) -> bool {
+    text.split_once("://").is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    })
+}
+
+/// Why a field value can never begin with `text`.
+fn start_problem(field: Field, text: &str) -> Option<Problem> {
+    if text.is_empty() {
+        return None;
+    }
+    let shape = match field {
+        Field::Url => url_start(text),
+        Field::Path | Field::PathQuery if !text.starts_with('/') => {
+            let lower = text.to_ascii_lowercase();
+            Some(
+                if lower.starts_with("http")
+                    || lower.starts_with("www.")
+                    || starts_with_scheme(text)
+                {
+                    Problem::PathHasScheme
+                } else {
+                    Problem::PathNoSlash
+                },
+            )
+        }
+        Field::Host if starts_with_scheme(text) => Some(Problem::SchemeFirst),
+        // Only a bracketed IPv6 host holds a `:`, and it starts with `[`.
+        Field::Host if text.contains(':') && !text.starts_with('[') => Some(Problem::Has(':')),
+        Field::Authority | Field::AuthorityPathQuery => authority_start(field, text),
+        Field::Query if text.starts_with('?') => Some(Problem::QueryMark),
+        _ => None,
+    };
+    shape.or_else(|| char_problem(field, text)).or_else(|| {
+        (is_lower_cased(field) && text.bytes().any(|b| b.is_ascii_uppercase()))
+            .then_some(Problem::UpperCase)
+    })
+}
+
+/// `url` is `scheme:` then, for the web schemes, `//`. A `.` before the
+/// first `:` is taken as a host rather than one of the rare dotted schemes.
+fn url_start(text: &str) -> Option<Problem> {
+    let first = text.chars().next()?;
+    if first == '/' {
+        return Some(Problem::UrlPath);
+    }
+    if first.is_ascii_uppercase() {
+        return Some(Problem::UpperCase);
+    }
+    if !first.is_ascii_lowercase() {
+        return Some(Problem::UrlNotScheme);
+    }
+    // No scheme starts with `www`; this is the `^www` mistake.
+    if text.starts_with("www") {
+        return Some(Problem::UrlHost);
+    }
+    let end = text
+        .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '+' || c == '-'))
+        .unwrap_or(text.len());
+    let (scheme, rest) = text.split_at(end);
+    let after = rest.strip_prefix(':');
+    match (rest.chars().next(), after) {
+        (None, _) => None,
+        (_, Some(after))
+            if SPECIAL_SCHEMES.contains(&scheme)
+                && !("//".starts_with(after) || after.starts_with("//")) =>
+        {
+            Some(Problem::UrlNoSlashes(scheme.to_string()))
+        }
+        (_, Some(_)) => None,
+        (Some('.'), _) => Some(Problem::UrlHost),
+        (Some(c), _) if c.is_ascii_uppercase() => Some(Problem::UpperCase),
+        (Some(_), _) => Some(Problem::UrlNotScheme),
+    }
+}
+
+/// `authority` is `host[:port]`; `authority_path_query` adds `/path[?query]`.
+fn authority_start(field: Field, text: &str) -> Option<Problem> {
+    if starts_with_scheme(text) {
+        return Some(Problem::SchemeFirst);
+    }
+    let host_end = if text.starts_with('[') {
+        text.find(']').map_or(text.len(), |i| i + 1)
+    } else {
+        text.find(['/', ':', '?', '#']).unwrap_or(text.len())
+    };
+    let (host, rest) = text.split_at(host_end);
+    let next = rest.chars().next()?;
+    if host.is_empty() {
+        return Some(Problem::NoHost(next));
+    }
+    let after_port = match rest.strip_prefix(':') {
+        Some(port) => {
+            let digits = port
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(port.len());
+            if digits == 0 && !port.is_empty() {
+                return Some(Problem::AfterHost(':'));
+            }
+            &port[digits..]
+        }
+        None => rest,
+    };
+    match after_port.chars().next() {
+        None => None,
+        Some('/') if field == Field::AuthorityPathQuery => None,
+        Some(c @ ('/' | '?')) if field == Field::Authority => Some(Problem::Has(c)),
+        Some(c) => Some(Problem::AfterHost(c)),
+    }
+}
+
+/// A character of `text` that the field never contains.
+fn char_problem(field: Field, text: &str) -> Option<Problem> {
+    let find = |bad: &[char]| text.chars().find(|c| bad.contains(c)).map(Problem::Has);
+    match field {
+        // The fragment is dropped when URLs are normalized (SPEC §1.1).
+        Field::Url | Field::Path | Field::Query | Field::PathQuery | Field::AuthorityPathQuery => {
+            find(&['#'])
+        }
+        Field::Authority => find(&['/', '?', '#', '@']),
+        Field::Host => find(&['/', '?', '#', '@']).or_else(|| {
+            let ipv6 = text
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() || matches!(c, ':' | '.' | '[' | ']'));
+            (text.contains(':') && (!ipv6 || text.contains("]:"))).then_some(Problem::Has(':'))
+        }),
+        Field::Scheme => text
+            .chars()
+            .find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+            .map(Problem::Has),
+        Field::Extension if text.contains('.') => Some(Problem::ExtensionDot),
+        Field::Extension => find(&['/', '?', '#']),
+        Field::Port | Field::PathDepth | Field::LinkDepth => {
+            text.chars().find(|c| !c.is_ascii_digit()).map(Problem::Has)
+        }
+        Field::ContentType | Field::Address => None,
+    }
+}
+
+impl Problem {
+    /// The reason and the fix, for `subject`; `pattern` is set for regexes,
+    /// whose fix is spelled as a rewritten pattern when that is mechanical.
+    fn explain(&self, subject: &Subject, pattern: Option<&str>) -> String {
+        let field = subject.field;
+        let value = subject.value.as_str();
+        // A `^` regex is fixed by editing just after its `^`; a literal by
+        // editing its value.
+        let after = |head: &str| pattern.and_then(|p| p.strip_prefix(head));
+        let write = |fix: Option<String>, otherwise: &str| match fix {
+            Some(fix) => format!("write `{}`", show(&fix)),
+            None => otherwise.to_string(),
+        };
+        let sensitive = "or drop case = \"sensitive\"";
+        match self {
+            Problem::UrlNotScheme => "url always starts with its scheme, e.g. `http://`; \
+                 start with `https?://` or match on host or path"
+                .to_string(),
+            Problem::UrlHost => {
+                let fix = match pattern {
+                    Some(_) => after("^").map(|rest| format!("^https?://{rest}")),
+                    None => Some(format!("https://{value}")),
+                };
+                let fix = write(fix, "put `https?://` in front");
+                format!(
+                    "url starts with the scheme, never the host; {fix} or match on field = \"host\""
+                )
+            }
+            Problem::UrlPath => "url starts with the scheme and host, never `/`; \
+                 match on field = \"path\" instead"
+                .to_string(),
+            Problem::UrlNoSlashes(scheme) => {
+                format!("url always has `//` after `{scheme}:`; add it")
+            }
+            Problem::PathNoSlash => {
+                let fix = match pattern {
+                    Some(_) => after("^").map(|rest| format!("^/{rest}")),
+                    None => Some(format!("/{value}")),
+                };
+                format!(
+                    "{field} always starts with `/`; {}",
+                    write(fix, "start it with `/`")
+                )
+            }
+            Problem::PathHasScheme => format!(
+                "{field} always starts with `/` and never holds the scheme or host; \
+                 match on field = \"url\" instead"
+            ),
+            Problem::SchemeFirst => {
+                let what = match field {
+                    Field::Host => "is just the host name",
+                    _ => "starts with the host",
+                };
+                format!("{field} {what}, never a scheme; drop the `scheme://` part or match on url")
+            }
+            Problem::NoHost(c) => format!(
+                "{field} always starts with the host, never `{}`; match on path instead",
+                show_char(*c)
+            ),
+            Problem::AfterHost(c) => {
+                let allowed = match field {
+                    Field::AuthorityPathQuery => "`:port` or the path `/…`",
+                    _ => "`:port`",
+                };
+                let c = show_char(*c);
+                format!("in {field} the host is followed only by {allowed}, never `{c}`")
+            }
+            Problem::Has(c) => has_reason(field, *c),
+            Problem::QueryMark => {
+                let fix = match pattern {
+                    Some(_) => after(r"^\?").map(|rest| format!("^{rest}")),
+                    None => value.strip_prefix('?').map(str::to_string),
+                };
+                format!(
+                    "query never includes the leading `?`; {}",
+                    write(fix, "drop the `?`")
+                )
+            }
+            Problem::ExtensionDot => {
+                let fix = match pattern {
+                    Some(_) => after(r"^\.")
+                        .map(|rest| format!("^{rest}"))
+                        .or_else(|| after(r"\.").map(str::to_string)),
+                    None => value.strip_prefix('.').map(str::to_ascii_lowercase),
+                };
+                let fix = write(fix, "drop the `.`");
+                format!("extension never contains `.` (`file.PDF` has extension `pdf`); {fix}")
+            }
+            Problem::DomainDot => format!(
+                "`domain` adds the `.` itself and already covers subdomains; write `{}`",
+                show(value.trim_start_matches('.'))
+            ),
+            Problem::UpperCase if field == Field::Url => format!(
+                "the scheme at the start of url is lower-case after normalization; \
+                 write it in lower case {sensitive}"
+            ),
+            Problem::UpperCase => {
+                let fix = match pattern {
+                    Some(_) => "write the pattern in lower case".to_string(),
+                    None => format!("write `{}`", show(&value.to_ascii_lowercase())),
+                };
+                format!("{field} is lower-case after normalization; {fix} {sensitive}")
+            }
+        }
+    }
+}
+
+fn has_reason(field: Field, c: char) -> String {
+    let shown = show_char(c);
+    match (field, c) {
+        (_, '#') => {
+            format!("{field} never contains `#`: the fragment is dropped when URLs are normalized")
+        }
+        (Field::Host, '/') => {
+            "host never contains `/`; match on url or authority_path_query".to_string()
+        }
+        (Field::Host, ':') => "host never contains `:` (the port is not part of it, \
+             IPv6 hosts are bracketed); match on authority"
+            .to_string(),
+        (Field::Authority, '/' | '?') => format!(
+            "authority never contains `{shown}` (it ends after the port); \
+             match on authority_path_query"
+        ),
+        (Field::Scheme, _) => {
+            format!("scheme is just the name, e.g. `http`, and never contains `{shown}`")
+        }
+        (Field::Port | Field::PathDepth | Field::LinkDepth, _) => format!(
+            "{field} is a number and never contains `{shown}`; match digits only, or use `range`"
+        ),
+        _ => format!("{field} never contains `{shown}`"),
+    }
+}
+
+fn show_char(c: char) -> String {
+    show(c.encode_utf8(&mut [0; 4]))
+}
+
+/// A value as it appears inside backticks in a one-line message: control
+/// characters escaped and long values shortened.
+fn show(text: &str) -> String {
+    const MAX_CHARS: usize = 160;
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == MAX_CHARS {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::model::{Cidr, Condition, Range, Rule};
+
+    fn test(field: Field, matcher: Matcher, case: Case) -> Test {
+        Test {
+            field,
+            matcher,
+            case,
+        }
+    }
+
+    fn kinds(t: &Test) -> Vec<LintKind> {
+        lint_test(t).into_iter().map(|(kind, _)| kind).collect()
+    }
+
+    #[test]
+    fn regex_cases() {
+        use Field::*;
+        use LintKind::*;
+        let cases: &[(&str, Field, Option<LintKind>)] = &[
+            // Seed 000: the two escaping warnings, and their fixed forms.
+            ("application/epub+zip", ContentType, Some(UnescapedPlus)),
+            (r"application/epub\+zip", ContentType, None),
+            ("image/svg+xml", ContentType, Some(UnescapedPlus)),
+            ("^application/epub+zip$", ContentType, Some(UnescapedPlus)),
+            ("example.com", Host, Some(UnescapedDot)),
+            (r"example\.com", Host, None),
+            ("www.ibm.com", Url, Some(UnescapedDot)),
+            (r"\.anu.edu\.au", Url, Some(UnescapedDot)),
+            ("(www.)?", Host, None),
+            ("a.?b", Url, None),
+            ("foo.+bar", Url, None),
+            ("foo.*bar", Url, None),
+            ("[.]com", Url, None),
+            ("[].]com", Url, None),
+            (r"[\].]com", Url, None),
+            (".com", Url, None),
+            ("com.", Url, None),
+            (r".*\.pdf$", Path, None),
+            (r"[a-z]+\.html", Path, None),
+            (r"\w+/\w+", ContentType, None),
+            ("a+", Url, None),
+            ("ab+c", Url, None),
+            ("^text/html+", ContentType, None),
+            // Anchors against the field's shape.
+            ("^http", Path, Some(ImpossibleAnchor)),
+            ("^http", Url, None),
+            ("^/folder", Path, None),
+            ("^folder", Path, Some(ImpossibleAnchor)),
+            ("^www", Url, Some(ImpossibleAnchor)),
+            ("^/", Url, Some(ImpossibleAnchor)),
+            (r"^example\.com", Url, Some(ImpossibleAnchor)),
+            (r"^https?://www\.", Url, None),
+            ("^(?:file|ftp|mailto):", Url, None),
+            ("^http:www", Url, Some(ImpossibleAnchor)),
+            ("^HTTP", Url, None),
+            ("^(/a|b)", Path, None),
+            ("^(a|b)", Path, Some(ImpossibleAnchor)),
+            ("(?m)^folder", Path, Some(ImpossibleAnchor)),
+            (r"^.*folder", Path, None),
+            ("^http://", Host, Some(ImpossibleAnchor)),
+            ("^http://", Authority, Some(ImpossibleAnchor)),
+            ("^http://", AuthorityPathQuery, Some(ImpossibleAnchor)),
+            (r"^www\.example\.com:8080$", Authority, None),
+            (r"^www\.example\.com/folder", AuthorityPathQuery, None),
+            (
+                r"^www\.example\.com/folder",
+                Authority,
+                Some(ImpossibleAnchor),
+            ),
+            (r"^/folder", AuthorityPathQuery, Some(ImpossibleAnchor)),
+            (r"^\?sort", Query, Some(ImpossibleAnchor)),
+            ("^sort=", Query, None),
+            (r"^\.", Extension, Some(ImpossibleAnchor)),
+            ("^pdf$", Extension, None),
+            ("^https:", Scheme, Some(ImpossibleAnchor)),
+            (r"^\[::1\]", Host, None),
+            // Text the field never contains, anywhere in the match.
+            (r"example\.com/", Host, Some(NeverMatches)),
+            (r"example\.com:8080", Host, Some(NeverMatches)),
+            (r"\[::1\]", Host, None),
+            ("#top", Path, Some(NeverMatches)),
+            (r"\.pdf$", Extension, Some(NeverMatches)),
+            (":80", Port, Some(NeverMatches)),
+            ("^80$", Port, None),
+            // Does not parse: the compiler reports it, lint stays quiet.
+            ("example.com(", Host, None),
+        ];
+        for &(pattern, field, expect) in cases {
+            let t = test(field, Matcher::Regex(pattern.into()), Case::Insensitive);
+            let got = kinds(&t);
+            assert_eq!(
+                got,
+                expect.into_iter().collect::<Vec<_>>(),
+                "regex {pattern:?} on {field}: {:?}",
+                lint_test(&t)
+            );
+        }
+    }
+
+    #[test]
+    fn literal_and_matcher_cases() {
+        use Case::*;
+        use Field::*;
+        use LintKind::*;
+        let cidr: Cidr = "10.0.0.0/8".parse().unwrap();
+        let range: Range = "[1:3]".parse().unwrap();
+        let cases: Vec<(Field, Matcher, Case, Option<LintKind>)> = vec![
+            (
+                Path,
+                Matcher::Prefix("folder/".into()),
+                Insensitive,
+                Some(ImpossibleAnchor),
+            ),
+            (Path, Matcher::Prefix("/folder/".into()), Insensitive, None),
+            (
+                Path,
+                Matcher::Wildcard("*/private/*".into()),
+                Insensitive,
+                None,
+            ),
+            (
+                Path,
+                Matcher::Wildcard("private/*".into()),
+                Insensitive,
+                Some(ImpossibleAnchor),
+            ),
+            (
+                Url,
+                Matcher::Prefix("www.ibm.com/".into()),
+                Insensitive,
+                Some(ImpossibleAnchor),
+            ),
+            (
+                Url,
+                Matcher::Prefix("HTTP://www.ibm.com/".into()),
+                Insensitive,
+                None,
+            ),
+            (
+                Url,
+                Matcher::Wildcard("http://*.ibm.com/*".into()),
+                Insensitive,
+                None,
+            ),
+            (
+                Host,
+                Matcher::Wildcard("*.corp.example".into()),
+                Insensitive,
+                None,
+            ),
+            (
+                Authority,
+                Matcher::Prefix("example.com/".into()),
+                Insensitive,
+                Some(ImpossibleAnchor),
+            ),
+            (
+                Query,
+                Matcher::Exact("?a=1".into()),
+                Insensitive,
+                Some(ImpossibleAnchor),
+            ),
+            (
+                Extension,
+                Matcher::Exact(".pdf".into()),
+                Insensitive,
+                Some(ImpossibleAnchor),
+            ),
+            (
+                Extension,
+                Matcher::Suffix(".pdf".into()),
+                Insensitive,
+                Some(ImpossibleAnchor),
+            ),
+            (Extension, Matcher::Exact("pdf".into()), Insensitive, None),
+            (Extension, Matcher::Exact("PDF".into()), Insensitive, None),
+            (
+                Extension,
+                Matcher::Exact("PDF".into()),
+                Sensitive,
+                Some(NeverMatches),
+            ),
+            (
+                Scheme,
+                Matcher::Exact("HTTP".into()),
+                Sensitive,
+                Some(NeverMatches),
+            ),
+            (
+                Scheme,
+                Matcher::Exact("http:".into()),
+                Insensitive,
+                Some(ImpossibleAnchor),
+            ),
+            (
+                Host,
+                Matcher::Exact("WWW.IBM.COM".into()),
+                Sensitive,
+                Some(NeverMatches),
+            ),
+            (Path, Matcher::Exact("/A.HTML".into()), Sensitive, None),
+            (
+                Path,
+                Matcher::Contains("#top".into()),
+                Insensitive,
+                Some(NeverMatches),
+            ),
+            (
+                Host,
+                Matcher::Contains("/".into()),
+                Insensitive,
+                Some(NeverMatches),
+            ),
+            (
+                Host,
+                Matcher::Domain("example.com".into()),
+                Insensitive,
+                None,
+            ),
+            (
+                Url,
+                Matcher::Domain("example.com".into()),
+                Insensitive,
+                Some(NeverMatches),
+            ),
+            (
+                Host,
+                Matcher::Domain(".example.com".into()),
+                Insensitive,
+                Some(NeverMatches),
+            ),
+            (
+                Host,
+                Matcher::Domain("http://example.com".into()),
+                Insensitive,
+                Some(NeverMatches),
+            ),
+            (Address, Matcher::Cidr(cidr), Insensitive, None),
+            (Host, Matcher::Cidr(cidr), Insensitive, Some(NeverMatches)),
+            (
+                Address,
+                Matcher::Range(range),
+                Insensitive,
+                Some(NeverMatches),
+            ),
+            (Path, Matcher::Range(range), Insensitive, None),
+            (PathDepth, Matcher::Range(range), Insensitive, None),
+        ];
+        for (field, matcher, case, expect) in cases {
+            let t = test(field, matcher, case);
+            let got = kinds(&t);
+            assert_eq!(
+                got,
+                expect.into_iter().collect::<Vec<_>>(),
+                "{t}: {:?}",
+                lint_test(&t)
+            );
+        }
+        // Upper case on a lower-cased field is reported once, not also as a
+        // bad anchor.
+        let t = test(Host, Matcher::Prefix("WWW.".into()), Sensitive);
+        assert_eq!(kinds(&t), [NeverMatches]);
+    }
+
+    /// The messages name the fix concretely, as seed 000 does.
+    #[test]
+    fn messages_say_how_to_fix() {
+        let cases = [
+            (
+                Field::Host,
+                Matcher::Regex("example.com".into()),
+                r"write `example\.com`",
+            ),
+            (
+                Field::Url,
+                Matcher::Regex("www.ibm.com".into()),
+                r"write `www\.ibm\.com`",
+            ),
+            (
+                Field::ContentType,
+                Matcher::Regex("application/epub+zip".into()),
+                r"write `application/epub\+zip`",
+            ),
+            (
+                Field::Path,
+                Matcher::Prefix("folder/".into()),
+                "write `/folder/`",
+            ),
+            (
+                Field::Path,
+                Matcher::Regex("^folder".into()),
+                "write `^/folder`",
+            ),
+            (
+                Field::Path,
+                Matcher::Regex("^http".into()),
+                "field = \"url\"",
+            ),
+            (
+                Field::Url,
+                Matcher::Regex(r"^www\.".into()),
+                r"write `^https?://www\.`",
+            ),
+            (
+                Field::Url,
+                Matcher::Prefix("www.ibm.com".into()),
+                "write `https://www.ibm.com`",
+            ),
+            (
+                Field::Query,
+                Matcher::Regex(r"^\?sort".into()),
+                "write `^sort`",
+            ),
+            (
+                Field::Extension,
+                Matcher::Suffix(".PDF".into()),
+                "write `pdf`",
+            ),
+            (
+                Field::Extension,
+                Matcher::Regex(r"^\.pdf$".into()),
+                "write `^pdf$`",
+            ),
+            (
+                Field::Host,
+                Matcher::Domain(".ibm.com".into()),
+                "write `ibm.com`",
+            ),
+            (Field::Host, Matcher::Domain("ibm.com".into()), ""),
+        ];
+        for (field, matcher, want) in cases {
+            let t = test(field, matcher, Case::Insensitive);
+            let lints = lint_test(&t);
+            if want.is_empty() {
+                assert!(lints.is_empty(), "{t}: {lints:?}");
+                continue;
+            }
+            assert_eq!(lints.len(), 1, "{t}: {lints:?}");
+            assert!(
+                lints[0].1.contains(want),
+                "{t}: {:?} should contain {want:?}",
+                lints[0].1
+            );
+            assert!(!lints[0].1.contains('\n'));
+        }
+        let t = test(
+            Field::Url,
+            Matcher::Regex("a\nb.c".into()),
+            Case::Insensitive,
+        );
+        assert!(lint_test(&t).iter().all(|(_, m)| !m.contains('\n')));
+    }
+
+    #[test]
+    fn lint_rules_reports_paths_and_lines() {
+        let regex = |field, p: &str| {
+            Condition::Test(test(field, Matcher::Regex(p.into()), Case::Insensitive))
+        };
+        let mut outer = Rule::new("outer", 5);
+        outer.condition = Some(Condition::All(vec![
+            regex(Field::Host, "example.com"),
+            Condition::Not(Box::new(Condition::Test(test(
+                Field::Path,
+                Matcher::Prefix("folder/".into()),
+                Case::Insensitive,
+            )))),
+        ]));
+        let mut clean_inner = Rule::new("clean inner", 8);
+        clean_inner.condition = Some(regex(Field::Path, r"\.pdf$"));
+        let mut inner = Rule::new("inner", 9);
+        inner.condition = Some(Condition::Any(vec![regex(
+            Field::ContentType,
+            "application/epub+zip",
+        )]));
+        outer.rules = vec![clean_inner, inner];
+        let mut clean = Rule::new("clean", 2);
+        clean.condition = Some(regex(Field::Host, r"example\.com"));
+        let set = RuleSet {
+            rules: vec![clean, outer, Rule::new("no condition", 12)],
+            ..RuleSet::default()
+        };
+
+        let got: Vec<(Vec<usize>, usize, LintKind)> = lint_rules(&set)
+            .into_iter()
+            .map(|l| (l.path, l.line, l.kind))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (vec![2], 5, LintKind::UnescapedDot),
+                (vec![2], 5, LintKind::ImpossibleAnchor),
+                (vec![2, 2], 9, LintKind::UnescapedPlus),
+            ]
+        );
+    }
+
+    /// Xorshift over an alphabet heavy in regex syntax: no input may panic.
+    #[test]
+    fn arbitrary_patterns_do_not_panic() {
+        const ALPHABET: &[char] = &[
+            '.', '+', '*', '?', '(', ')', '[', ']', '{', '}', '^', '$', '\\', '|', '/', ':', '-',
+            '#', 'a', 'b', 'z', 'A', 'W', '0', '9', ',', ' ', '\n', 'é', 'K', 'ſ', '=', '&', '@',
+            'x', 'p', 'P', '<', '>', '!',
+        ];
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..4000 {
+            let len = (next() % 24) as usize;
+            let text: String = (0..len)
+                .map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize])
+                .collect();
+            let field = Field::ALL[(next() % Field::ALL.len() as u64) as usize];
+            let case = if next() % 2 == 0 {
+                Case::Insensitive
+            } else {
+                Case::Sensitive
+            };
+            for matcher in [
+                Matcher::Regex(text.clone()),
+                Matcher::Exact(text.clone()),
+                Matcher::Prefix(text.clone()),
+                Matcher::Suffix(text.clone()),
+                Matcher::Contains(text.clone()),
+                Matcher::Wildcard(text.clone()),
+                Matcher::Domain(text.clone()),
+            ] {
+                for (_, message) in lint_test(&test(field, matcher, case)) {
+                    assert!(!message.contains('\n'), "{message:?}");
+                }
+            }
+        }
+    }
+}

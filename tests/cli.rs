@@ -1,0 +1,284 @@
+//! The command-line contract of SPEC §5, run against the built binary:
+//! JSON keys, exit statuses, error messages naming file and line, `check`
+//! streaming past bad lines, and no panic on random input.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_crawlspace"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("binary runs")
+}
+
+fn run_with_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let data = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("binary finishes");
+    writer.join().expect("writer thread");
+    out
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A temporary rules file that lives as long as the returned guard.
+fn rules_file(name: &str, content: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(name);
+    std::fs::write(&path, content).expect("write rules");
+    (dir, path)
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
+
+const FUNNELBACK: &str = "include_patterns=/red,/green,/blue\nexclude_patterns=/green/olive\n";
+
+#[test]
+fn explain_json_has_the_contract_keys() {
+    let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);
+    let out = run(&["explain", "--rules", path_str(&rules), "--json", "http://example.com/green/olive#frag"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    for key in ["url", "fetch", "save", "follow", "filtered", "priority", "queue", "log", "trace"] {
+        assert!(v.get(key).is_some(), "missing key {key} in {v}");
+    }
+    assert_eq!(v["url"], "http://example.com/green/olive");
+    assert_eq!(v["filtered"], true);
+    assert_eq!(v["fetch"], false);
+    assert_eq!(v["queue"], "none");
+    assert_eq!(v["priority"], 0);
+    let trace = v["trace"].as_array().expect("trace array");
+    assert_eq!(trace.len(), 2, "explain shows every rule visited: {v}");
+    assert_eq!(trace[1]["line"], 2);
+    assert_eq!(trace[1]["filtered"], true);
+    assert_eq!(trace[1]["step"], "matched");
+}
+
+#[test]
+fn explain_text_names_the_deciding_rule() {
+    let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);
+    let out = run(&["explain", "--rules", path_str(&rules), "http://example.com/orange", "http://example.com/green/emerald"]);
+    assert!(out.status.success());
+    let s = text(&out.stdout);
+    assert!(s.contains("http://example.com/orange\n  verdict: FILTERED"), "{s}");
+    assert!(s.contains("filtered by rule 1 \"include_patterns\" (line 1)"), "{s}");
+    assert!(s.contains("http://example.com/green/emerald\n  verdict: fetch + save + follow; queue index_follow"), "{s}");
+}
+
+#[test]
+fn explain_uses_content_type_address_and_link_depth() {
+    let rules_text = r#"
+[[rules]]
+name = "pdf is saved, not scanned"
+match = { field = "content_type", exact = "application/pdf" }
+action = "download-no-scan"
+[[rules]]
+name = "lan only"
+match = { field = "address", cidr = "10.0.0.0 255.0.0.0" }
+filter = "must-have"
+[[rules]]
+name = "shallow"
+match = { field = "link_depth", range = "[3:]" }
+action = "exclude"
+"#;
+    let (_dir, rules) = rules_file("r.toml", rules_text);
+    let r = path_str(&rules);
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = run(args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+    let v = json(&["explain", "--rules", r, "--json", "http://h/a"]);
+    assert_eq!(v["pending"], serde_json::json!(["address", "content_type"]));
+    let v = json(&["explain", "--rules", r, "--json", "--content-type", "application/pdf; charset=x", "--address", "10.9.9.9", "http://h/a"]);
+    assert_eq!((v["fetch"].clone(), v["follow"].clone(), v["queue"].clone()), (true.into(), false.into(), "index".into()));
+    assert_eq!(v["pending"], serde_json::json!([]));
+    let v = json(&["explain", "--rules", r, "--json", "--address", "192.0.2.1", "http://h/a"]);
+    assert_eq!(v["filtered"], true);
+    let v = json(&["explain", "--rules", r, "--json", "--link-depth", "3", "--address", "10.0.0.1", "http://h/a"]);
+    assert_eq!(v["fetch"], false);
+}
+
+#[test]
+fn check_streams_and_reports_bad_urls() {
+    let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);
+    let input = b"http://example.com/red\nnot a url\n\nhttp://example.com/orange\r\nhttp://exa\xffmple.com/blue\n";
+    let out = run_with_stdin(&["check", "--rules", path_str(&rules)], input);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines: Vec<serde_json::Value> =
+        text(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("each line is JSON")).collect();
+    assert_eq!(lines.len(), 4, "blank lines are skipped, every other line answers");
+    assert_eq!(lines[0]["filtered"], false);
+    assert_eq!(lines[0]["queue"], "index_follow");
+    assert_eq!(lines[1]["url"], "not a url");
+    assert!(lines[1]["error"].as_str().is_some_and(|e| !e.is_empty()));
+    assert_eq!(lines[2]["url"], "http://example.com/orange");
+    assert_eq!(lines[2]["filtered"], true);
+    assert!(lines[3].get("error").is_some() || lines[3].get("fetch").is_some());
+}
+
+#[test]
+fn malformed_rules_exit_2_naming_file_and_line() {
+    let cases: [(&str, &str, &str); 7] = [
+        ("bad.toml", "[[rules]]\nmatch = { field = \"path\", regex = \"x\" }\nactoin = \"exclude\"\n", "bad.toml:3:"),
+        ("bad.toml", "[[rules]]\nmatch = { field = \"colour\", exact = \"x\" }\n", "bad.toml:2:"),
+        ("bad.toml", "[[rules]]\nmatch = { field = \"path\", range = \"[9:1]\" }\n", "bad.toml:2:"),
+        ("bad.txt", "allow domain ok.example\nallow address 9.0.0.0 255.0.0\n", "bad.txt:2:"),
+        ("bad.xml", "<Rules>\n<Rule>\n<Path val=\"/x\">\n</Rule>\n</Rules>\n", "bad.xml:"),
+        ("bad.cfg", "include_patterns=/a\nthis line is not a setting\n", "bad.cfg:2:"),
+        ("bad.txt", "+^http://\n*oops\n", "bad.txt:2:"),
+    ];
+    for (name, content, needle) in cases {
+        let (_dir, rules) = rules_file(name, content);
+        for command in ["explain", "rules", "check"] {
+            let mut args = vec![command, "--rules", path_str(&rules)];
+            if command == "explain" {
+                args.push("http://h/");
+            }
+            let out = run_with_stdin(&args, b"");
+            assert_eq!(out.status.code(), Some(2), "{command} {name}: {}", text(&out.stderr));
+            let err = text(&out.stderr);
+            assert!(err.contains(needle), "{command}: {err:?} should contain {needle:?}");
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+    let out = run(&["rules", "--rules", "/no/such/file.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("/no/such/file.toml"));
+}
+
+#[test]
+fn bad_url_on_the_command_line_exits_2() {
+    let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);
+    let out = run(&["explain", "--rules", path_str(&rules), "www.ibm.com", "http://example.com/red"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("www.ibm.com"));
+    assert!(text(&out.stdout).contains("http://example.com/red"), "the good URL is still explained");
+}
+
+#[test]
+fn broken_regex_is_reported_on_stderr_and_the_rest_applies() {
+    let (_dir, rules) = rules_file(
+        "r.toml",
+        "[[rules]]\nname = \"bad\"\nmatch = { field = \"path\", regex = '(' }\naction = \"exclude\"\n[[rules]]\nname = \"good\"\nmatch = { field = \"path\", suffix = \".gif\" }\naction = \"exclude\"\n",
+    );
+    for command in ["explain", "rules", "check"] {
+        let mut args = vec![command, "--rules", path_str(&rules)];
+        if command == "explain" {
+            args.push("http://h/x.gif");
+        }
+        let out = run_with_stdin(&args, b"http://h/x.gif\n");
+        assert!(out.status.success(), "{command}");
+        let err = text(&out.stderr);
+        assert!(err.contains("r.toml:1: rule 1 \"bad\" is disabled: regex `(` does not compile"), "{command}: {err}");
+    }
+    let out = run_with_stdin(&["check", "--rules", path_str(&rules)], b"http://h/x.gif\n");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["fetch"], false, "the good rule still applies");
+}
+
+#[test]
+fn rules_lists_numbers_lines_state_and_lints() {
+    let (_dir, rules) = rules_file(
+        "r.toml",
+        r#"[[rules]]
+name = "hosts"
+match = { field = "url", regex = 'example.com' }
+action = "exclude"
+[[rules]]
+name = "off"
+enabled = false
+match = { field = "path", prefix = "/x" }
+  [[rules.rules]]
+  name = "child"
+  match = { field = "path", regex = '^http' }
+"#,
+    );
+    let out = run(&["rules", "--rules", path_str(&rules)]);
+    assert!(out.status.success());
+    let s = text(&out.stdout);
+    assert!(s.contains("(native dialect): 3 rules, disposition allow"), "{s}");
+    assert!(s.contains("#1") && s.contains("line 1") && s.contains("enabled"), "{s}");
+    assert!(s.contains("#2") && s.contains("line 5") && s.contains("disabled"), "{s}");
+    assert!(s.contains("2.1"), "nested rules are numbered: {s}");
+    assert!(s.contains("DISABLED: disabled in the rules file"), "{s}");
+    assert!(s.contains("lint:") && s.contains("example\\.com"), "{s}");
+}
+
+#[test]
+fn import_prints_native_toml_that_parses_back() {
+    let (dir, rules) = rules_file("rules.txt", "allow domain www.ibm.com\nforbid domain *\n");
+    let out = run(&["import", "--dialect", "wca", path_str(&rules)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let toml = text(&out.stdout);
+    assert!(toml.contains("[[rules]]") && toml.contains("first_match = true"), "{toml}");
+    let native = dir.path().join("native.toml");
+    std::fs::write(&native, &toml).expect("write");
+    let out = run(&["explain", "--rules", path_str(&native), "--json", "http://www.ibm.com/", "http://other.com/"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines: Vec<serde_json::Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("json")).collect();
+    assert_eq!(lines[0]["filtered"], false);
+    assert_eq!(lines[1]["filtered"], true);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [&["explain"][..], &["check"], &["import"], &["explain", "--rules", "x", "--dialect", "klingon", "http://h/"]] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
+
+/// Random bytes on stdin never make `check` panic or stop early.
+#[test]
+fn check_survives_random_input() {
+    let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut input = Vec::new();
+    let mut lines = 0;
+    for _ in 0..2000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let len = (state % 80) as usize;
+        let prefix: &[u8] = match state % 4 {
+            0 => b"http://",
+            1 => b"https://h/",
+            _ => b"",
+        };
+        input.extend_from_slice(prefix);
+        for i in 0..len {
+            let b = (state >> (i % 56)) as u8;
+            if b != b'\n' {
+                input.push(b);
+            }
+        }
+        input.push(b'\n');
+        lines += 1;
+    }
+    let out = run_with_stdin(&["check", "--rules", path_str(&rules)], &input);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let answered = text(&out.stdout).lines().count();
+    assert!(answered > 0 && answered <= lines);
+    for line in text(&out.stdout).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("each line is JSON");
+        assert!(v.get("error").is_some() || v.get("queue").is_some());
+    }
+}
