@@ -18,7 +18,9 @@
 //!   block, so no later forbid of that type can apply.
 //!
 //! Matching, all case-sensitive as WCA documents ("host name matching is case
-//! sensitive"):
+//! sensitive"). URLs reach the rules normalized (lower-case scheme and host,
+//! no default port), so targets are normalized the same way on import; a
+//! target written `Sales.IBM.com` would otherwise never match anything.
 //!
 //! - domain: `host wildcard TARGET`; with `:port` it is
 //!   `all(host wildcard HOST, port exact PORT)`, since such a rule "applies
@@ -155,8 +157,9 @@ fn parse_line(trimmed: &str, line: usize) -> Result<(Kind, Rule), LineError> {
             })
         }
         Kind::Prefix => {
+            let target = normalize_prefix_target(target);
             let pattern = if target.ends_with('*') {
-                target.to_string()
+                target
             } else {
                 format!("{target}*")
             };
@@ -174,6 +177,30 @@ fn parse_line(trimmed: &str, line: usize) -> Result<(Kind, Rule), LineError> {
     Ok((kind, rule))
 }
 
+/// Writes a prefix target the way URLs are normalized before rules see them
+/// (lower-case scheme and host, no default port), or it could never match:
+/// `HTTP://Sales.IBM.com:80/x*` becomes `http://sales.ibm.com/x*`. The path
+/// keeps its case.
+fn normalize_prefix_target(target: &str) -> String {
+    let Some((scheme, rest)) = target.split_once("://") else {
+        return target.to_string();
+    };
+    let scheme = scheme.to_ascii_lowercase();
+    let (authority, path) = rest.find('/').map_or((rest, ""), |i| rest.split_at(i));
+    let mut authority = authority.to_ascii_lowercase();
+    let default_port = match scheme.as_str() {
+        "http" => Some(":80"),
+        "https" => Some(":443"),
+        _ => None,
+    };
+    if let Some(port) = default_port
+        && authority.ends_with(port)
+    {
+        authority.truncate(authority.len() - port.len());
+    }
+    format!("{scheme}://{authority}{path}")
+}
+
 /// The condition of a domain rule: the host pattern, plus the port when the
 /// target names one (`sales.ibm.com:443`, `[2001:db8::1]:8080`).
 fn domain_condition(target: &str) -> Result<Condition, String> {
@@ -184,7 +211,7 @@ fn domain_condition(target: &str) -> Result<Condition, String> {
     let Some((host, port)) = split else {
         return Ok(sensitive(
             Field::Host,
-            Matcher::Wildcard(target.to_string()),
+            Matcher::Wildcard(target.to_ascii_lowercase()),
         ));
     };
     if host.is_empty() {
@@ -199,7 +226,7 @@ fn domain_condition(target: &str) -> Result<Condition, String> {
             format!("bad port `{port}` in `{target}` (expected a number from 0 to 65535)")
         })?;
     Ok(Condition::All(vec![
-        sensitive(Field::Host, Matcher::Wildcard(host.to_string())),
+        sensitive(Field::Host, Matcher::Wildcard(host.to_ascii_lowercase())),
         // The `port` field is the decimal effective port, so `0443` is written `443`.
         sensitive(Field::Port, Matcher::Exact(port.to_string())),
     ]))
@@ -400,7 +427,19 @@ mod tests {
             ),
             (
                 "forbid HTTPS://x.example/a",
-                wildcard(Field::Url, "HTTPS://x.example/a*"),
+                wildcard(Field::Url, "https://x.example/a*"),
+            ),
+            (
+                "forbid prefix http://Sales.IBM.com:80/Public/*",
+                wildcard(Field::Url, "http://sales.ibm.com/Public/*"),
+            ),
+            (
+                "forbid prefix https://h.example:443",
+                wildcard(Field::Url, "https://h.example*"),
+            ),
+            (
+                "allow domain Sales.IBM.com",
+                wildcard(Field::Host, "sales.ibm.com"),
             ),
             (
                 "ALLOW Domain a.example:0443",
