@@ -5,7 +5,7 @@
 //! and its doc comment quotes the sentence it checks. Rules are written in
 //! the seed's own dialect where crawlspace imports it (Funnelback, WCA,
 //! Exalead) and in native TOML otherwise (WebCopy, Watson Explorer). The last
-//! section loads the example files in `tests/fixtures/seeds/` (one per
+//! section loads the example files in `config/examples/` (one per
 //! dialect, also used by the CLI tests) with dialect detection.
 //!
 //! Every verdict is computed three ways and they must agree: the fast path
@@ -88,9 +88,9 @@ fn native(text: &str) -> CompiledRules {
     compile(Dialect::Native, text)
 }
 
-/// Loads a file of `tests/fixtures/seeds/` with dialect detection.
+/// Loads a file of `config/examples/` with dialect detection.
 fn fixture(name: &str) -> (Dialect, CompiledRules) {
-    let path = format!("{}/tests/fixtures/seeds/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/config/examples/{name}", env!("CARGO_MANIFEST_DIR"));
     let loaded = dialect::load(&path, DialectChoice::Auto)
         .unwrap_or_else(|e| panic!("{path} does not load: {e:?}"));
     (loaded.dialect, CompiledRules::new(&loaded.parsed.rules))
