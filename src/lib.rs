@@ -6,5 +6,5 @@
 //! - [`cli`]: the command line of SPEC §5 (clap) and the rule commands
 //!   `explain`, `check`, `import`, `rules`.
 
-pub mod rules;
 pub mod cli;
+pub mod rules;

@@ -53,10 +53,18 @@ const FUNNELBACK: &str = "include_patterns=/red,/green,/blue\nexclude_patterns=/
 #[test]
 fn explain_json_has_the_contract_keys() {
     let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);
-    let out = run(&["explain", "--rules", path_str(&rules), "--json", "http://example.com/green/olive#frag"]);
+    let out = run(&[
+        "explain",
+        "--rules",
+        path_str(&rules),
+        "--json",
+        "http://example.com/green/olive#frag",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
-    for key in ["url", "fetch", "save", "follow", "filtered", "priority", "queue", "log", "trace"] {
+    for key in [
+        "url", "fetch", "save", "follow", "filtered", "priority", "queue", "log", "trace",
+    ] {
         assert!(v.get(key).is_some(), "missing key {key} in {v}");
     }
     assert_eq!(v["url"], "http://example.com/green/olive");
@@ -74,12 +82,29 @@ fn explain_json_has_the_contract_keys() {
 #[test]
 fn explain_text_names_the_deciding_rule() {
     let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);
-    let out = run(&["explain", "--rules", path_str(&rules), "http://example.com/orange", "http://example.com/green/emerald"]);
+    let out = run(&[
+        "explain",
+        "--rules",
+        path_str(&rules),
+        "http://example.com/orange",
+        "http://example.com/green/emerald",
+    ]);
     assert!(out.status.success());
     let s = text(&out.stdout);
-    assert!(s.contains("http://example.com/orange\n  verdict: FILTERED"), "{s}");
-    assert!(s.contains("filtered by rule 1 \"include_patterns\" (line 1)"), "{s}");
-    assert!(s.contains("http://example.com/green/emerald\n  verdict: fetch + save + follow; queue index_follow"), "{s}");
+    assert!(
+        s.contains("http://example.com/orange\n  verdict: FILTERED"),
+        "{s}"
+    );
+    assert!(
+        s.contains("filtered by rule 1 \"include_patterns\" (line 1)"),
+        "{s}"
+    );
+    assert!(
+        s.contains(
+            "http://example.com/green/emerald\n  verdict: fetch + save + follow; queue index_follow"
+        ),
+        "{s}"
+    );
 }
 
 #[test]
@@ -107,12 +132,43 @@ action = "exclude"
     };
     let v = json(&["explain", "--rules", r, "--json", "http://h/a"]);
     assert_eq!(v["pending"], serde_json::json!(["address", "content_type"]));
-    let v = json(&["explain", "--rules", r, "--json", "--content-type", "application/pdf; charset=x", "--address", "10.9.9.9", "http://h/a"]);
-    assert_eq!((v["fetch"].clone(), v["follow"].clone(), v["queue"].clone()), (true.into(), false.into(), "index".into()));
+    let v = json(&[
+        "explain",
+        "--rules",
+        r,
+        "--json",
+        "--content-type",
+        "application/pdf; charset=x",
+        "--address",
+        "10.9.9.9",
+        "http://h/a",
+    ]);
+    assert_eq!(
+        (v["fetch"].clone(), v["follow"].clone(), v["queue"].clone()),
+        (true.into(), false.into(), "index".into())
+    );
     assert_eq!(v["pending"], serde_json::json!([]));
-    let v = json(&["explain", "--rules", r, "--json", "--address", "192.0.2.1", "http://h/a"]);
+    let v = json(&[
+        "explain",
+        "--rules",
+        r,
+        "--json",
+        "--address",
+        "192.0.2.1",
+        "http://h/a",
+    ]);
     assert_eq!(v["filtered"], true);
-    let v = json(&["explain", "--rules", r, "--json", "--link-depth", "3", "--address", "10.0.0.1", "http://h/a"]);
+    let v = json(&[
+        "explain",
+        "--rules",
+        r,
+        "--json",
+        "--link-depth",
+        "3",
+        "--address",
+        "10.0.0.1",
+        "http://h/a",
+    ]);
     assert_eq!(v["fetch"], false);
 }
 
@@ -122,9 +178,15 @@ fn check_streams_and_reports_bad_urls() {
     let input = b"http://example.com/red\nnot a url\n\nhttp://example.com/orange\r\nhttp://exa\xffmple.com/blue\n";
     let out = run_with_stdin(&["check", "--rules", path_str(&rules)], input);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let lines: Vec<serde_json::Value> =
-        text(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("each line is JSON")).collect();
-    assert_eq!(lines.len(), 4, "blank lines are skipped, every other line answers");
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    assert_eq!(
+        lines.len(),
+        4,
+        "blank lines are skipped, every other line answers"
+    );
     assert_eq!(lines[0]["filtered"], false);
     assert_eq!(lines[0]["queue"], "index_follow");
     assert_eq!(lines[1]["url"], "not a url");
@@ -137,12 +199,36 @@ fn check_streams_and_reports_bad_urls() {
 #[test]
 fn malformed_rules_exit_2_naming_file_and_line() {
     let cases: [(&str, &str, &str); 7] = [
-        ("bad.toml", "[[rules]]\nmatch = { field = \"path\", regex = \"x\" }\nactoin = \"exclude\"\n", "bad.toml:3:"),
-        ("bad.toml", "[[rules]]\nmatch = { field = \"colour\", exact = \"x\" }\n", "bad.toml:2:"),
-        ("bad.toml", "[[rules]]\nmatch = { field = \"path\", range = \"[9:1]\" }\n", "bad.toml:2:"),
-        ("bad.txt", "allow domain ok.example\nallow address 9.0.0.0 255.0.0\n", "bad.txt:2:"),
-        ("bad.xml", "<Rules>\n<Rule>\n<Path val=\"/x\">\n</Rule>\n</Rules>\n", "bad.xml:"),
-        ("bad.cfg", "include_patterns=/a\nthis line is not a setting\n", "bad.cfg:2:"),
+        (
+            "bad.toml",
+            "[[rules]]\nmatch = { field = \"path\", regex = \"x\" }\nactoin = \"exclude\"\n",
+            "bad.toml:3:",
+        ),
+        (
+            "bad.toml",
+            "[[rules]]\nmatch = { field = \"colour\", exact = \"x\" }\n",
+            "bad.toml:2:",
+        ),
+        (
+            "bad.toml",
+            "[[rules]]\nmatch = { field = \"path\", range = \"[9:1]\" }\n",
+            "bad.toml:2:",
+        ),
+        (
+            "bad.txt",
+            "allow domain ok.example\nallow address 9.0.0.0 255.0.0\n",
+            "bad.txt:2:",
+        ),
+        (
+            "bad.xml",
+            "<Rules>\n<Rule>\n<Path val=\"/x\">\n</Rule>\n</Rules>\n",
+            "bad.xml:",
+        ),
+        (
+            "bad.cfg",
+            "include_patterns=/a\nthis line is not a setting\n",
+            "bad.cfg:2:",
+        ),
         ("bad.txt", "+^http://\n*oops\n", "bad.txt:2:"),
     ];
     for (name, content, needle) in cases {
@@ -153,9 +239,17 @@ fn malformed_rules_exit_2_naming_file_and_line() {
                 args.push("http://h/");
             }
             let out = run_with_stdin(&args, b"");
-            assert_eq!(out.status.code(), Some(2), "{command} {name}: {}", text(&out.stderr));
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{command} {name}: {}",
+                text(&out.stderr)
+            );
             let err = text(&out.stderr);
-            assert!(err.contains(needle), "{command}: {err:?} should contain {needle:?}");
+            assert!(
+                err.contains(needle),
+                "{command}: {err:?} should contain {needle:?}"
+            );
             assert!(!err.contains("panicked"), "{err}");
         }
     }
@@ -167,10 +261,19 @@ fn malformed_rules_exit_2_naming_file_and_line() {
 #[test]
 fn bad_url_on_the_command_line_exits_2() {
     let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);
-    let out = run(&["explain", "--rules", path_str(&rules), "www.ibm.com", "http://example.com/red"]);
+    let out = run(&[
+        "explain",
+        "--rules",
+        path_str(&rules),
+        "www.ibm.com",
+        "http://example.com/red",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("www.ibm.com"));
-    assert!(text(&out.stdout).contains("http://example.com/red"), "the good URL is still explained");
+    assert!(
+        text(&out.stdout).contains("http://example.com/red"),
+        "the good URL is still explained"
+    );
 }
 
 #[test]
@@ -187,7 +290,10 @@ fn broken_regex_is_reported_on_stderr_and_the_rest_applies() {
         let out = run_with_stdin(&args, b"http://h/x.gif\n");
         assert!(out.status.success(), "{command}");
         let err = text(&out.stderr);
-        assert!(err.contains("r.toml:1: rule 1 \"bad\" is disabled: regex `(` does not compile"), "{command}: {err}");
+        assert!(
+            err.contains("r.toml:1: rule 1 \"bad\" is disabled: regex `(` does not compile"),
+            "{command}: {err}"
+        );
     }
     let out = run_with_stdin(&["check", "--rules", path_str(&rules)], b"http://h/x.gif\n");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
@@ -214,9 +320,18 @@ match = { field = "path", prefix = "/x" }
     let out = run(&["rules", "--rules", path_str(&rules)]);
     assert!(out.status.success());
     let s = text(&out.stdout);
-    assert!(s.contains("(native dialect): 3 rules, disposition allow"), "{s}");
-    assert!(s.contains("#1") && s.contains("line 1") && s.contains("enabled"), "{s}");
-    assert!(s.contains("#2") && s.contains("line 5") && s.contains("disabled"), "{s}");
+    assert!(
+        s.contains("(native dialect): 3 rules, disposition allow"),
+        "{s}"
+    );
+    assert!(
+        s.contains("#1") && s.contains("line 1") && s.contains("enabled"),
+        "{s}"
+    );
+    assert!(
+        s.contains("#2") && s.contains("line 5") && s.contains("disabled"),
+        "{s}"
+    );
     assert!(s.contains("2.1"), "nested rules are numbered: {s}");
     assert!(s.contains("DISABLED: disabled in the rules file"), "{s}");
     assert!(s.contains("lint:") && s.contains("example\\.com"), "{s}");
@@ -228,19 +343,44 @@ fn import_prints_native_toml_that_parses_back() {
     let out = run(&["import", "--dialect", "wca", path_str(&rules)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let toml = text(&out.stdout);
-    assert!(toml.contains("[[rules]]") && toml.contains("first_match = true"), "{toml}");
+    assert!(
+        toml.contains("[[rules]]") && toml.contains("first_match = true"),
+        "{toml}"
+    );
     let native = dir.path().join("native.toml");
     std::fs::write(&native, &toml).expect("write");
-    let out = run(&["explain", "--rules", path_str(&native), "--json", "http://www.ibm.com/", "http://other.com/"]);
+    let out = run(&[
+        "explain",
+        "--rules",
+        path_str(&native),
+        "--json",
+        "http://www.ibm.com/",
+        "http://other.com/",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let lines: Vec<serde_json::Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("json")).collect();
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
     assert_eq!(lines[0]["filtered"], false);
     assert_eq!(lines[1]["filtered"], true);
 }
 
 #[test]
 fn usage_errors_exit_2() {
-    for args in [&["explain"][..], &["check"], &["import"], &["explain", "--rules", "x", "--dialect", "klingon", "http://h/"]] {
+    for args in [
+        &["explain"][..],
+        &["check"],
+        &["import"],
+        &[
+            "explain",
+            "--rules",
+            "x",
+            "--dialect",
+            "klingon",
+            "http://h/",
+        ],
+    ] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }

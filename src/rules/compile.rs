@@ -260,7 +260,10 @@ impl Builder {
                         }
                     },
                 ),
-                effects: effects_text(rule, parent.is_some_and(|p| self.nodes[p as usize].first_match)),
+                effects: effects_text(
+                    rule,
+                    parent.is_some_and(|p| self.nodes[p as usize].first_match),
+                ),
             });
             self.nodes.push(Node {
                 parent,
@@ -401,7 +404,14 @@ fn effects_text(rule: &Rule, in_first_match_block: bool) -> String {
         parts.push("first-match block".to_string());
     }
     if parts.is_empty() {
-        parts.push(if in_first_match_block { "nothing set; a match ends the block" } else { "nothing set" }.to_string());
+        parts.push(
+            if in_first_match_block {
+                "nothing set; a match ends the block"
+            } else {
+                "nothing set"
+            }
+            .to_string(),
+        );
     }
     parts.join(", ")
 }
