@@ -699,7 +699,8 @@ fn show(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::model::{Cidr, Condition, Range, Rule};
+    use crate::rules::fuzz::XorShift;
+    use crate::rules::model::{Cidr, Condition, Range, Rule, text_matchers};
 
     fn test(field: Field, matcher: Matcher, case: Case) -> Test {
         Test {
@@ -1103,33 +1104,19 @@ mod tests {
             '#', 'a', 'b', 'z', 'A', 'W', '0', '9', ',', ' ', '\n', 'é', 'K', 'ſ', '=', '&', '@',
             'x', 'p', 'P', '<', '>', '!',
         ];
-        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
         for _ in 0..4000 {
-            let len = (next() % 24) as usize;
+            let len = rng.below(24);
             let text: String = (0..len)
-                .map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize])
+                .map(|_| ALPHABET[rng.below(ALPHABET.len())])
                 .collect();
-            let field = Field::ALL[(next() % Field::ALL.len() as u64) as usize];
-            let case = if next() % 2 == 0 {
+            let field = Field::ALL[rng.below(Field::ALL.len())];
+            let case = if rng.next() % 2 == 0 {
                 Case::Insensitive
             } else {
                 Case::Sensitive
             };
-            for matcher in [
-                Matcher::Regex(text.clone()),
-                Matcher::Exact(text.clone()),
-                Matcher::Prefix(text.clone()),
-                Matcher::Suffix(text.clone()),
-                Matcher::Contains(text.clone()),
-                Matcher::Wildcard(text.clone()),
-                Matcher::Domain(text.clone()),
-            ] {
+            for matcher in text_matchers(&text) {
                 for (_, message) in lint_test(&test(field, matcher, case)) {
                     assert!(!message.contains('\n'), "{message:?}");
                 }

@@ -12,6 +12,8 @@ pub mod dialect;
 pub mod error;
 pub mod eval;
 pub mod facts;
+#[cfg(test)]
+pub(crate) mod fuzz;
 pub mod lint;
 pub mod model;
 pub mod synth;

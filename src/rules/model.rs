@@ -345,6 +345,22 @@ impl Matcher {
     }
 }
 
+/// The seven matchers that take text, each with `text`, in declaration
+/// order: tests that must cover every text matcher loop over these.
+#[cfg(test)]
+pub(crate) fn text_matchers(text: &str) -> Vec<Matcher> {
+    let text = text.to_string();
+    vec![
+        Matcher::Regex(text.clone()),
+        Matcher::Exact(text.clone()),
+        Matcher::Prefix(text.clone()),
+        Matcher::Suffix(text.clone()),
+        Matcher::Contains(text.clone()),
+        Matcher::Wildcard(text.clone()),
+        Matcher::Domain(text),
+    ]
+}
+
 /// One atom: a field, a matcher and a case mode.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Test {

@@ -732,6 +732,7 @@ fn as_literal(value: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::fuzz::XorShift;
     use crate::rules::model::Flags;
 
     fn parse_ok(text: &str) -> Parsed {
@@ -1314,24 +1315,6 @@ norm="none" kind="prefix" field="url"/>
             "</Not>".repeat(100)
         );
         assert!(parse(&deep_ok).is_ok());
-    }
-
-    /// xorshift64: a fixed, dependency-free source of test noise.
-    struct XorShift(u64);
-
-    impl XorShift {
-        fn next(&mut self) -> u64 {
-            let mut x = self.0;
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            self.0 = x;
-            x
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n.max(1) as u64) as usize
-        }
     }
 
     const VALID: &str = r#"<?xml version="1.0"?>

@@ -160,6 +160,7 @@ fn condition(value: &str) -> Option<Condition> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::fuzz;
     use crate::rules::model::RuleSet;
 
     /// A rule's name and line.
@@ -372,16 +373,9 @@ mod tests {
     /// No input makes the importer panic.
     #[test]
     fn random_input_never_panics() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
         // Half pure bytes, half built from pieces of the syntax so that the
         // deeper paths are reached too.
-        let pieces: [&[u8]; 10] = [
+        let pieces: &[&[u8]] = &[
             b"include_patterns",
             b"exclude_patterns",
             b"=",
@@ -393,18 +387,7 @@ mod tests {
             b" ",
             b"\xef\xbb\xbf",
         ];
-        for round in 0..4000 {
-            let len = (next() % 64) as usize;
-            let mut bytes = Vec::with_capacity(len * 4);
-            for _ in 0..len {
-                let r = next();
-                if round % 2 == 0 {
-                    bytes.push(r as u8);
-                } else {
-                    bytes.extend_from_slice(pieces[(r % pieces.len() as u64) as usize]);
-                }
-            }
-            let text = String::from_utf8_lossy(&bytes);
+        for text in fuzz::inputs(0x9e37_79b9_7f4a_7c15, 4000, 64, pieces) {
             let _ = parse(&text);
         }
     }

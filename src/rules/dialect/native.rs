@@ -384,23 +384,40 @@ fn condition(
     }))
 }
 
+/// The SPEC §5 example, word for word, comments included; the `write`
+/// tests print it back.
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const SPEC_EXAMPLE: &str = r#"
+pub(crate) const SPEC_EXAMPLE: &str = r#"
 [crawl]
 start = ["http://127.0.0.1:8080/"]
-disposition = "allow"
-max_link_depth = 50
+disposition = "allow"                 # allow | disallow | disallow-log
+max_link_depth = 50                   # hops from a start URL
+max_path_depth = 20                   # slashes in the path
+obey_robots = true
+sitemaps = []                         # extra sitemap URLs; robots.txt Sitemap: lines are always read
+ignore_nofollow = false
+concurrency = 16                      # requests in flight overall
+per_host = 8                          # requests in flight per host
+delay_ms = 0                          # pause between requests to one host
+timeout_s = 30
+max_body_bytes = 10485760
+max_retries = 3
+user_agent = "crawlspace/0.1"
+db = "crawl.db"                       # the sled URL log (overridden by --db)
+out = "mirror"                        # where saved pages go (overridden by --out)
 
-[queues]
+[queues]                              # weights (SPEC 2.2)
 user = 10000
+redirect = 2000
+index = 1000
+index_follow = 100
+follow = 10
+refresh = 1
 
 [[rules]]
 name = "no images"
 match = { field = "path", regex = '\.(png|gif|jpe?g)$' }
-action = "exclude"
+action = "exclude"                    # exclude | exclude-scan | download | download-no-scan
 log = true
 
 [[rules]]
@@ -408,19 +425,23 @@ name = "but keep the logo"
 match = { all = [ { field = "host", domain = "example.com" },
                   { field = "path", suffix = "/logo.png", case = "sensitive" } ] }
 action = "download"
-priority = "high"
+priority = "high"                     # highest | high | normal | low | lowest
 stop = true
 
 [[rules]]
-name = "intranet only"
+name = "intranet only"                # 001: conditions apply for …
 match = { field = "host", wildcard = "*.corp.example" }
 negate = false
 set = { fetch = true, follow = true }
   [[rules.rules]]
   name = "no private area"
   match = { field = "path", prefix = "/private/" }
-  filter = "may-not-have"
+  filter = "may-not-have"             # must-have | may-not-have
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     #[test]
     fn spec_section_5_example() {
@@ -430,7 +451,7 @@ set = { fetch = true, follow = true }
         assert_eq!(rules[0].name, "no images");
         assert_eq!(rules[0].action, Some(Action::Exclude));
         assert_eq!(rules[0].log, Some(true));
-        assert_eq!(rules[0].origin.line, 10);
+        assert_eq!(rules[0].origin.line, 28);
         assert_eq!(rules[1].priority, Some(Priority::High));
         assert!(rules[1].stop);
         let Some(Condition::All(parts)) = &rules[1].condition else {
@@ -455,7 +476,7 @@ set = { fetch = true, follow = true }
         );
         assert_eq!(rules[2].rules.len(), 1);
         assert_eq!(rules[2].rules[0].filter, Some(Filter::MayNotHave));
-        assert_eq!(rules[2].rules[0].origin.line, 29);
+        assert_eq!(rules[2].rules[0].origin.line, 47);
     }
 
     #[test]

@@ -106,6 +106,7 @@ pub fn parse(text: &str) -> Result<Parsed, LineError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::fuzz;
 
     fn child(line: usize, text: &str) -> Rule {
         let (reject, regex) = match text.split_at(1) {
@@ -248,16 +249,9 @@ mod tests {
     /// No input makes the importer panic.
     #[test]
     fn random_input_never_panics() {
-        let mut seed = 0xd1b5_4a32_d192_ed03_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
         // Half pure bytes, half built from pieces of the syntax so that the
         // deeper paths are reached too.
-        let pieces: [&[u8]; 9] = [
+        let pieces: &[&[u8]] = &[
             b"+",
             b"-",
             b"#",
@@ -268,18 +262,7 @@ mod tests {
             b"\xc3\xa9",
             b"\xef\xbb\xbf",
         ];
-        for round in 0..4000 {
-            let len = (next() % 48) as usize;
-            let mut bytes = Vec::with_capacity(len * 4);
-            for _ in 0..len {
-                let r = next();
-                if round % 2 == 0 {
-                    bytes.push(r as u8);
-                } else {
-                    bytes.extend_from_slice(pieces[(r % pieces.len() as u64) as usize]);
-                }
-            }
-            let text = String::from_utf8_lossy(&bytes);
+        for text in fuzz::inputs(0xd1b5_4a32_d192_ed03, 4000, 48, pieces) {
             let _ = parse(&text);
         }
     }

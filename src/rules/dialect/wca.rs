@@ -243,6 +243,7 @@ fn sensitive(field: Field, matcher: Matcher) -> Condition {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::fuzz;
 
     /// A block's name and line, and each child's line and whether it forbids.
     type BlockShape<'a> = (&'a str, usize, Vec<(usize, bool)>);
@@ -535,16 +536,9 @@ mod tests {
     /// No input makes the importer panic.
     #[test]
     fn random_input_never_panics() {
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
         // Half pure bytes, half built from pieces of the syntax so that the
         // deeper paths are reached too.
-        let pieces: [&[u8]; 16] = [
+        let pieces: &[&[u8]] = &[
             b"allow ",
             b"forbid ",
             b"domain ",
@@ -562,18 +556,7 @@ mod tests {
             b"\r\n",
             b"\xcc\x81",
         ];
-        for round in 0..4000 {
-            let len = (next() % 48) as usize;
-            let mut bytes = Vec::with_capacity(len * 4);
-            for _ in 0..len {
-                let r = next();
-                if round % 2 == 0 {
-                    bytes.push(r as u8);
-                } else {
-                    bytes.extend_from_slice(pieces[(r % pieces.len() as u64) as usize]);
-                }
-            }
-            let text = String::from_utf8_lossy(&bytes);
+        for text in fuzz::inputs(0x2545_f491_4f6c_dd1d, 4000, 48, pieces) {
             let _ = parse(&text);
         }
     }

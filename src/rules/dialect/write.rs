@@ -273,63 +273,10 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::rules::dialect::native;
+    use crate::rules::dialect::native::{self, SPEC_EXAMPLE};
     use crate::rules::model::{
-        Action, Cidr, Disposition, Field, Filter, Flags, Origin, Priority, Range,
+        Action, Cidr, Disposition, Field, Filter, Flags, Origin, Priority, Range, text_matchers,
     };
-
-    /// The SPEC §5 example, word for word.
-    const SPEC_EXAMPLE: &str = r#"
-[crawl]
-start = ["http://127.0.0.1:8080/"]
-disposition = "allow"                 # allow | disallow | disallow-log
-max_link_depth = 50                   # hops from a start URL
-max_path_depth = 20                   # slashes in the path
-obey_robots = true
-sitemaps = []                         # extra sitemap URLs; robots.txt Sitemap: lines are always read
-ignore_nofollow = false
-concurrency = 16                      # requests in flight overall
-per_host = 8                          # requests in flight per host
-delay_ms = 0                          # pause between requests to one host
-timeout_s = 30
-max_body_bytes = 10485760
-max_retries = 3
-user_agent = "crawlspace/0.1"
-db = "crawl.db"                       # the sled URL log (overridden by --db)
-out = "mirror"                        # where saved pages go (overridden by --out)
-
-[queues]                              # weights (SPEC 2.2)
-user = 10000
-redirect = 2000
-index = 1000
-index_follow = 100
-follow = 10
-refresh = 1
-
-[[rules]]
-name = "no images"
-match = { field = "path", regex = '\.(png|gif|jpe?g)$' }
-action = "exclude"                    # exclude | exclude-scan | download | download-no-scan
-log = true
-
-[[rules]]
-name = "but keep the logo"
-match = { all = [ { field = "host", domain = "example.com" },
-                  { field = "path", suffix = "/logo.png", case = "sensitive" } ] }
-action = "download"
-priority = "high"                     # highest | high | normal | low | lowest
-stop = true
-
-[[rules]]
-name = "intranet only"                # 001: conditions apply for …
-match = { field = "host", wildcard = "*.corp.example" }
-negate = false
-set = { fetch = true, follow = true }
-  [[rules.rules]]
-  name = "no private area"
-  match = { field = "path", prefix = "/private/" }
-  filter = "may-not-have"             # must-have | may-not-have
-"#;
 
     /// Source lines are not part of the printed rules (they become
     /// comments), so comparisons leave them out.
@@ -478,16 +425,7 @@ action = "download"
             } else {
                 Case::Insensitive
             };
-            let text = s.to_string();
-            for matcher in [
-                Matcher::Regex(text.clone()),
-                Matcher::Exact(text.clone()),
-                Matcher::Prefix(text.clone()),
-                Matcher::Suffix(text.clone()),
-                Matcher::Contains(text.clone()),
-                Matcher::Wildcard(text.clone()),
-                Matcher::Domain(text.clone()),
-            ] {
+            for matcher in text_matchers(s) {
                 tests.push(test(Field::Path, matcher, case));
             }
         }
