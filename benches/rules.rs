@@ -1,1 +1,291 @@
-fn main() {}
+//! The rules benchmark: verdicts per second for 10, 1,000 and 10,000
+//! synthetic rules ([`crawlspace::rules::synth`]), three ways:
+//!
+//! - `fast`: [`CompiledRules::evaluate`] on pre-parsed URLs (building the
+//!   [`UrlFacts`] counts, parsing does not);
+//! - `fast_parse`: the same with [`normalize`] (URL parsing) per URL;
+//! - `naive`: [`CompiledRules::evaluate_naive`], the rule-by-rule loop, on a
+//!   smaller sample.
+//!
+//! Before measuring, every benchmark URL is checked: the fast and the naive
+//! evaluator must agree on the verdict.
+//!
+//! `cargo bench --bench rules` runs criterion. With
+//! `CRAWLSPACE_BENCH_SUMMARY=1` it skips criterion and prints the table the
+//! README quotes, from plain timed loops on one thread.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use crawlspace::rules::{
+    CompiledRules, Known, Scratch, TraceMode, UrlFacts, Verdict, normalize, synth,
+};
+use criterion::{BenchmarkId, Criterion, Throughput};
+use url::Url;
+
+const SIZES: [usize; 3] = [10, 1_000, 10_000];
+const RULES_SEED: u64 = 42;
+const URLS_SEED: u64 = 7;
+/// URLs per criterion iteration, fast paths.
+const BATCH: usize = 2_000;
+/// URLs timed on a fresh scratch in the summary.
+const COLD_URLS: usize = 2_000;
+/// URLs per timed loop in the summary, fast paths.
+const SUMMARY_URLS: usize = 200_000;
+
+/// URLs for the naive loop: it costs time in proportion to the rules.
+fn naive_sample(rules: usize) -> usize {
+    match rules {
+        0..=100 => 20_000,
+        101..=1_000 => 2_000,
+        _ => 200,
+    }
+}
+
+/// URLs on which the summary checks that fast and naive agree: all of
+/// them where the naive loop is quick enough, else a tenth (the check on
+/// all 200,000 at 10,000 rules takes over three minutes).
+fn summary_check(rules: usize) -> usize {
+    if rules <= 1_000 {
+        SUMMARY_URLS
+    } else {
+        SUMMARY_URLS / 10
+    }
+}
+
+/// One rule-set size, ready to evaluate.
+struct Case {
+    rules: usize,
+    compiled: CompiledRules,
+    /// How long `CompiledRules::new` took.
+    compile_time: Duration,
+    texts: Vec<String>,
+    parsed: Vec<Url>,
+}
+
+impl Case {
+    fn new(rules: usize, urls: usize) -> Case {
+        let set = synth::rule_set(rules, RULES_SEED);
+        let start = Instant::now();
+        let compiled = CompiledRules::new(&set);
+        let compile_time = start.elapsed();
+        assert_eq!(
+            compiled.disabled().count(),
+            0,
+            "every synthetic rule compiles"
+        );
+        let texts = synth::urls(urls, URLS_SEED, &set);
+        let parsed = texts
+            .iter()
+            .map(|t| normalize(t).expect("synthetic URLs parse"))
+            .collect();
+        Case {
+            rules,
+            compiled,
+            compile_time,
+            texts,
+            parsed,
+        }
+    }
+
+    /// Fast verdicts on the first `count` pre-parsed URLs. The scratch is
+    /// reused across calls, as a crawler thread would: a fresh one starts
+    /// with cold lazy-DFA caches.
+    fn fast(&self, count: usize, scratch: &mut Scratch) -> usize {
+        let known = Known::default();
+        let mut fetched = 0;
+        for url in &self.parsed[..count] {
+            let facts = UrlFacts::new(url, &known);
+            fetched += usize::from(
+                self.compiled
+                    .evaluate(&facts, scratch, TraceMode::Off)
+                    .fetch,
+            );
+        }
+        fetched
+    }
+
+    /// Fast verdicts on the first `count` URLs, parsing each.
+    fn fast_parse(&self, count: usize, scratch: &mut Scratch) -> usize {
+        let known = Known::default();
+        let mut fetched = 0;
+        for text in &self.texts[..count] {
+            let url = normalize(text).expect("synthetic URLs parse");
+            let facts = UrlFacts::new(&url, &known);
+            fetched += usize::from(
+                self.compiled
+                    .evaluate(&facts, scratch, TraceMode::Off)
+                    .fetch,
+            );
+        }
+        fetched
+    }
+
+    /// Naive verdicts on the first `count` pre-parsed URLs.
+    fn naive(&self, count: usize, scratch: &mut Scratch) -> usize {
+        let known = Known::default();
+        let mut fetched = 0;
+        for url in &self.parsed[..count] {
+            let facts = UrlFacts::new(url, &known);
+            fetched += usize::from(
+                self.compiled
+                    .evaluate_naive(&facts, scratch, TraceMode::Off)
+                    .fetch,
+            );
+        }
+        fetched
+    }
+
+    /// Panics unless both evaluators give the same verdict on the first
+    /// `count` URLs; returns how many URLs were fetched, matched by a rule
+    /// that set `fetch`, and filtered, to show the mix is not trivial.
+    fn check(&self, count: usize) -> (usize, usize, usize) {
+        let known = Known::default();
+        let (mut fast, mut naive) = (self.compiled.scratch(), self.compiled.scratch());
+        let key = |v: &Verdict| (v.fetch, v.save, v.follow, v.filtered, v.priority, v.log);
+        let (mut fetched, mut decided, mut filtered) = (0, 0, 0);
+        for (text, url) in self.texts.iter().zip(&self.parsed).take(count) {
+            let facts = UrlFacts::new(url, &known);
+            let a = self.compiled.evaluate(&facts, &mut fast, TraceMode::Off);
+            let b = self
+                .compiled
+                .evaluate_naive(&facts, &mut naive, TraceMode::Off);
+            assert_eq!(
+                key(&a),
+                key(&b),
+                "{} rules, {text}: fast and naive disagree",
+                self.rules
+            );
+            assert_eq!(
+                a, b,
+                "{} rules, {text}: fast and naive verdicts differ",
+                self.rules
+            );
+            fetched += usize::from(a.fetch);
+            decided += usize::from(a.fetch_set_by.is_some());
+            filtered += usize::from(a.filtered);
+        }
+        (fetched, decided, filtered)
+    }
+}
+
+fn main() {
+    if std::env::var_os("CRAWLSPACE_BENCH_SUMMARY").is_some_and(|v| v == "1") {
+        summary();
+        return;
+    }
+    let mut c = Criterion::default()
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1))
+        .configure_from_args();
+    for rules in SIZES {
+        let case = Case::new(rules, BATCH);
+        let (fetched, decided, filtered) = case.check(BATCH);
+        eprintln!(
+            "{rules} rules: fast == naive on all {BATCH} URLs ({fetched} fetched, {decided} decided by a rule, {filtered} filtered)"
+        );
+        let mut group = c.benchmark_group(format!("rules/{rules}"));
+        group.throughput(Throughput::Elements(BATCH as u64));
+        let mut scratch = case.compiled.scratch();
+        group.bench_function(BenchmarkId::new("fast", rules), |b| {
+            b.iter(|| black_box(case.fast(BATCH, &mut scratch)))
+        });
+        group.bench_function(BenchmarkId::new("fast_parse", rules), |b| {
+            b.iter(|| black_box(case.fast_parse(BATCH, &mut scratch)))
+        });
+        let sample = naive_sample(rules).min(BATCH);
+        group.throughput(Throughput::Elements(sample as u64));
+        group.bench_function(BenchmarkId::new("naive", rules), |b| {
+            b.iter(|| black_box(case.naive(sample, &mut scratch)))
+        });
+        group.finish();
+    }
+    c.final_summary();
+}
+
+/// Runs `work` on `count` URLs until at least `min` has passed (three
+/// rounds at least, the first a warm-up) and returns the best rate, in
+/// verdicts per second.
+fn rate(count: usize, min: Duration, mut work: impl FnMut(usize) -> usize) -> f64 {
+    black_box(work(count));
+    let (mut best, mut spent, mut rounds) = (f64::MAX, Duration::ZERO, 0);
+    while rounds < 2 || spent < min {
+        let start = Instant::now();
+        black_box(work(count));
+        let took = start.elapsed();
+        best = best.min(took.as_secs_f64());
+        spent += took;
+        rounds += 1;
+    }
+    count as f64 / best
+}
+
+fn summary() {
+    println!(
+        "rules benchmark summary: one thread, TraceMode::Off, {SUMMARY_URLS} synthetic URLs per fast loop"
+    );
+    let mut rows = Vec::new();
+    for rules in SIZES {
+        let case = Case::new(rules, SUMMARY_URLS);
+        let built = case.compile_time;
+        let sample = naive_sample(rules);
+        let start = Instant::now();
+        let checked = summary_check(rules);
+        let (fetched, decided, filtered) = case.check(checked);
+        eprintln!(
+            "{rules} rules: compiled in {built:.2?}; fast == naive on {checked} URLs in {:.1?} \
+             ({fetched} fetched, {decided} decided by a rule, {filtered} filtered)",
+            start.elapsed()
+        );
+        // What a fresh scratch costs: its lazy-DFA caches start empty.
+        let cold = {
+            let mut scratch = case.compiled.scratch();
+            let start = Instant::now();
+            black_box(case.fast(COLD_URLS, &mut scratch));
+            start.elapsed()
+        };
+        let mut scratch = case.compiled.scratch();
+        let second = Duration::from_secs(1);
+        let fast = rate(SUMMARY_URLS, second, |n| case.fast(n, &mut scratch));
+        let parse = rate(SUMMARY_URLS, second, |n| case.fast_parse(n, &mut scratch));
+        let naive = rate(sample, second, |n| case.naive(n, &mut scratch));
+        eprintln!(
+            "{rules} rules: the first {COLD_URLS} verdicts on a fresh Scratch took {cold:.2?} \
+             (warm: {:.2?})",
+            Duration::from_secs_f64(COLD_URLS as f64 / fast)
+        );
+        rows.push((rules, fast, parse, naive, sample));
+    }
+    let base = rows[0].1;
+    println!();
+    println!(
+        "| rules | fast, pre-parsed (verdicts/s) | fast incl. parse (verdicts/s) | naive loop (verdicts/s) | speed-up vs naive | slowdown vs 10 rules |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|");
+    for (rules, fast, parse, naive, sample) in rows {
+        println!(
+            "| {} | {} | {} | {} ({} URLs) | {:.0}x | {:.2}x |",
+            group(rules as f64),
+            group(fast),
+            group(parse),
+            group(naive),
+            group(sample as f64),
+            fast / naive,
+            base / fast
+        );
+    }
+}
+
+/// `1234567.8` as `1,234,568`.
+fn group(value: f64) -> String {
+    let digits = format!("{:.0}", value);
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

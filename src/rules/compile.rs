@@ -16,21 +16,14 @@
 use std::fmt::Write as _;
 
 use regex::Regex;
-use regex_automata::meta;
 use rustc_hash::FxHashMap;
+
+use super::index::{Entry, FieldIndex, LiteralOp};
 
 use super::model::{
     Case, Condition, Disposition, Field, Filter, Flags, Matcher, Priority, Rule, RuleSet, Test,
     rule_number,
 };
-
-/// Patterns per multi-pattern regex: large enough that a few sets cover
-/// thousands of rules, small enough that the lazy DFA cache does not thrash.
-pub const MAX_REGEXES_PER_SET: usize = 256;
-
-/// Room for each multi-pattern regex (the default limits suit one pattern,
-/// not hundreds).
-const SET_SIZE_LIMIT: usize = 64 << 20;
 
 /// A rule list ready to evaluate URLs. Cheap to share between threads;
 /// per-thread working memory lives in a [`super::eval::Scratch`].
@@ -40,8 +33,9 @@ pub struct CompiledRules {
     pub(crate) nodes: Vec<Node>,
     pub(crate) info: Vec<RuleInfo>,
     pub(crate) atoms: Vec<Atom>,
-    /// For each atom, the nodes whose condition mentions it.
-    pub(crate) atom_nodes: Vec<Vec<u32>>,
+    /// For each atom, the nodes to visit when it matches: every enabled
+    /// node that cannot hold unless one of its trigger atoms matched.
+    pub(crate) atom_triggers: Vec<Vec<u32>>,
     /// Enabled nodes that can hold without any atom matching; visited always.
     pub(crate) always: Vec<u32>,
     pub(crate) fields: Vec<FieldIndex>,
@@ -97,14 +91,25 @@ pub(crate) enum Expr {
 }
 
 impl Expr {
-    /// True when the expression can only hold if at least one of its atoms
-    /// matches, so a rule with it need only be visited when one did.
-    fn needs_an_atom(&self) -> bool {
+    /// Atoms at least one of which must match for the expression to hold
+    /// (`None` when it can hold with none matching, as under `not`). For
+    /// `all`, the cheapest child's set will do; for `any`, every child's.
+    /// A rule need only be visited when one of its trigger atoms matched.
+    fn triggers(&self, cost: &impl Fn(u32) -> u64) -> Option<Vec<u32>> {
         match self {
-            Expr::Atom(_) => true,
-            Expr::All(cs) => cs.iter().any(Expr::needs_an_atom),
-            Expr::Any(cs) => cs.iter().all(Expr::needs_an_atom),
-            Expr::Not(_) => false,
+            Expr::Atom(a) => Some(vec![*a]),
+            Expr::All(cs) => cs
+                .iter()
+                .filter_map(|c| c.triggers(cost))
+                .min_by_key(|t| t.iter().map(|&a| cost(a)).sum::<u64>()),
+            Expr::Any(cs) => {
+                let mut out = Vec::new();
+                for c in cs {
+                    out.extend(c.triggers(cost)?);
+                }
+                Some(out)
+            }
+            Expr::Not(_) => None,
         }
     }
 
@@ -140,44 +145,6 @@ pub(crate) enum AtomKind {
     Range(super::model::Range),
     /// A wildcard made only of `*`: matches any value.
     Always,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LiteralOp {
-    Exact,
-    Prefix,
-    Suffix,
-    Contains,
-    Domain,
-}
-
-/// The fast matchers for one text field.
-#[derive(Debug)]
-pub(crate) struct FieldIndex {
-    pub field: Field,
-    /// Exact values compared as written.
-    pub exact_sensitive: FxHashMap<Box<str>, Vec<u32>>,
-    /// Exact values compared lower-cased.
-    pub exact_insensitive: FxHashMap<Box<str>, Vec<u32>>,
-    /// Domains (lower-cased): the value or any `.`-suffix of it.
-    pub domains: FxHashMap<Box<str>, Vec<u32>>,
-    /// Prefixes, suffixes and substrings, one automaton per case mode.
-    pub literals: Vec<LiteralScan>,
-    pub regexes: Vec<RegexChunk>,
-}
-
-#[derive(Debug)]
-pub(crate) struct LiteralScan {
-    pub automaton: aho_corasick::AhoCorasick,
-    /// For each pattern, the atoms that use it and how.
-    pub uses: Vec<Vec<(u32, LiteralOp)>>,
-}
-
-#[derive(Debug)]
-pub(crate) struct RegexChunk {
-    pub regex: meta::Regex,
-    /// Pattern index → atom.
-    pub atoms: Vec<u32>,
 }
 
 impl CompiledRules {
@@ -330,36 +297,52 @@ impl Builder {
             atom_nodes,
             ..
         } = self;
-        let atom_nodes: Vec<Vec<u32>> = atom_nodes
+        // Atoms used by enabled rules; the others need no matcher.
+        let atom_users: Vec<Vec<u32>> = atom_nodes
             .into_iter()
-            .map(|users| {
-                users
-                    .into_iter()
-                    .filter(|&n| nodes[n as usize].enabled)
-                    .collect()
-            })
+            .map(|users| users.into_iter().filter(|&n| nodes[n as usize].enabled).collect())
             .collect();
-        let always = nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| n.enabled)
-            .filter(|(_, n)| {
-                n.negate
-                    || n.filter == Some(Filter::MustHave)
-                    || n.cond.as_ref().is_none_or(|c| {
-                        !c.needs_an_atom()
-                            || c.any_atom(&|a| atoms[a as usize].test.field.is_deferred())
-                    })
-            })
-            .map(|(i, _)| i as u32)
-            .collect();
-        let (fields, direct) = index_atoms(&atoms, &atom_nodes);
+        let (fields, direct) = index_atoms(&atoms, &atom_users);
+        // How costly an atom is as a trigger: how many rules use it (a rough
+        // measure of how often it matches), and far more when it is tested
+        // one by one or waits for a deferred field.
+        let indexed: Vec<bool> = {
+            let mut v = vec![true; atoms.len()];
+            direct.iter().for_each(|&a| v[a as usize] = false);
+            v
+        };
+        let cost = |a: u32| -> u64 {
+            let popularity = atom_users[a as usize].len() as u64;
+            if indexed[a as usize] { popularity } else { popularity + 1_000_000 }
+        };
+        let mut always = Vec::new();
+        let mut atom_triggers: Vec<Vec<u32>> = vec![Vec::new(); atoms.len()];
+        for (id, node) in nodes.iter().enumerate().filter(|(_, n)| n.enabled) {
+            let id = id as u32;
+            let triggers = match &node.cond {
+                _ if node.negate || node.filter == Some(Filter::MustHave) => None,
+                None => None,
+                Some(cond) => cond.triggers(&cost),
+            };
+            match triggers {
+                // A deferred atom cannot trigger: while its field is unknown
+                // the rule must still be visited to be marked deferred.
+                Some(t) if !t.iter().any(|&a| atoms[a as usize].test.field.is_deferred()) => {
+                    for a in t {
+                        if atom_triggers[a as usize].last() != Some(&id) {
+                            atom_triggers[a as usize].push(id);
+                        }
+                    }
+                }
+                _ => always.push(id),
+            }
+        }
         CompiledRules {
             disposition,
             nodes,
             info,
             atoms,
-            atom_nodes,
+            atom_triggers,
             always,
             fields,
             direct,
@@ -496,24 +479,12 @@ fn is_indexed_field(field: Field) -> bool {
     !field.is_numeric() && !field.is_deferred()
 }
 
-/// Literal patterns of one field and case: the distinct needles, the atoms
-/// using each, and each needle's slot.
-#[derive(Default)]
-struct LiteralPatterns {
-    needles: Vec<String>,
-    uses: Vec<Vec<(u32, LiteralOp)>>,
-    slots: FxHashMap<String, usize>,
-}
-
 /// Builds the per-field matchers; returns them and the atoms left to test
-/// one by one.
+/// one by one (numbers, deferred fields, empty needles, the rare atom an
+/// automaton could not take).
 fn index_atoms(atoms: &[Atom], atom_nodes: &[Vec<u32>]) -> (Vec<FieldIndex>, Vec<u32>) {
     let mut direct = Vec::new();
-    let mut by_field: FxHashMap<Field, FieldIndex> = FxHashMap::default();
-    // (field, insensitive) → literal patterns and their users
-    let mut literal_patterns: FxHashMap<(Field, bool), LiteralPatterns> = FxHashMap::default();
-    let mut regex_patterns: FxHashMap<Field, Vec<(String, u32)>> = FxHashMap::default();
-
+    let mut by_field: FxHashMap<Field, Vec<Entry<'_>>> = FxHashMap::default();
     for (id, atom) in atoms.iter().enumerate() {
         let id = id as u32;
         if atom_nodes[id as usize].is_empty() {
@@ -521,111 +492,27 @@ fn index_atoms(atoms: &[Atom], atom_nodes: &[Vec<u32>]) -> (Vec<FieldIndex>, Vec
         }
         let field = atom.test.field;
         let insensitive = atom.test.case == Case::Insensitive;
-        let indexable = is_indexed_field(field);
-        let entry = || FieldIndex {
-            field,
-            exact_sensitive: FxHashMap::default(),
-            exact_insensitive: FxHashMap::default(),
-            domains: FxHashMap::default(),
-            literals: Vec::new(),
-            regexes: Vec::new(),
-        };
-        match &atom.kind {
-            AtomKind::Literal { op, needle } if indexable && !needle.is_empty() => match op {
-                LiteralOp::Exact => {
-                    let index = by_field.entry(field).or_insert_with(entry);
-                    let map = if insensitive {
-                        &mut index.exact_insensitive
-                    } else {
-                        &mut index.exact_sensitive
-                    };
-                    map.entry(needle.as_str().into()).or_default().push(id);
-                }
-                LiteralOp::Domain => {
-                    let index = by_field.entry(field).or_insert_with(entry);
-                    index
-                        .domains
-                        .entry(needle.as_str().into())
-                        .or_default()
-                        .push(id);
-                }
-                op => {
-                    by_field.entry(field).or_insert_with(entry);
-                    let group = literal_patterns.entry((field, insensitive)).or_default();
-                    let slot = *group.slots.entry(needle.clone()).or_insert_with(|| {
-                        group.needles.push(needle.clone());
-                        group.uses.push(Vec::new());
-                        group.needles.len() - 1
-                    });
-                    group.uses[slot].push((id, *op));
-                }
-            },
-            AtomKind::Regex(regex) if indexable => {
-                by_field.entry(field).or_insert_with(entry);
-                let wrapped = if insensitive {
-                    format!("(?i:{})", regex.as_str())
-                } else {
-                    format!("(?:{})", regex.as_str())
-                };
-                regex_patterns.entry(field).or_default().push((wrapped, id));
+        let entry = match &atom.kind {
+            _ if !is_indexed_field(field) => None,
+            AtomKind::Literal { op, needle } if !needle.is_empty() => {
+                Some(Entry::Literal { atom: id, op: *op, needle, insensitive })
             }
-            AtomKind::Broken(_) => {}
-            _ => direct.push(id),
-        }
-    }
-
-    for ((field, insensitive), LiteralPatterns { needles, uses, .. }) in literal_patterns {
-        let built = aho_corasick::AhoCorasick::builder()
-            .ascii_case_insensitive(insensitive)
-            .match_kind(aho_corasick::MatchKind::Standard)
-            .build(&needles);
-        match built {
-            Ok(automaton) => {
-                if let Some(index) = by_field.get_mut(&field) {
-                    index.literals.push(LiteralScan { automaton, uses });
-                }
-            }
-            // Too many patterns for one automaton: test them one by one
-            // rather than fail (never seen in practice).
-            Err(_) => direct.extend(uses.iter().flatten().map(|(id, _)| *id)),
-        }
-    }
-    for (field, patterns) in regex_patterns {
-        let Some(index) = by_field.get_mut(&field) else {
-            continue;
+            AtomKind::Regex(regex) => Some(Entry::Regex { atom: id, regex, insensitive }),
+            AtomKind::Broken(_) => continue,
+            _ => None,
         };
-        for chunk in patterns.chunks(MAX_REGEXES_PER_SET) {
-            build_chunks(chunk, &mut index.regexes, &mut direct);
+        match entry {
+            Some(entry) => by_field.entry(field).or_default().push(entry),
+            None => direct.push(id),
         }
     }
-    let mut fields: Vec<FieldIndex> = by_field.into_values().collect();
+    let mut fields = Vec::new();
+    for (field, entries) in by_field {
+        let (index, left) = FieldIndex::build(field, &entries);
+        fields.push(index);
+        direct.extend(left);
+    }
     fields.sort_by_key(|f| f.field);
     direct.sort_unstable();
     (fields, direct)
-}
-
-/// Builds one multi-pattern regex for `chunk`, halving it when the
-/// combination is too big; single patterns that still fail are tested alone.
-fn build_chunks(chunk: &[(String, u32)], out: &mut Vec<RegexChunk>, direct: &mut Vec<u32>) {
-    let config = meta::Regex::config()
-        .match_kind(regex_automata::MatchKind::All)
-        .nfa_size_limit(Some(SET_SIZE_LIMIT))
-        .dfa_size_limit(Some(SET_SIZE_LIMIT))
-        .hybrid_cache_capacity(SET_SIZE_LIMIT / 4);
-    let patterns: Vec<&str> = chunk.iter().map(|(p, _)| p.as_str()).collect();
-    match meta::Regex::builder()
-        .configure(config)
-        .build_many(&patterns)
-    {
-        Ok(regex) => out.push(RegexChunk {
-            regex,
-            atoms: chunk.iter().map(|(_, id)| *id).collect(),
-        }),
-        Err(_) if chunk.len() > 1 => {
-            let (a, b) = chunk.split_at(chunk.len() / 2);
-            build_chunks(a, out, direct);
-            build_chunks(b, out, direct);
-        }
-        Err(_) => direct.push(chunk[0].1),
-    }
 }

@@ -10,7 +10,8 @@
 
 use url::Url;
 
-use super::compile::{Atom, AtomKind, CompiledRules, Expr, LiteralOp, Node};
+use super::compile::{Atom, AtomKind, CompiledRules, Expr, Node};
+use super::index::{FieldScratch, LiteralOp, lower_cased};
 use super::facts::{Known, UrlError, UrlFacts, normalize};
 use super::model::{Disposition, Filter};
 use super::verdict::{Pending, Step, TraceEntry, Verdict};
@@ -38,8 +39,8 @@ pub struct Scratch {
     /// `block_done[node] == generation` ⇔ its first_match block has ended.
     block_done: Vec<u32>,
     generation: u32,
-    caches: Vec<Vec<regex_automata::meta::Cache>>,
-    patterns: Vec<Vec<regex_automata::PatternSet>>,
+    /// One per indexed field.
+    fields: Vec<FieldScratch>,
 }
 
 /// Three-valued truth: a test on a field not known yet is `Unknown`.
@@ -66,21 +67,7 @@ impl CompiledRules {
             active: vec![0; self.nodes.len()],
             block_done: vec![0; self.nodes.len()],
             generation: 0,
-            caches: self
-                .fields
-                .iter()
-                .map(|f| f.regexes.iter().map(|c| c.regex.create_cache()).collect())
-                .collect(),
-            patterns: self
-                .fields
-                .iter()
-                .map(|f| {
-                    f.regexes
-                        .iter()
-                        .map(|c| regex_automata::PatternSet::new(c.atoms.len()))
-                        .collect()
-                })
-                .collect(),
+            fields: self.fields.iter().map(|f| f.scratch()).collect(),
         }
     }
 
@@ -124,7 +111,7 @@ impl CompiledRules {
             let mut candidates = std::mem::take(&mut scratch.candidates);
             candidates.clear();
             for &atom in &scratch.touched {
-                candidates.extend_from_slice(&self.atom_nodes[atom as usize]);
+                candidates.extend_from_slice(&self.atom_triggers[atom as usize]);
             }
             candidates.extend_from_slice(&self.always);
             candidates.sort_unstable();
@@ -178,13 +165,7 @@ impl CompiledRules {
 
     /// Sets the bit of every atom that matches `facts`.
     fn match_atoms(&self, facts: &UrlFacts<'_>, scratch: &mut Scratch) {
-        let Scratch {
-            matched,
-            touched,
-            caches,
-            patterns,
-            ..
-        } = scratch;
+        let Scratch { matched, touched, fields, .. } = scratch;
         let mut hit = |atom: u32| {
             let (word, bit) = (atom as usize / 64, 1u64 << (atom % 64));
             if matched[word] & bit == 0 {
@@ -192,52 +173,9 @@ impl CompiledRules {
                 touched.push(atom);
             }
         };
-        for (fi, index) in self.fields.iter().enumerate() {
-            let Some(text) = facts.text_slice(index.field) else {
-                continue;
-            };
-            if !index.exact_sensitive.is_empty()
-                && let Some(ids) = index.exact_sensitive.get(text)
-            {
-                ids.iter().for_each(|&a| hit(a));
-            }
-            if !index.exact_insensitive.is_empty() || !index.domains.is_empty() {
-                let lower = lower_cased(text);
-                if let Some(ids) = index.exact_insensitive.get(lower.as_ref()) {
-                    ids.iter().for_each(|&a| hit(a));
-                }
-                if !index.domains.is_empty() {
-                    for suffix in domain_suffixes(&lower) {
-                        if let Some(ids) = index.domains.get(suffix) {
-                            ids.iter().for_each(|&a| hit(a));
-                        }
-                    }
-                }
-            }
-            for scan in &index.literals {
-                for m in scan.automaton.find_overlapping_iter(text) {
-                    for &(atom, op) in &scan.uses[m.pattern().as_usize()] {
-                        let ok = match op {
-                            LiteralOp::Prefix => m.start() == 0,
-                            LiteralOp::Suffix => m.end() == text.len(),
-                            _ => true,
-                        };
-                        if ok {
-                            hit(atom);
-                        }
-                    }
-                }
-            }
-            for (ci, chunk) in index.regexes.iter().enumerate() {
-                let set = &mut patterns[fi][ci];
-                set.clear();
-                let input = regex_automata::Input::new(text);
-                chunk
-                    .regex
-                    .which_overlapping_matches_with(&mut caches[fi][ci], &input, set);
-                for pattern in set.iter() {
-                    hit(chunk.atoms[pattern.as_usize()]);
-                }
+        for (index, field_scratch) in self.fields.iter().zip(fields.iter_mut()) {
+            if let Some(text) = facts.text_slice(index.field) {
+                index.scan(text, field_scratch, &mut hit);
             }
         }
         for &atom in &self.direct {
@@ -245,15 +183,6 @@ impl CompiledRules {
                 hit(atom);
             }
         }
-    }
-}
-
-/// `text` lower-cased, borrowing when it already is.
-fn lower_cased(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.bytes().any(|b| b.is_ascii_uppercase()) {
-        std::borrow::Cow::Owned(text.to_ascii_lowercase())
-    } else {
-        std::borrow::Cow::Borrowed(text)
     }
 }
 

@@ -12,6 +12,7 @@ pub mod dialect;
 pub mod error;
 pub mod eval;
 pub mod facts;
+pub(crate) mod index;
 #[cfg(test)]
 pub(crate) mod fuzz;
 pub mod lint;

@@ -93,7 +93,7 @@ pub fn rule_set(n: usize, seed: u64) -> RuleSet {
     stops.dedup();
     let mut i = 0;
     while total < n {
-        let rule = if i == 0 {
+        let mut rule = if i == 0 {
             scheme_filter()
         } else if stops.last().is_some_and(|&at| total >= at) {
             stops.pop();
@@ -107,7 +107,6 @@ pub fn rule_set(n: usize, seed: u64) -> RuleSet {
                 _ => regex_rule(i, &mut rng),
             }
         };
-        let mut rule = rule;
         if i % 250 == 125 {
             // Rare negated rules: they are visited for every URL.
             rule.negate = true;
@@ -391,9 +390,10 @@ impl Hints {
                 self.hosts.push(format!("www.{d}"));
             }
             (Field::Host, Matcher::Exact(h)) => self.hosts.push(h.clone()),
-            (Field::Host, Matcher::Wildcard(w)) => self
-                .hosts
-                .push(w.replace('*', *rng.pick(&["www", "m", "cdn"]))),
+            (Field::Host, Matcher::Wildcard(w)) => {
+                let label = rng.pick(&HOST_LABELS);
+                self.hosts.push(w.replace('*', label));
+            }
             (Field::Path, Matcher::Prefix(p)) => self.path_starts.push(p.clone()),
             (Field::Path, Matcher::Suffix(s)) => self.path_ends.push(s.clone()),
             (Field::Path, Matcher::Contains(c)) => self.path_middles.push(c.clone()),
@@ -473,6 +473,8 @@ fn sample_hir(hir: &Hir, rng: &mut Rng, out: &mut String) {
     }
 }
 
+/// What a host wildcard's `*` stands for in generated URLs.
+const HOST_LABELS: [&str; 3] = ["www", "m", "cdn"];
 const WORDS: [&str; 24] = [
     "about",
     "news",

@@ -1,0 +1,232 @@
+//! Crawl settings: the `[crawl]` and `[queues]` tables of a config file,
+//! validated into one plain value before anything starts (STYLE habit 6).
+//!
+//! The defaults are not written here: they are `config/default.toml`,
+//! embedded, parsed first, and overlaid with the user's file, so the
+//! documented file and the code cannot disagree. The `[[rules]]` of the same
+//! file are read by the rule engine's native dialect.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+/// The documented defaults, as shipped.
+pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
+
+/// Everything a crawl needs to know besides its rules.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub crawl: CrawlSettings,
+    pub queues: QueueWeights,
+}
+
+/// `[crawl]` (SPEC §5).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrawlSettings {
+    pub start: Vec<String>,
+    /// Read by the rule engine; kept here so the key is known.
+    pub disposition: String,
+    pub max_link_depth: u32,
+    pub max_path_depth: u32,
+    pub obey_robots: bool,
+    pub sitemaps: Vec<String>,
+    pub ignore_nofollow: bool,
+    pub concurrency: usize,
+    pub per_host: usize,
+    pub delay_ms: u64,
+    pub timeout_s: u64,
+    pub max_body_bytes: u64,
+    pub max_retries: u32,
+    pub user_agent: String,
+    pub db: PathBuf,
+    pub out: PathBuf,
+}
+
+/// `[queues]`: the weight of each fetch queue (SPEC §2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueWeights {
+    pub user: u32,
+    pub redirect: u32,
+    pub index: u32,
+    pub index_follow: u32,
+    pub follow: u32,
+    pub refresh: u32,
+}
+
+/// A config file that cannot be used, naming the file and line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct ConfigError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl Config {
+    /// The shipped defaults.
+    pub fn defaults() -> Config {
+        Config::from_toml("config/default.toml", "").expect("the embedded default.toml is valid")
+    }
+
+    /// Reads `text` (the user's config) over the defaults.
+    pub fn from_toml(file: &str, text: &str) -> Result<Config, ConfigError> {
+        let error = |line: Option<usize>, message: String| ConfigError { file: file.to_string(), line, message };
+        let mut merged: toml::Table = toml::from_str(DEFAULT_TOML)
+            .map_err(|e| error(None, format!("embedded defaults: {}", e.message())))?;
+        let user: toml::Table = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            error(line, format!("bad TOML: {}", e.message().trim()))
+        })?;
+        for (section, value) in user {
+            match (section.as_str(), value) {
+                ("crawl" | "queues", toml::Value::Table(table)) => {
+                    let target = merged
+                        .get_mut(&section)
+                        .and_then(toml::Value::as_table_mut)
+                        .ok_or_else(|| error(None, format!("embedded defaults lack [{section}]")))?;
+                    for (key, value) in table {
+                        if !target.contains_key(&key) {
+                            return Err(error(
+                                line_of(text, &section, &key),
+                                format!("unknown key `{key}` in [{section}]"),
+                            ));
+                        }
+                        target.insert(key, value);
+                    }
+                }
+                ("rules", _) => {} // the rule engine reads these
+                (other, _) => {
+                    return Err(error(
+                        line_of_section(text, other),
+                        format!("unknown section `{other}` (expected [crawl], [queues] or [[rules]])"),
+                    ));
+                }
+            }
+        }
+        let config: Config = toml::Value::Table(merged).try_into().map_err(|e: toml::de::Error| {
+            let message = e.message().trim().to_string();
+            // Name the offending key's line when the message quotes the key.
+            let line = ["crawl", "queues"].iter().find_map(|section| {
+                message.split('`').nth(1).and_then(|key| line_of(text, section, key))
+            });
+            error(line, message)
+        })?;
+        config.validate().map_err(|(key, message)| error(line_of(text, "crawl", key), message))?;
+        Ok(config)
+    }
+
+    /// Values that parse but make no sense.
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        let c = &self.crawl;
+        if c.concurrency == 0 {
+            return Err(("concurrency", "concurrency must be at least 1".into()));
+        }
+        if c.per_host == 0 {
+            return Err(("per_host", "per_host must be at least 1".into()));
+        }
+        if c.timeout_s == 0 {
+            return Err(("timeout_s", "timeout_s must be at least 1".into()));
+        }
+        if c.user_agent.trim().is_empty() || c.user_agent.chars().any(char::is_control) {
+            return Err(("user_agent", "user_agent must be printable text".into()));
+        }
+        Ok(())
+    }
+}
+
+/// The line of `key =` in `[section]`, for precise errors.
+fn line_of(text: &str, section: &str, key: &str) -> Option<usize> {
+    let header = format!("[{section}]");
+    let mut inside = false;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            inside = t == header;
+        } else if inside && t.split('=').next().map(str::trim) == Some(key) {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+fn line_of_section(text: &str, section: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            let t = l.trim().trim_start_matches('[').trim_end_matches(']');
+            t == section || t.starts_with(&format!("{section}."))
+        })
+        .map(|i| i + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_documented_ones() {
+        let c = Config::defaults();
+        assert_eq!(c.crawl.max_link_depth, 50);
+        assert_eq!(c.crawl.max_path_depth, 20);
+        assert!(c.crawl.obey_robots);
+        assert_eq!(c.crawl.concurrency, 16);
+        assert_eq!(c.crawl.per_host, 8);
+        assert_eq!(c.crawl.timeout_s, 30);
+        assert_eq!(c.crawl.max_body_bytes, 10_485_760);
+        assert_eq!(c.crawl.max_retries, 3);
+        assert_eq!(c.crawl.user_agent, "crawlspace/0.1");
+        assert_eq!(c.crawl.db, PathBuf::from("crawl.db"));
+        assert_eq!(
+            c.queues,
+            QueueWeights { user: 10000, redirect: 2000, index: 1000, index_follow: 100, follow: 10, refresh: 1 }
+        );
+    }
+
+    #[test]
+    fn user_values_override_defaults() {
+        let c = Config::from_toml(
+            "my.toml",
+            "[crawl]\nstart = [\"http://127.0.0.1:8080/\"]\nper_host = 2\n[queues]\nfollow = 50\n[[rules]]\nname = \"x\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.crawl.start, ["http://127.0.0.1:8080/"]);
+        assert_eq!(c.crawl.per_host, 2);
+        assert_eq!(c.crawl.concurrency, 16);
+        assert_eq!(c.queues.follow, 50);
+        assert_eq!(c.queues.user, 10000);
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let cases = [
+            ("[crawl]\nstart = []\nper_hots = 2\n", Some(3), "unknown key `per_hots`"),
+            ("[crawl]\nper_host = \"two\"\n", Some(2), "per_host"),
+            ("[crawl]\nper_host = 0\n", Some(2), "at least 1"),
+            ("[crawl\n", Some(1), "bad TOML"),
+            ("[craw]\nx = 1\n", Some(1), "unknown section"),
+        ];
+        for (text, line, needle) in cases {
+            let err = Config::from_toml("my.toml", text).expect_err(text);
+            assert_eq!(err.line, line, "{text:?}: {err}");
+            assert!(err.to_string().contains(needle), "{err}");
+            assert!(err.to_string().starts_with("my.toml"), "{err}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    /// The rule engine's native dialect checks `[crawl]` keys on its own
+    /// (rules files are read without this module); both lists must agree.
+    #[test]
+    fn native_dialect_knows_every_crawl_key() {
+        let defaults: toml::Table = toml::from_str(super::DEFAULT_TOML).unwrap();
+        let mut keys: Vec<&str> = defaults["crawl"].as_table().unwrap().keys().map(String::as_str).collect();
+        let mut native = crate::rules::dialect::native::CRAWL_KEYS.to_vec();
+        keys.sort_unstable();
+        native.sort_unstable();
+        assert_eq!(keys, native);
+    }
+}

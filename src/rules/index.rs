@@ -1,0 +1,487 @@
+//! The per-field matchers: every atom on one text field of the URL, found
+//! in a few passes over that field, whatever the number of rules.
+//!
+//! - exact values: one hash lookup;
+//! - domains and suffixes that start at a `.` (`*.example.org`, `.pdf`): one
+//!   hash lookup per dot in the text;
+//! - other prefixes: one walk of an anchored Aho-Corasick DFA from the start,
+//!   stopping as soon as no needle can match; other suffixes: the same walk
+//!   backwards over reversed needles;
+//! - substrings: one unanchored Aho-Corasick scan;
+//! - regexes: most have literals that every match must contain (the prefixes
+//!   or suffixes `regex-syntax` extracts). Those literals join the prefix or
+//!   substring automaton as *gates*, and a regex runs only when its gate was
+//!   seen. The rest share multi-pattern regexes of at most
+//!   [`MAX_REGEXES_PER_SET`] patterns, because one set of thousands of
+//!   regexes collapses (CRATES.md).
+//!
+//! Insensitive needles use ASCII case folding; gates always do (a gate only
+//! has to be necessary, and URL fields are ASCII after normalization).
+
+use aho_corasick::automaton::Automaton;
+use aho_corasick::{Anchored, MatchKind, StartKind};
+use regex::Regex;
+use regex_automata::meta;
+use regex_syntax::hir::literal::{ExtractKind, Extractor};
+use rustc_hash::FxHashMap;
+
+use super::model::Field;
+
+/// Patterns per multi-pattern regex: large enough that a few sets cover the
+/// regexes that have no usable literal, small enough that the lazy DFA cache
+/// does not thrash.
+pub const MAX_REGEXES_PER_SET: usize = 256;
+
+/// Room for each multi-pattern regex (the default limits suit one pattern).
+const SET_SIZE_LIMIT: usize = 64 << 20;
+
+/// The shortest literal worth gating a regex on: one byte would let the
+/// regex run for nearly every URL.
+const MIN_GATE_LEN: usize = 2;
+
+/// How an atom compares a literal needle with its field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LiteralOp {
+    Exact,
+    Prefix,
+    Suffix,
+    Contains,
+    Domain,
+}
+
+/// One atom to be indexed, as the compiler hands it over.
+#[derive(Debug)]
+pub(crate) enum Entry<'a> {
+    /// A literal test (needle already lower-cased when insensitive).
+    Literal { atom: u32, op: LiteralOp, needle: &'a str, insensitive: bool },
+    /// A regex test (case mode already compiled into `regex`).
+    Regex { atom: u32, regex: &'a Regex, insensitive: bool },
+}
+
+/// What finding a needle means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Use {
+    /// The atom matches (position rules already applied by the automaton).
+    Atom(u32),
+    /// A contains-needle: the atom matches wherever the needle is.
+    Gate(u32),
+}
+
+/// A set of needles found by one automaton, with what each means.
+#[derive(Debug)]
+struct Needles {
+    automaton: aho_corasick::dfa::DFA,
+    uses: Vec<Vec<Use>>,
+}
+
+#[derive(Debug)]
+struct Scan {
+    automaton: aho_corasick::AhoCorasick,
+    uses: Vec<Vec<Use>>,
+}
+
+/// Regexes run only when one of their literals was seen.
+#[derive(Debug)]
+struct Gated {
+    atom: u32,
+    regex: Regex,
+}
+
+#[derive(Debug)]
+pub(crate) struct RegexChunk {
+    pub regex: meta::Regex,
+    /// Pattern index → atom.
+    pub atoms: Vec<u32>,
+}
+
+/// All matchers of one field.
+#[derive(Debug)]
+pub(crate) struct FieldIndex {
+    pub field: Field,
+    exact_sensitive: FxHashMap<Box<str>, Vec<u32>>,
+    exact_insensitive: FxHashMap<Box<str>, Vec<u32>>,
+    /// Domains, keyed without a leading dot: equal, or the text after a dot.
+    domains: FxHashMap<Box<str>, Vec<u32>>,
+    /// Suffixes starting with `.`, keyed with the dot, per case mode.
+    dot_suffixes: [FxHashMap<Box<str>, Vec<u32>>; 2],
+    /// Anchored prefix needles, per case mode (0 sensitive, 1 insensitive).
+    prefixes: [Option<Needles>; 2],
+    /// Anchored suffix needles, reversed, per case mode.
+    suffixes: [Option<Needles>; 2],
+    /// Substring needles, per case mode.
+    contains: [Option<Scan>; 2],
+    gated: Vec<Gated>,
+    pub regexes: Vec<RegexChunk>,
+}
+
+/// Working memory of one field's scan.
+#[derive(Debug, Default)]
+pub(crate) struct FieldScratch {
+    /// Gated regexes whose literal was seen, deduplicated by stamp.
+    gates: Vec<u32>,
+    gate_stamp: Vec<u32>,
+    generation: u32,
+    caches: Vec<meta::Cache>,
+    sets: Vec<regex_automata::PatternSet>,
+}
+
+impl FieldIndex {
+    /// Builds the matchers for `entries`, all on `field`. Atoms it cannot
+    /// index (an automaton too big, a set that will not build) are returned
+    /// to be tested one by one.
+    pub fn build(field: Field, entries: &[Entry<'_>]) -> (FieldIndex, Vec<u32>) {
+        let mut direct = Vec::new();
+        let mut index = FieldIndex {
+            field,
+            exact_sensitive: FxHashMap::default(),
+            exact_insensitive: FxHashMap::default(),
+            domains: FxHashMap::default(),
+            dot_suffixes: Default::default(),
+            prefixes: [None, None],
+            suffixes: [None, None],
+            contains: [None, None],
+            gated: Vec::new(),
+            regexes: Vec::new(),
+        };
+        // Needle lists per (kind, case): prefix, suffix (reversed), contains.
+        let mut lists: [[NeedleList; 2]; 3] = Default::default();
+        let mut ungated: Vec<(String, u32)> = Vec::new();
+        for entry in entries {
+            match *entry {
+                Entry::Literal { atom, op, needle, insensitive } => {
+                    let case = usize::from(insensitive);
+                    match op {
+                        LiteralOp::Exact if insensitive => push_map(&mut index.exact_insensitive, needle, atom),
+                        LiteralOp::Exact => push_map(&mut index.exact_sensitive, needle, atom),
+                        LiteralOp::Domain => push_map(&mut index.domains, needle, atom),
+                        LiteralOp::Suffix if needle.starts_with('.') => {
+                            push_map(&mut index.dot_suffixes[case], needle, atom);
+                        }
+                        LiteralOp::Prefix => lists[0][case].add(needle, Use::Atom(atom)),
+                        LiteralOp::Suffix => lists[1][case].add(&reversed(needle), Use::Atom(atom)),
+                        LiteralOp::Contains => lists[2][case].add(needle, Use::Atom(atom)),
+                    }
+                }
+                Entry::Regex { atom, regex, insensitive } => match gate_of(regex.as_str()) {
+                    Some(gate) => {
+                        let slot = index.gated.len() as u32;
+                        index.gated.push(Gated { atom, regex: regex.clone() });
+                        let list = if gate.anchored { &mut lists[0][1] } else { &mut lists[2][1] };
+                        for literal in &gate.literals {
+                            list.add(literal, Use::Gate(slot));
+                        }
+                    }
+                    None => {
+                        let wrapped = if insensitive {
+                            format!("(?i:{})", regex.as_str())
+                        } else {
+                            format!("(?:{})", regex.as_str())
+                        };
+                        ungated.push((wrapped, atom));
+                    }
+                },
+            }
+        }
+        let [prefix_lists, suffix_lists, contains_lists] = lists;
+        for (case, list) in prefix_lists.into_iter().enumerate() {
+            index.prefixes[case] = list.anchored(case == 1, &mut direct);
+        }
+        for (case, list) in suffix_lists.into_iter().enumerate() {
+            index.suffixes[case] = list.anchored(case == 1, &mut direct);
+        }
+        for (case, list) in contains_lists.into_iter().enumerate() {
+            index.contains[case] = list.unanchored(case == 1, &mut direct);
+        }
+        // Anchored regexes apart from unanchored ones: mixing them in one
+        // set slows the set's DFA down markedly.
+        let (anchored, free): (Vec<_>, Vec<_>) =
+            ungated.into_iter().partition(|(p, _)| p.starts_with("(?i:^") || p.starts_with("(?:^"));
+        for group in [anchored, free] {
+            for chunk in group.chunks(MAX_REGEXES_PER_SET) {
+                build_chunks(chunk, &mut index.regexes, &mut direct);
+            }
+        }
+        (index, direct)
+    }
+
+    /// Working memory for [`FieldIndex::scan`].
+    pub fn scratch(&self) -> FieldScratch {
+        FieldScratch {
+            gates: Vec::new(),
+            gate_stamp: vec![0; self.gated.len()],
+            generation: 0,
+            caches: self.regexes.iter().map(|c| c.regex.create_cache()).collect(),
+            sets: self.regexes.iter().map(|c| regex_automata::PatternSet::new(c.atoms.len())).collect(),
+        }
+    }
+
+    /// Calls `hit` for every atom of this field that matches `text`.
+    pub fn scan(&self, text: &str, scratch: &mut FieldScratch, hit: &mut impl FnMut(u32)) {
+        if let Some(ids) = self.exact_sensitive.get(text) {
+            ids.iter().for_each(|&a| hit(a));
+        }
+        let needs_lower = !self.exact_insensitive.is_empty() || !self.domains.is_empty() || !self.dot_suffixes[1].is_empty();
+        let lower = if needs_lower { lower_cased(text) } else { std::borrow::Cow::Borrowed(text) };
+        if let Some(ids) = self.exact_insensitive.get(lower.as_ref()) {
+            ids.iter().for_each(|&a| hit(a));
+        }
+        if !self.domains.is_empty() || !self.dot_suffixes[0].is_empty() || !self.dot_suffixes[1].is_empty() {
+            if let Some(ids) = self.domains.get(lower.as_ref()) {
+                ids.iter().for_each(|&a| hit(a));
+            }
+            for (i, _) in text.match_indices('.') {
+                if let Some(ids) = self.domains.get(&lower[i + 1..]) {
+                    ids.iter().for_each(|&a| hit(a));
+                }
+                if let Some(ids) = self.dot_suffixes[0].get(&text[i..]) {
+                    ids.iter().for_each(|&a| hit(a));
+                }
+                if let Some(ids) = self.dot_suffixes[1].get(&lower[i..]) {
+                    ids.iter().for_each(|&a| hit(a));
+                }
+            }
+        }
+
+        scratch.generation = scratch.generation.wrapping_add(1);
+        if scratch.generation == 0 {
+            scratch.gate_stamp.fill(0);
+            scratch.generation = 1;
+        }
+        scratch.gates.clear();
+        let mut on_use = |u: Use| match u {
+            Use::Atom(a) => hit(a),
+            Use::Gate(g) => {
+                let stamp = &mut scratch.gate_stamp[g as usize];
+                if *stamp != scratch.generation {
+                    *stamp = scratch.generation;
+                    scratch.gates.push(g);
+                }
+            }
+        };
+        for needles in self.prefixes.iter().flatten() {
+            needles.walk(text.bytes(), &mut on_use);
+        }
+        for needles in self.suffixes.iter().flatten() {
+            needles.walk(text.bytes().rev(), &mut on_use);
+        }
+        for scan in self.contains.iter().flatten() {
+            for m in scan.automaton.find_overlapping_iter(text) {
+                scan.uses[m.pattern().as_usize()].iter().for_each(|&u| on_use(u));
+            }
+        }
+        for &g in &scratch.gates {
+            let gated = &self.gated[g as usize];
+            if gated.regex.is_match(text) {
+                hit(gated.atom);
+            }
+        }
+        for (ci, chunk) in self.regexes.iter().enumerate() {
+            let set = &mut scratch.sets[ci];
+            set.clear();
+            chunk.regex.which_overlapping_matches_with(&mut scratch.caches[ci], &regex_automata::Input::new(text), set);
+            if !set.is_empty() {
+                for pattern in set.iter() {
+                    hit(chunk.atoms[pattern.as_usize()]);
+                }
+            }
+        }
+    }
+}
+
+impl Needles {
+    /// Feeds bytes from one end of the text until no needle can match.
+    fn walk(&self, bytes: impl Iterator<Item = u8>, on_use: &mut impl FnMut(Use)) {
+        let dfa = &self.automaton;
+        let Ok(mut sid) = dfa.start_state(Anchored::Yes) else { return };
+        for b in bytes {
+            sid = dfa.next_state(Anchored::Yes, sid, b);
+            if dfa.is_special(sid) {
+                if dfa.is_dead(sid) {
+                    return;
+                }
+                if dfa.is_match(sid) {
+                    for i in 0..dfa.match_len(sid) {
+                        self.uses[dfa.match_pattern(sid, i).as_usize()].iter().for_each(|&u| on_use(u));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Distinct needles and what each one means.
+#[derive(Debug, Default)]
+struct NeedleList {
+    needles: Vec<String>,
+    uses: Vec<Vec<Use>>,
+    slots: FxHashMap<String, usize>,
+}
+
+impl NeedleList {
+    fn add(&mut self, needle: &str, u: Use) {
+        let slot = match self.slots.get(needle) {
+            Some(&slot) => slot,
+            None => {
+                self.needles.push(needle.to_string());
+                self.uses.push(Vec::new());
+                self.slots.insert(needle.to_string(), self.needles.len() - 1);
+                self.needles.len() - 1
+            }
+        };
+        self.uses[slot].push(u);
+    }
+
+    fn anchored(self, insensitive: bool, direct: &mut Vec<u32>) -> Option<Needles> {
+        if self.needles.is_empty() {
+            return None;
+        }
+        let built = aho_corasick::dfa::DFA::builder()
+            .start_kind(StartKind::Anchored)
+            .match_kind(MatchKind::Standard)
+            .ascii_case_insensitive(insensitive)
+            .build(&self.needles);
+        match built {
+            Ok(automaton) => Some(Needles { automaton, uses: self.uses }),
+            Err(_) => {
+                direct.extend(atoms_of(&self.uses));
+                None
+            }
+        }
+    }
+
+    fn unanchored(self, insensitive: bool, direct: &mut Vec<u32>) -> Option<Scan> {
+        if self.needles.is_empty() {
+            return None;
+        }
+        let built = aho_corasick::AhoCorasick::builder()
+            .match_kind(MatchKind::Standard)
+            .ascii_case_insensitive(insensitive)
+            .build(&self.needles);
+        match built {
+            Ok(automaton) => Some(Scan { automaton, uses: self.uses }),
+            Err(_) => {
+                direct.extend(atoms_of(&self.uses));
+                None
+            }
+        }
+    }
+}
+
+/// The atoms behind a failed automaton. Gated regexes cannot be recovered
+/// from here, which is why gates only go into lists of reasonable size;
+/// an automaton of a few thousand short needles always builds.
+fn atoms_of(uses: &[Vec<Use>]) -> impl Iterator<Item = u32> + '_ {
+    uses.iter().flatten().filter_map(|u| match u {
+        Use::Atom(a) => Some(*a),
+        Use::Gate(_) => None,
+    })
+}
+
+fn push_map(map: &mut FxHashMap<Box<str>, Vec<u32>>, key: &str, atom: u32) {
+    map.entry(key.into()).or_default().push(atom);
+}
+
+fn reversed(s: &str) -> String {
+    s.chars().rev().collect()
+}
+
+/// `text` lower-cased, borrowing when it already is.
+pub(crate) fn lower_cased(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(text.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// Literals at least one of which every match of a regex contains.
+#[derive(Debug, PartialEq, Eq)]
+struct Gate {
+    literals: Vec<String>,
+    /// The regex only matches at the start, so its literals must be prefixes.
+    anchored: bool,
+}
+
+/// The gate of a regex, if it has a usable one: its exact or inexact prefix
+/// literals, else its suffix literals, when there are few of them and none
+/// is shorter than [`MIN_GATE_LEN`].
+fn gate_of(pattern: &str) -> Option<Gate> {
+    let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).ok()?;
+    let anchored = hir.properties().look_set_prefix().contains(regex_syntax::hir::Look::Start);
+    for prefix in [true, false] {
+        let kind = if prefix { ExtractKind::Prefix } else { ExtractKind::Suffix };
+        let mut extractor = Extractor::new();
+        extractor.kind(kind).limit_class(8).limit_repeat(4).limit_literal_len(64).limit_total(32);
+        let mut seq = extractor.extract(&hir);
+        if prefix {
+            seq.optimize_for_prefix_by_preference();
+        } else {
+            seq.optimize_for_suffix_by_preference();
+        }
+        let Some(literals) = seq.literals() else { continue };
+        if literals.is_empty() || literals.iter().any(|l| l.as_bytes().len() < MIN_GATE_LEN) {
+            continue;
+        }
+        // Gates are found case-insensitively, so case variants (from `(?i)`)
+        // collapse into one needle.
+        let texts: Option<Vec<String>> = literals
+            .iter()
+            .map(|l| String::from_utf8(l.as_bytes().to_ascii_lowercase()).ok())
+            .collect();
+        if let Some(mut texts) = texts {
+            texts.sort_unstable();
+            texts.dedup();
+            // A suffix literal says nothing about where a match starts.
+            return Some(Gate { literals: texts, anchored: anchored && prefix });
+        }
+    }
+    None
+}
+
+/// Builds one multi-pattern regex for `chunk`, halving it when the
+/// combination is too big; single patterns that still fail are tested alone.
+fn build_chunks(chunk: &[(String, u32)], out: &mut Vec<RegexChunk>, direct: &mut Vec<u32>) {
+    let config = meta::Regex::config()
+        .match_kind(regex_automata::MatchKind::All)
+        .nfa_size_limit(Some(SET_SIZE_LIMIT))
+        .dfa_size_limit(Some(SET_SIZE_LIMIT))
+        .hybrid_cache_capacity(SET_SIZE_LIMIT / 4);
+    let patterns: Vec<&str> = chunk.iter().map(|(p, _)| p.as_str()).collect();
+    match meta::Regex::builder().configure(config).build_many(&patterns) {
+        Ok(regex) => out.push(RegexChunk { regex, atoms: chunk.iter().map(|(_, id)| *id).collect() }),
+        Err(_) if chunk.len() > 1 => {
+            let (a, b) = chunk.split_at(chunk.len() / 2);
+            build_chunks(a, out, direct);
+            build_chunks(b, out, direct);
+        }
+        Err(_) => direct.push(chunk[0].1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gates_are_literals_every_match_contains() {
+        let cases: [(&str, Option<(&[&str], bool)>); 8] = [
+            (r"^/products/[0-9]+/reviews", Some((&["/products/"], true))),
+            (r"\.(png|gif)$", Some((&[".gif", ".png"], false))),
+            (r"[?&]page=[0-9]{3,}", Some((&["&page=", "?page="], false))),
+            (r".*\.pdf$", Some((&[".pdf"], false))),
+            (r"(?i)admin", Some((&["admi"], false))),
+            (r"[a-z]+", None),
+            (r"a|bc", None),
+            (r"(", None),
+        ];
+        for (pattern, expect) in cases {
+            let gate = gate_of(pattern).map(|g| {
+                let mut lits = g.literals;
+                lits.sort();
+                (lits, g.anchored)
+            });
+            let expect = expect.map(|(l, a)| (l.iter().map(|s| s.to_string()).collect::<Vec<_>>(), a));
+            assert_eq!(gate, expect, "{pattern}");
+        }
+    }
+}
