@@ -39,6 +39,11 @@ pub struct CompiledRules {
     /// Enabled nodes that can hold without any atom matching; visited always.
     pub(crate) always: Vec<u32>,
     pub(crate) fields: Vec<FieldIndex>,
+    /// Meta and source per node (empty for most).
+    pub(crate) extras: Vec<Extras>,
+    /// Per atom, the deferred field it waits for (empty for most), so that
+    /// reading an atom's truth touches one byte rather than the atom.
+    pub(crate) atom_pending: Vec<super::verdict::Pending>,
     /// Atoms tested one by one: numeric fields, deferred fields, empty literals.
     pub(crate) direct: Vec<u32>,
 }
@@ -75,10 +80,18 @@ pub(crate) struct Node {
     pub filter: Option<Filter>,
     pub stop: bool,
     pub first_match: bool,
-    pub meta: Vec<(String, String)>,
-    pub source: Option<String>,
+    /// Whether `extras` holds meta or a source for this node; kept apart so
+    /// that the nodes the walk reads stay small.
+    pub has_extras: bool,
     /// Its condition looks at the content type, so its priority is ignored.
     pub uses_content_type: bool,
+}
+
+/// What a rule records with the URL besides its flags.
+#[derive(Debug, Default)]
+pub(crate) struct Extras {
+    pub meta: Vec<(String, String)>,
+    pub source: Option<String>,
 }
 
 /// A condition over atom numbers.
@@ -179,6 +192,7 @@ struct Builder {
     atoms: Vec<Atom>,
     atom_ids: FxHashMap<Test, u32>,
     atom_nodes: Vec<Vec<u32>>,
+    extras: Vec<Extras>,
 }
 
 impl Builder {
@@ -243,9 +257,12 @@ impl Builder {
                 filter: rule.filter,
                 stop: rule.stop,
                 first_match: rule.first_match,
+                has_extras: !rule.meta.is_empty() || rule.source.is_some(),
+                uses_content_type,
+            });
+            self.extras.push(Extras {
                 meta: rule.meta.clone(),
                 source: rule.source.clone(),
-                uses_content_type,
             });
             self.add_rules(&rule.rules, Some(id), depth + 1, path);
             path.pop();
@@ -295,12 +312,18 @@ impl Builder {
             info,
             atoms,
             atom_nodes,
+            extras,
             ..
         } = self;
         // Atoms used by enabled rules; the others need no matcher.
         let atom_users: Vec<Vec<u32>> = atom_nodes
             .into_iter()
-            .map(|users| users.into_iter().filter(|&n| nodes[n as usize].enabled).collect())
+            .map(|users| {
+                users
+                    .into_iter()
+                    .filter(|&n| nodes[n as usize].enabled)
+                    .collect()
+            })
             .collect();
         let (fields, direct) = index_atoms(&atoms, &atom_users);
         // How costly an atom is as a trigger: how many rules use it (a rough
@@ -313,7 +336,11 @@ impl Builder {
         };
         let cost = |a: u32| -> u64 {
             let popularity = atom_users[a as usize].len() as u64;
-            if indexed[a as usize] { popularity } else { popularity + 1_000_000 }
+            if indexed[a as usize] {
+                popularity
+            } else {
+                popularity + 1_000_000
+            }
         };
         let mut always = Vec::new();
         let mut atom_triggers: Vec<Vec<u32>> = vec![Vec::new(); atoms.len()];
@@ -327,7 +354,11 @@ impl Builder {
             match triggers {
                 // A deferred atom cannot trigger: while its field is unknown
                 // the rule must still be visited to be marked deferred.
-                Some(t) if !t.iter().any(|&a| atoms[a as usize].test.field.is_deferred()) => {
+                Some(t)
+                    if !t
+                        .iter()
+                        .any(|&a| atoms[a as usize].test.field.is_deferred()) =>
+                {
                     for a in t {
                         if atom_triggers[a as usize].last() != Some(&id) {
                             atom_triggers[a as usize].push(id);
@@ -341,8 +372,13 @@ impl Builder {
             disposition,
             nodes,
             info,
+            atom_pending: atoms
+                .iter()
+                .map(|a| super::verdict::Pending::of(a.test.field))
+                .collect(),
             atoms,
             atom_triggers,
+            extras,
             always,
             fields,
             direct,
@@ -494,10 +530,17 @@ fn index_atoms(atoms: &[Atom], atom_nodes: &[Vec<u32>]) -> (Vec<FieldIndex>, Vec
         let insensitive = atom.test.case == Case::Insensitive;
         let entry = match &atom.kind {
             _ if !is_indexed_field(field) => None,
-            AtomKind::Literal { op, needle } if !needle.is_empty() => {
-                Some(Entry::Literal { atom: id, op: *op, needle, insensitive })
-            }
-            AtomKind::Regex(regex) => Some(Entry::Regex { atom: id, regex, insensitive }),
+            AtomKind::Literal { op, needle } if !needle.is_empty() => Some(Entry::Literal {
+                atom: id,
+                op: *op,
+                needle,
+                insensitive,
+            }),
+            AtomKind::Regex(regex) => Some(Entry::Regex {
+                atom: id,
+                regex,
+                insensitive,
+            }),
             AtomKind::Broken(_) => continue,
             _ => None,
         };

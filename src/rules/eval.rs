@@ -11,8 +11,8 @@
 use url::Url;
 
 use super::compile::{Atom, AtomKind, CompiledRules, Expr, Node};
-use super::index::{FieldScratch, LiteralOp, lower_cased};
 use super::facts::{Known, UrlError, UrlFacts, normalize};
+use super::index::{FieldScratch, LiteralOp, lower_cased};
 use super::model::{Disposition, Filter};
 use super::verdict::{Pending, Step, TraceEntry, Verdict};
 
@@ -156,8 +156,8 @@ impl CompiledRules {
     }
 
     fn bit_truth(&self, matched: &[u64], atom: u32, facts: &UrlFacts<'_>) -> Truth {
-        let a = &self.atoms[atom as usize];
-        if !facts.is_known(a.test.field) {
+        let pending = self.atom_pending[atom as usize];
+        if !pending.is_empty() && !facts.is_known(self.atoms[atom as usize].test.field) {
             return Truth::Unknown;
         }
         Truth::from(matched[atom as usize / 64] & (1 << (atom % 64)) != 0)
@@ -165,7 +165,12 @@ impl CompiledRules {
 
     /// Sets the bit of every atom that matches `facts`.
     fn match_atoms(&self, facts: &UrlFacts<'_>, scratch: &mut Scratch) {
-        let Scratch { matched, touched, fields, .. } = scratch;
+        let Scratch {
+            matched,
+            touched,
+            fields,
+            ..
+        } = scratch;
         let mut hit = |atom: u32| {
             let (word, bit) = (atom as usize / 64, 1u64 << (atom % 64));
             if matched[word] & bit == 0 {
@@ -413,9 +418,12 @@ fn walk(
                 acc.priority = p.shift();
             }
         }
-        acc.meta.extend(node.meta.iter().cloned());
-        if node.source.is_some() {
-            acc.source.clone_from(&node.source);
+        if node.has_extras {
+            let extras = &rules.extras[id as usize];
+            acc.meta.extend(extras.meta.iter().cloned());
+            if extras.source.is_some() {
+                acc.source.clone_from(&extras.source);
+            }
         }
         marks.active[id as usize] = generation;
         if let Some(parent) = node.parent

@@ -4,6 +4,8 @@
 //! - exact values: one hash lookup;
 //! - domains and suffixes that start at a `.` (`*.example.org`, `.pdf`): one
 //!   hash lookup per dot in the text;
+//! - prefixes ending with `/` (`http://host/docs/`, `/archive/`), when there
+//!   are many: one hash lookup per `/` in the text;
 //! - other prefixes: one walk of an anchored Aho-Corasick DFA from the start,
 //!   stopping as soon as no needle can match; other suffixes: the same walk
 //!   backwards over reversed needles;
@@ -35,6 +37,15 @@ pub const MAX_REGEXES_PER_SET: usize = 256;
 /// Room for each multi-pattern regex (the default limits suit one pattern).
 const SET_SIZE_LIMIT: usize = 64 << 20;
 
+/// Prefixes ending in `/` move from the DFA walk to hash lookups at each `/`
+/// only when there are at least this many: a walk over a few needles dies
+/// after a few bytes, while a large DFA costs a cache miss per byte.
+const SLASH_MAP_MIN: usize = 64;
+
+/// Substring needles are scanned with a full DFA up to this many bytes of
+/// needles in total (beyond, Aho-Corasick picks a smaller automaton).
+const DFA_NEEDLE_BYTES: usize = 64 << 10;
+
 /// The shortest literal worth gating a regex on: one byte would let the
 /// regex run for nearly every URL.
 const MIN_GATE_LEN: usize = 2;
@@ -53,9 +64,18 @@ pub(crate) enum LiteralOp {
 #[derive(Debug)]
 pub(crate) enum Entry<'a> {
     /// A literal test (needle already lower-cased when insensitive).
-    Literal { atom: u32, op: LiteralOp, needle: &'a str, insensitive: bool },
+    Literal {
+        atom: u32,
+        op: LiteralOp,
+        needle: &'a str,
+        insensitive: bool,
+    },
     /// A regex test (case mode already compiled into `regex`).
-    Regex { atom: u32, regex: &'a Regex, insensitive: bool },
+    Regex {
+        atom: u32,
+        regex: &'a Regex,
+        insensitive: bool,
+    },
 }
 
 /// What finding a needle means.
@@ -100,10 +120,13 @@ pub(crate) struct FieldIndex {
     pub field: Field,
     exact_sensitive: FxHashMap<Box<str>, Vec<u32>>,
     exact_insensitive: FxHashMap<Box<str>, Vec<u32>>,
-    /// Domains, keyed without a leading dot: equal, or the text after a dot.
-    domains: FxHashMap<Box<str>, Vec<u32>>,
-    /// Suffixes starting with `.`, keyed with the dot, per case mode.
+    /// Suffixes starting with `.`, keyed with the dot, per case mode. A
+    /// domain `x.y` is here as `.x.y` (and in `exact_insensitive` as `x.y`),
+    /// so each dot of the text costs one lookup.
     dot_suffixes: [FxHashMap<Box<str>, Vec<u32>>; 2],
+    /// Prefixes (and prefix gates) ending with `/`, per case mode: looked up
+    /// at each `/` of the text, which beats walking a large automaton.
+    slash_prefixes: [FxHashMap<Box<str>, Vec<Use>>; 2],
     /// Anchored prefix needles, per case mode (0 sensitive, 1 insensitive).
     prefixes: [Option<Needles>; 2],
     /// Anchored suffix needles, reversed, per case mode.
@@ -135,8 +158,8 @@ impl FieldIndex {
             field,
             exact_sensitive: FxHashMap::default(),
             exact_insensitive: FxHashMap::default(),
-            domains: FxHashMap::default(),
             dot_suffixes: Default::default(),
+            slash_prefixes: Default::default(),
             prefixes: [None, None],
             suffixes: [None, None],
             contains: [None, None],
@@ -146,29 +169,61 @@ impl FieldIndex {
         // Needle lists per (kind, case): prefix, suffix (reversed), contains.
         let mut lists: [[NeedleList; 2]; 3] = Default::default();
         let mut ungated: Vec<(String, u32)> = Vec::new();
+        // Prefixes ending in `/`, per case, before choosing how to find them.
+        let mut slash: [Vec<(String, Use)>; 2] = Default::default();
         for entry in entries {
             match *entry {
-                Entry::Literal { atom, op, needle, insensitive } => {
+                Entry::Literal {
+                    atom,
+                    op,
+                    needle,
+                    insensitive,
+                } => {
                     let case = usize::from(insensitive);
                     match op {
-                        LiteralOp::Exact if insensitive => push_map(&mut index.exact_insensitive, needle, atom),
+                        LiteralOp::Exact if insensitive => {
+                            push_map(&mut index.exact_insensitive, needle, atom)
+                        }
                         LiteralOp::Exact => push_map(&mut index.exact_sensitive, needle, atom),
-                        LiteralOp::Domain => push_map(&mut index.domains, needle, atom),
+                        LiteralOp::Domain => {
+                            push_map(&mut index.exact_insensitive, needle, atom);
+                            push_map(&mut index.dot_suffixes[1], &format!(".{needle}"), atom);
+                        }
                         LiteralOp::Suffix if needle.starts_with('.') => {
                             push_map(&mut index.dot_suffixes[case], needle, atom);
+                        }
+                        LiteralOp::Prefix if needle.ends_with('/') => {
+                            slash[case].push((needle.to_string(), Use::Atom(atom)));
                         }
                         LiteralOp::Prefix => lists[0][case].add(needle, Use::Atom(atom)),
                         LiteralOp::Suffix => lists[1][case].add(&reversed(needle), Use::Atom(atom)),
                         LiteralOp::Contains => lists[2][case].add(needle, Use::Atom(atom)),
                     }
                 }
-                Entry::Regex { atom, regex, insensitive } => match gate_of(regex.as_str()) {
+                Entry::Regex {
+                    atom,
+                    regex,
+                    insensitive,
+                } => match gate_of(regex.as_str()) {
                     Some(gate) => {
                         let slot = index.gated.len() as u32;
-                        index.gated.push(Gated { atom, regex: regex.clone() });
-                        let list = if gate.anchored { &mut lists[0][1] } else { &mut lists[2][1] };
+                        index.gated.push(Gated {
+                            atom,
+                            regex: regex.clone(),
+                        });
                         for literal in &gate.literals {
-                            list.add(literal, Use::Gate(slot));
+                            let u = Use::Gate(slot);
+                            match gate.anchored {
+                                // Up to its last `/`, a prefix gate is still
+                                // a prefix every match has.
+                                true => match literal.rfind('/') {
+                                    Some(end) if end > 0 => {
+                                        slash[1].push((literal[..=end].to_string(), u))
+                                    }
+                                    _ => lists[0][1].add(literal, u),
+                                },
+                                false => lists[2][1].add(literal, u),
+                            }
                         }
                     }
                     None => {
@@ -180,6 +235,21 @@ impl FieldIndex {
                         ungated.push((wrapped, atom));
                     }
                 },
+            }
+        }
+        for (case, needles) in slash.into_iter().enumerate() {
+            let distinct: std::collections::HashSet<&str> =
+                needles.iter().map(|(n, _)| n.as_str()).collect();
+            let use_map = distinct.len() >= SLASH_MAP_MIN;
+            for (needle, u) in needles {
+                if use_map {
+                    index.slash_prefixes[case]
+                        .entry(needle.into())
+                        .or_default()
+                        .push(u);
+                } else {
+                    lists[0][case].add(&needle, u);
+                }
             }
         }
         let [prefix_lists, suffix_lists, contains_lists] = lists;
@@ -194,8 +264,9 @@ impl FieldIndex {
         }
         // Anchored regexes apart from unanchored ones: mixing them in one
         // set slows the set's DFA down markedly.
-        let (anchored, free): (Vec<_>, Vec<_>) =
-            ungated.into_iter().partition(|(p, _)| p.starts_with("(?i:^") || p.starts_with("(?:^"));
+        let (anchored, free): (Vec<_>, Vec<_>) = ungated
+            .into_iter()
+            .partition(|(p, _)| p.starts_with("(?i:^") || p.starts_with("(?:^"));
         for group in [anchored, free] {
             for chunk in group.chunks(MAX_REGEXES_PER_SET) {
                 build_chunks(chunk, &mut index.regexes, &mut direct);
@@ -210,33 +281,51 @@ impl FieldIndex {
             gates: Vec::new(),
             gate_stamp: vec![0; self.gated.len()],
             generation: 0,
-            caches: self.regexes.iter().map(|c| c.regex.create_cache()).collect(),
-            sets: self.regexes.iter().map(|c| regex_automata::PatternSet::new(c.atoms.len())).collect(),
+            caches: self
+                .regexes
+                .iter()
+                .map(|c| c.regex.create_cache())
+                .collect(),
+            sets: self
+                .regexes
+                .iter()
+                .map(|c| regex_automata::PatternSet::new(c.atoms.len()))
+                .collect(),
         }
     }
 
     /// Calls `hit` for every atom of this field that matches `text`.
     pub fn scan(&self, text: &str, scratch: &mut FieldScratch, hit: &mut impl FnMut(u32)) {
-        if let Some(ids) = self.exact_sensitive.get(text) {
+        let [dot_sensitive, dot_insensitive] = &self.dot_suffixes;
+        let [slash_sensitive, slash_insensitive] = &self.slash_prefixes;
+        let needs_lower = !self.exact_insensitive.is_empty()
+            || !dot_insensitive.is_empty()
+            || !slash_insensitive.is_empty();
+        let lower = if needs_lower {
+            lower_cased(text)
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        };
+        if !self.exact_sensitive.is_empty()
+            && let Some(ids) = self.exact_sensitive.get(text)
+        {
             ids.iter().for_each(|&a| hit(a));
         }
-        let needs_lower = !self.exact_insensitive.is_empty() || !self.domains.is_empty() || !self.dot_suffixes[1].is_empty();
-        let lower = if needs_lower { lower_cased(text) } else { std::borrow::Cow::Borrowed(text) };
-        if let Some(ids) = self.exact_insensitive.get(lower.as_ref()) {
+        if !self.exact_insensitive.is_empty()
+            && let Some(ids) = self.exact_insensitive.get(lower.as_ref())
+        {
             ids.iter().for_each(|&a| hit(a));
         }
-        if !self.domains.is_empty() || !self.dot_suffixes[0].is_empty() || !self.dot_suffixes[1].is_empty() {
-            if let Some(ids) = self.domains.get(lower.as_ref()) {
-                ids.iter().for_each(|&a| hit(a));
-            }
-            for (i, _) in text.match_indices('.') {
-                if let Some(ids) = self.domains.get(&lower[i + 1..]) {
+        if !dot_sensitive.is_empty() || !dot_insensitive.is_empty() {
+            for i in positions(text, b'.') {
+                if !dot_sensitive.is_empty()
+                    && let Some(ids) = dot_sensitive.get(&text[i..])
+                {
                     ids.iter().for_each(|&a| hit(a));
                 }
-                if let Some(ids) = self.dot_suffixes[0].get(&text[i..]) {
-                    ids.iter().for_each(|&a| hit(a));
-                }
-                if let Some(ids) = self.dot_suffixes[1].get(&lower[i..]) {
+                if !dot_insensitive.is_empty()
+                    && let Some(ids) = dot_insensitive.get(&lower[i..])
+                {
                     ids.iter().for_each(|&a| hit(a));
                 }
             }
@@ -258,6 +347,20 @@ impl FieldIndex {
                 }
             }
         };
+        if !slash_sensitive.is_empty() || !slash_insensitive.is_empty() {
+            for i in positions(text, b'/') {
+                if !slash_sensitive.is_empty()
+                    && let Some(uses) = slash_sensitive.get(&text[..=i])
+                {
+                    uses.iter().for_each(|&u| on_use(u));
+                }
+                if !slash_insensitive.is_empty()
+                    && let Some(uses) = slash_insensitive.get(&lower[..=i])
+                {
+                    uses.iter().for_each(|&u| on_use(u));
+                }
+            }
+        }
         for needles in self.prefixes.iter().flatten() {
             needles.walk(text.bytes(), &mut on_use);
         }
@@ -266,7 +369,9 @@ impl FieldIndex {
         }
         for scan in self.contains.iter().flatten() {
             for m in scan.automaton.find_overlapping_iter(text) {
-                scan.uses[m.pattern().as_usize()].iter().for_each(|&u| on_use(u));
+                scan.uses[m.pattern().as_usize()]
+                    .iter()
+                    .for_each(|&u| on_use(u));
             }
         }
         for &g in &scratch.gates {
@@ -278,7 +383,11 @@ impl FieldIndex {
         for (ci, chunk) in self.regexes.iter().enumerate() {
             let set = &mut scratch.sets[ci];
             set.clear();
-            chunk.regex.which_overlapping_matches_with(&mut scratch.caches[ci], &regex_automata::Input::new(text), set);
+            chunk.regex.which_overlapping_matches_with(
+                &mut scratch.caches[ci],
+                &regex_automata::Input::new(text),
+                set,
+            );
             if !set.is_empty() {
                 for pattern in set.iter() {
                     hit(chunk.atoms[pattern.as_usize()]);
@@ -292,7 +401,9 @@ impl Needles {
     /// Feeds bytes from one end of the text until no needle can match.
     fn walk(&self, bytes: impl Iterator<Item = u8>, on_use: &mut impl FnMut(Use)) {
         let dfa = &self.automaton;
-        let Ok(mut sid) = dfa.start_state(Anchored::Yes) else { return };
+        let Ok(mut sid) = dfa.start_state(Anchored::Yes) else {
+            return;
+        };
         for b in bytes {
             sid = dfa.next_state(Anchored::Yes, sid, b);
             if dfa.is_special(sid) {
@@ -301,7 +412,9 @@ impl Needles {
                 }
                 if dfa.is_match(sid) {
                     for i in 0..dfa.match_len(sid) {
-                        self.uses[dfa.match_pattern(sid, i).as_usize()].iter().for_each(|&u| on_use(u));
+                        self.uses[dfa.match_pattern(sid, i).as_usize()]
+                            .iter()
+                            .for_each(|&u| on_use(u));
                     }
                 }
             }
@@ -324,7 +437,8 @@ impl NeedleList {
             None => {
                 self.needles.push(needle.to_string());
                 self.uses.push(Vec::new());
-                self.slots.insert(needle.to_string(), self.needles.len() - 1);
+                self.slots
+                    .insert(needle.to_string(), self.needles.len() - 1);
                 self.needles.len() - 1
             }
         };
@@ -341,7 +455,10 @@ impl NeedleList {
             .ascii_case_insensitive(insensitive)
             .build(&self.needles);
         match built {
-            Ok(automaton) => Some(Needles { automaton, uses: self.uses }),
+            Ok(automaton) => Some(Needles {
+                automaton,
+                uses: self.uses,
+            }),
             Err(_) => {
                 direct.extend(atoms_of(&self.uses));
                 None
@@ -353,12 +470,20 @@ impl NeedleList {
         if self.needles.is_empty() {
             return None;
         }
+        // A full DFA costs memory (states × byte classes) but is the fastest
+        // scan; thousands of short needles stay within a few megabytes.
+        let total: usize = self.needles.iter().map(String::len).sum();
+        let kind = (total <= DFA_NEEDLE_BYTES).then_some(aho_corasick::AhoCorasickKind::DFA);
         let built = aho_corasick::AhoCorasick::builder()
             .match_kind(MatchKind::Standard)
             .ascii_case_insensitive(insensitive)
+            .kind(kind)
             .build(&self.needles);
         match built {
-            Ok(automaton) => Some(Scan { automaton, uses: self.uses }),
+            Ok(automaton) => Some(Scan {
+                automaton,
+                uses: self.uses,
+            }),
             Err(_) => {
                 direct.extend(atoms_of(&self.uses));
                 None
@@ -375,6 +500,14 @@ fn atoms_of(uses: &[Vec<Use>]) -> impl Iterator<Item = u32> + '_ {
         Use::Atom(a) => Some(*a),
         Use::Gate(_) => None,
     })
+}
+
+/// Where `byte` occurs in `text` (a plain loop: fields are short).
+fn positions(text: &str, byte: u8) -> impl Iterator<Item = usize> + '_ {
+    text.bytes()
+        .enumerate()
+        .filter(move |&(_, b)| b == byte)
+        .map(|(i, _)| i)
 }
 
 fn push_map(map: &mut FxHashMap<Box<str>, Vec<u32>>, key: &str, atom: u32) {
@@ -406,19 +539,36 @@ struct Gate {
 /// literals, else its suffix literals, when there are few of them and none
 /// is shorter than [`MIN_GATE_LEN`].
 fn gate_of(pattern: &str) -> Option<Gate> {
-    let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).ok()?;
-    let anchored = hir.properties().look_set_prefix().contains(regex_syntax::hir::Look::Start);
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(pattern)
+        .ok()?;
+    let anchored = hir
+        .properties()
+        .look_set_prefix()
+        .contains(regex_syntax::hir::Look::Start);
     for prefix in [true, false] {
-        let kind = if prefix { ExtractKind::Prefix } else { ExtractKind::Suffix };
+        let kind = if prefix {
+            ExtractKind::Prefix
+        } else {
+            ExtractKind::Suffix
+        };
         let mut extractor = Extractor::new();
-        extractor.kind(kind).limit_class(8).limit_repeat(4).limit_literal_len(64).limit_total(32);
+        extractor
+            .kind(kind)
+            .limit_class(8)
+            .limit_repeat(4)
+            .limit_literal_len(64)
+            .limit_total(32);
         let mut seq = extractor.extract(&hir);
         if prefix {
             seq.optimize_for_prefix_by_preference();
         } else {
             seq.optimize_for_suffix_by_preference();
         }
-        let Some(literals) = seq.literals() else { continue };
+        let Some(literals) = seq.literals() else {
+            continue;
+        };
         if literals.is_empty() || literals.iter().any(|l| l.as_bytes().len() < MIN_GATE_LEN) {
             continue;
         }
@@ -432,7 +582,10 @@ fn gate_of(pattern: &str) -> Option<Gate> {
             texts.sort_unstable();
             texts.dedup();
             // A suffix literal says nothing about where a match starts.
-            return Some(Gate { literals: texts, anchored: anchored && prefix });
+            return Some(Gate {
+                literals: texts,
+                anchored: anchored && prefix,
+            });
         }
     }
     None
@@ -447,8 +600,14 @@ fn build_chunks(chunk: &[(String, u32)], out: &mut Vec<RegexChunk>, direct: &mut
         .dfa_size_limit(Some(SET_SIZE_LIMIT))
         .hybrid_cache_capacity(SET_SIZE_LIMIT / 4);
     let patterns: Vec<&str> = chunk.iter().map(|(p, _)| p.as_str()).collect();
-    match meta::Regex::builder().configure(config).build_many(&patterns) {
-        Ok(regex) => out.push(RegexChunk { regex, atoms: chunk.iter().map(|(_, id)| *id).collect() }),
+    match meta::Regex::builder()
+        .configure(config)
+        .build_many(&patterns)
+    {
+        Ok(regex) => out.push(RegexChunk {
+            regex,
+            atoms: chunk.iter().map(|(_, id)| *id).collect(),
+        }),
         Err(_) if chunk.len() > 1 => {
             let (a, b) = chunk.split_at(chunk.len() / 2);
             build_chunks(a, out, direct);
@@ -480,7 +639,8 @@ mod tests {
                 lits.sort();
                 (lits, g.anchored)
             });
-            let expect = expect.map(|(l, a)| (l.iter().map(|s| s.to_string()).collect::<Vec<_>>(), a));
+            let expect =
+                expect.map(|(l, a)| (l.iter().map(|s| s.to_string()).collect::<Vec<_>>(), a));
             assert_eq!(gate, expect, "{pattern}");
         }
     }

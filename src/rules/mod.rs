@@ -12,9 +12,9 @@ pub mod dialect;
 pub mod error;
 pub mod eval;
 pub mod facts;
-pub(crate) mod index;
 #[cfg(test)]
 pub(crate) mod fuzz;
+pub(crate) mod index;
 pub mod lint;
 pub mod model;
 pub mod synth;
