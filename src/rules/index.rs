@@ -623,7 +623,8 @@ mod tests {
 
     #[test]
     fn gates_are_literals_every_match_contains() {
-        let cases: [(&str, Option<(&[&str], bool)>); 8] = [
+        type Expected = Option<(&'static [&'static str], bool)>;
+        let cases: [(&str, Expected); 8] = [
             (r"^/products/[0-9]+/reviews", Some((&["/products/"], true))),
             (r"\.(png|gif)$", Some((&[".gif", ".png"], false))),
             (r"[?&]page=[0-9]{3,}", Some((&["&page=", "?page="], false))),
