@@ -58,6 +58,32 @@ pub struct Note {
     pub message: String,
 }
 
+/// Line numbers of byte offsets, for importers that ask often: built once
+/// in one pass, then each question is a binary search.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    /// Offset of the first byte of each line after the first.
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        LineIndex {
+            starts: text
+                .bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i + 1)
+                .collect(),
+        }
+    }
+
+    /// 1-based line of `offset`.
+    pub fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&start| start <= offset) + 1
+    }
+}
+
 /// 1-based line number of a byte offset in `text`.
 pub fn line_of_offset(text: &str, offset: usize) -> usize {
     let end = offset.min(text.len());
@@ -66,4 +92,22 @@ pub fn line_of_offset(text: &str, offset: usize) -> usize {
         .filter(|&&b| b == b'\n')
         .count()
         + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_index_agrees_with_counting() {
+        let text = "a\nbc\n\nd";
+        let index = LineIndex::new(text);
+        for offset in 0..=text.len() + 2 {
+            assert_eq!(
+                index.line(offset),
+                line_of_offset(text, offset),
+                "offset {offset}"
+            );
+        }
+    }
 }

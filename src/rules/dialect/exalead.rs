@@ -48,7 +48,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
 
 use super::Parsed;
-use crate::rules::error::{LineError, Note, line_of_offset};
+use crate::rules::error::{LineError, LineIndex, Note, line_of_offset};
 use crate::rules::model::{
     Case, Condition, Field, Matcher, Priority, Range, Rule, RuleSet, Test, rule_number,
 };
@@ -123,6 +123,8 @@ fn offset(position: u64) -> usize {
 /// of each tag and of end-tag names; elements left open at the end are
 /// caught here, as quick-xml reports a plain end of file for them.
 fn read_tree(text: &str) -> Result<Vec<Element>, LineError> {
+    // Asked for every element: one pass to index lines, not one per element.
+    let lines = LineIndex::new(text);
     let mut reader = Reader::from_str(text);
     let mut stack: Vec<Element> = Vec::new();
     let mut roots = Vec::new();
@@ -132,7 +134,7 @@ fn read_tree(text: &str) -> Result<Vec<Element>, LineError> {
         let start = offset(reader.buffer_position());
         let event = reader.read_event().map_err(|e| {
             LineError::new(
-                line_of_offset(text, offset(reader.error_position())),
+                lines.line(offset(reader.error_position())),
                 format!("malformed XML: {e}"),
             )
         })?;
@@ -140,14 +142,14 @@ fn read_tree(text: &str) -> Result<Vec<Element>, LineError> {
             Event::Start(tag) => {
                 if stack.len() >= MAX_DEPTH {
                     return Err(LineError::new(
-                        line_of_offset(text, start),
+                        lines.line(start),
                         format!("elements nested more than {MAX_DEPTH} deep"),
                     ));
                 }
-                stack.push(element(text, start, &tag)?);
+                stack.push(element(&lines, start, &tag)?);
             }
             Event::Empty(tag) => {
-                let el = element(text, start, &tag)?;
+                let el = element(&lines, start, &tag)?;
                 attach(&mut stack, &mut roots, el);
             }
             Event::End(_) => {
@@ -163,18 +165,18 @@ fn read_tree(text: &str) -> Result<Vec<Element>, LineError> {
                 let lead = t.len() - t.trim_start().len();
                 if let Some(top) = stack.last_mut() {
                     top.text_line
-                        .get_or_insert(line_of_offset(text, start.saturating_add(lead)));
+                        .get_or_insert(lines.line(start.saturating_add(lead)));
                 }
             }
             Event::CData(_) | Event::GeneralRef(_) => {
                 if let Some(top) = stack.last_mut() {
-                    top.text_line.get_or_insert(line_of_offset(text, start));
+                    top.text_line.get_or_insert(lines.line(start));
                 }
             }
             Event::Eof => {
                 if let Some(open) = stack.last() {
                     return Err(LineError::new(
-                        line_of_offset(text, text.len()),
+                        lines.line(text.len()),
                         format!(
                             "the file ends before <{}> (opened at line {}) is closed",
                             open.name, open.line
@@ -196,8 +198,8 @@ fn attach(stack: &mut [Element], roots: &mut Vec<Element>, el: Element) {
 }
 
 /// Builds an element from a start or empty tag found at byte `start`.
-fn element(text: &str, start: usize, tag: &BytesStart<'_>) -> Result<Element, LineError> {
-    let line = line_of_offset(text, start);
+fn element(lines: &LineIndex, start: usize, tag: &BytesStart<'_>) -> Result<Element, LineError> {
+    let line = lines.line(start);
     let name = tag.name().into_inner().to_string();
     let local = tag.local_name().into_inner().to_string();
     let mut attrs = Vec::new();
@@ -207,7 +209,7 @@ fn element(text: &str, start: usize, tag: &BytesStart<'_>) -> Result<Element, Li
             // quick-xml counts from just after the `<`.
             let at = start.saturating_add(1).saturating_add(at);
             LineError::new(
-                line_of_offset(text, at),
+                lines.line(at),
                 format!("bad attribute in <{name}>: {message}"),
             )
         })?;

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::Parsed;
-use crate::rules::error::{LineError, line_of_offset};
+use crate::rules::error::{LineError, LineIndex, line_of_offset};
 use crate::rules::model::{
     Action, Case, Cidr, Condition, Disposition, Field, Filter, Flags, Matcher, Origin, Priority,
     Range, Rule, RuleSet, Test,
@@ -125,7 +125,8 @@ pub fn parse(text: &str) -> Result<Parsed, LineError> {
         let line = e.span().map_or(0, |s| line_of_offset(text, s.start));
         LineError::new(line, format!("bad TOML: {}", e.message().trim()))
     })?;
-    let at = |offset: usize| line_of_offset(text, offset);
+    let lines = LineIndex::new(text);
+    let at = |offset: usize| lines.line(offset);
     let mut disposition = Disposition::default();
     if let Some(crawl) = &doc.crawl {
         let line = at(crawl.span().start);
