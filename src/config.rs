@@ -73,11 +73,17 @@ impl Config {
 
     /// Reads `text` (the user's config) over the defaults.
     pub fn from_toml(file: &str, text: &str) -> Result<Config, ConfigError> {
-        let error = |line: Option<usize>, message: String| ConfigError { file: file.to_string(), line, message };
+        let error = |line: Option<usize>, message: String| ConfigError {
+            file: file.to_string(),
+            line,
+            message,
+        };
         let mut merged: toml::Table = toml::from_str(DEFAULT_TOML)
             .map_err(|e| error(None, format!("embedded defaults: {}", e.message())))?;
         let user: toml::Table = toml::from_str(text).map_err(|e| {
-            let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
             error(line, format!("bad TOML: {}", e.message().trim()))
         })?;
         for (section, value) in user {
@@ -86,12 +92,31 @@ impl Config {
                     let target = merged
                         .get_mut(&section)
                         .and_then(toml::Value::as_table_mut)
-                        .ok_or_else(|| error(None, format!("embedded defaults lack [{section}]")))?;
+                        .ok_or_else(|| {
+                            error(None, format!("embedded defaults lack [{section}]"))
+                        })?;
                     for (key, value) in table {
-                        if !target.contains_key(&key) {
+                        let Some(default) = target.get(&key) else {
                             return Err(error(
                                 line_of(text, &section, &key),
                                 format!("unknown key `{key}` in [{section}]"),
+                            ));
+                        };
+                        // The default's type is the key's type.
+                        if default.type_str() != value.type_str() {
+                            return Err(error(
+                                line_of(text, &section, &key),
+                                format!(
+                                    "`{key}` in [{section}] must be {}, not {}",
+                                    a_type(default.type_str()),
+                                    a_type(value.type_str())
+                                ),
+                            ));
+                        }
+                        if value.as_integer().is_some_and(|n| n < 0) {
+                            return Err(error(
+                                line_of(text, &section, &key),
+                                format!("`{key}` in [{section}] must not be negative"),
                             ));
                         }
                         target.insert(key, value);
@@ -101,20 +126,30 @@ impl Config {
                 (other, _) => {
                     return Err(error(
                         line_of_section(text, other),
-                        format!("unknown section `{other}` (expected [crawl], [queues] or [[rules]])"),
+                        format!(
+                            "unknown section `{other}` (expected [crawl], [queues] or [[rules]])"
+                        ),
                     ));
                 }
             }
         }
-        let config: Config = toml::Value::Table(merged).try_into().map_err(|e: toml::de::Error| {
-            let message = e.message().trim().to_string();
-            // Name the offending key's line when the message quotes the key.
-            let line = ["crawl", "queues"].iter().find_map(|section| {
-                message.split('`').nth(1).and_then(|key| line_of(text, section, key))
-            });
-            error(line, message)
-        })?;
-        config.validate().map_err(|(key, message)| error(line_of(text, "crawl", key), message))?;
+        let config: Config =
+            toml::Value::Table(merged)
+                .try_into()
+                .map_err(|e: toml::de::Error| {
+                    let message = e.message().trim().to_string();
+                    // Name the offending key's line when the message quotes the key.
+                    let line = ["crawl", "queues"].iter().find_map(|section| {
+                        message
+                            .split('`')
+                            .nth(1)
+                            .and_then(|key| line_of(text, section, key))
+                    });
+                    error(line, message)
+                })?;
+        config
+            .validate()
+            .map_err(|(key, message)| error(line_of(text, "crawl", key), message))?;
         Ok(config)
     }
 
@@ -134,6 +169,13 @@ impl Config {
             return Err(("user_agent", "user_agent must be printable text".into()));
         }
         Ok(())
+    }
+}
+
+fn a_type(name: &str) -> String {
+    match name {
+        "integer" | "array" => format!("an {name}"),
+        other => format!("a {other}"),
     }
 }
 
@@ -180,7 +222,14 @@ mod tests {
         assert_eq!(c.crawl.db, PathBuf::from("crawl.db"));
         assert_eq!(
             c.queues,
-            QueueWeights { user: 10000, redirect: 2000, index: 1000, index_follow: 100, follow: 10, refresh: 1 }
+            QueueWeights {
+                user: 10000,
+                redirect: 2000,
+                index: 1000,
+                index_follow: 100,
+                follow: 10,
+                refresh: 1
+            }
         );
     }
 
@@ -201,8 +250,17 @@ mod tests {
     #[test]
     fn errors_name_file_and_line() {
         let cases = [
-            ("[crawl]\nstart = []\nper_hots = 2\n", Some(3), "unknown key `per_hots`"),
-            ("[crawl]\nper_host = \"two\"\n", Some(2), "per_host"),
+            (
+                "[crawl]\nstart = []\nper_hots = 2\n",
+                Some(3),
+                "unknown key `per_hots`",
+            ),
+            (
+                "[crawl]\nper_host = \"two\"\n",
+                Some(2),
+                "`per_host` in [crawl] must be an integer, not a string",
+            ),
+            ("[crawl]\nper_host = -1\n", Some(2), "per_host"),
             ("[crawl]\nper_host = 0\n", Some(2), "at least 1"),
             ("[crawl\n", Some(1), "bad TOML"),
             ("[craw]\nx = 1\n", Some(1), "unknown section"),
@@ -223,7 +281,12 @@ mod key_tests {
     #[test]
     fn native_dialect_knows_every_crawl_key() {
         let defaults: toml::Table = toml::from_str(super::DEFAULT_TOML).unwrap();
-        let mut keys: Vec<&str> = defaults["crawl"].as_table().unwrap().keys().map(String::as_str).collect();
+        let mut keys: Vec<&str> = defaults["crawl"]
+            .as_table()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
         let mut native = crate::rules::dialect::native::CRAWL_KEYS.to_vec();
         keys.sort_unstable();
         native.sort_unstable();

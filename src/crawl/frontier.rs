@@ -48,7 +48,11 @@ struct HostQueue<T> {
 
 impl<T> Default for HostQueue<T> {
     fn default() -> Self {
-        HostQueue { by_host: HashMap::new(), turns: VecDeque::new(), len: 0 }
+        HostQueue {
+            by_host: HashMap::new(),
+            turns: VecDeque::new(),
+            len: 0,
+        }
     }
 }
 
@@ -111,7 +115,9 @@ impl<T> Frontier<T> {
     /// treated as 1 so that no queue starves forever).
     pub fn new(weights: [u32; 6]) -> Frontier<T> {
         Frontier {
-            queues: (0..LEVELS).map(|_| std::array::from_fn(|_| HostQueue::default())).collect(),
+            queues: (0..LEVELS)
+                .map(|_| std::array::from_fn(|_| HostQueue::default()))
+                .collect(),
             weights: weights.map(|w| w.max(1)),
             current: [[0; 6]; LEVELS],
             picks: [0; 6],
@@ -142,7 +148,9 @@ impl<T> Frontier<T> {
     /// level, queue and host.
     pub fn pop(&mut self, ready: impl Fn(u32) -> bool) -> Option<(usize, Queue, u32, T)> {
         for level in 0..LEVELS {
-            let eligible: Vec<usize> = (0..6).filter(|&q| self.queues[level][q].has_ready(&ready)).collect();
+            let eligible: Vec<usize> = (0..6)
+                .filter(|&q| self.queues[level][q].has_ready(&ready))
+                .collect();
             if eligible.is_empty() {
                 continue;
             }
@@ -184,7 +192,11 @@ impl<T> Frontier<T> {
     /// Drops the items `keep` refuses (a new rule set filtering queued
     /// URLs); returns how many were dropped.
     pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) -> usize {
-        self.queues.iter_mut().flat_map(|level| level.iter_mut()).map(|q| q.retain(&mut keep)).sum()
+        self.queues
+            .iter_mut()
+            .flat_map(|level| level.iter_mut())
+            .map(|q| q.retain(&mut keep))
+            .sum()
     }
 
     /// Waiting items for `host`, across all queues.
@@ -238,11 +250,22 @@ mod tests {
     fn levels_come_before_weights() {
         let mut f = Frontier::new(DEFAULT_WEIGHTS);
         f.push(level_of(2), Queue::User, 1, "lowest user").unwrap();
-        f.push(level_of(0), Queue::Follow, 1, "normal follow").unwrap();
-        f.push(level_of(-2), Queue::Refresh, 1, "highest refresh").unwrap();
+        f.push(level_of(0), Queue::Follow, 1, "normal follow")
+            .unwrap();
+        f.push(level_of(-2), Queue::Refresh, 1, "highest refresh")
+            .unwrap();
         f.push(level_of(0), Queue::User, 1, "normal user").unwrap();
-        let order: Vec<&str> = std::iter::from_fn(|| f.pop(|_| true).map(|(_, _, _, item)| item)).collect();
-        assert_eq!(order, ["highest refresh", "normal user", "normal follow", "lowest user"]);
+        let order: Vec<&str> =
+            std::iter::from_fn(|| f.pop(|_| true).map(|(_, _, _, item)| item)).collect();
+        assert_eq!(
+            order,
+            [
+                "highest refresh",
+                "normal user",
+                "normal follow",
+                "lowest user"
+            ]
+        );
     }
 
     /// A level whose hosts are all busy yields to the next level.
@@ -258,7 +281,11 @@ mod tests {
         assert_eq!(f.pop(ready).map(|p| p.3), Some(1000));
         assert_eq!(f.pop(ready).map(|p| p.3), Some(2000));
         assert_eq!(f.pop(ready).map(|p| p.3), None);
-        assert_eq!(f.pop(|_| true).map(|p| p.3), Some(0), "host 1 again once ready");
+        assert_eq!(
+            f.pop(|_| true).map(|p| p.3),
+            Some(0),
+            "host 1 again once ready"
+        );
         assert_eq!(f.waiting_for(1), 99);
     }
 
@@ -278,7 +305,8 @@ mod tests {
     fn retain_drops_and_counts() {
         let mut f = Frontier::new(DEFAULT_WEIGHTS);
         for i in 0..10 {
-            f.push(i % LEVELS, QUEUES[i % 6], (i % 3) as u32, i).unwrap();
+            f.push(i % LEVELS, QUEUES[i % 6], (i % 3) as u32, i)
+                .unwrap();
         }
         assert_eq!(f.retain(|i| i % 2 == 0), 5);
         assert_eq!(f.len(), 5);
