@@ -24,7 +24,10 @@ fn main() -> std::io::Result<()> {
     };
     std::fs::create_dir_all(dir)?;
     let set = synth::rule_set(rules, 42);
-    std::fs::write(format!("{dir}/rules.toml"), to_toml(&set, "synthetic rules from examples/synth.rs"))?;
+    std::fs::write(
+        format!("{dir}/rules.toml"),
+        to_toml(&set, "synthetic rules from examples/synth.rs"),
+    )?;
     let mut out = std::io::BufWriter::new(std::fs::File::create(format!("{dir}/urls.txt"))?);
     for url in synth::urls(urls, 7, &set) {
         writeln!(out, "{url}")?;

@@ -5,11 +5,17 @@
 //!   compiled evaluator and the verdict trace. No I/O beyond reading a file.
 //! - [`config`]: crawl settings (`[crawl]`, `[queues]`) over the embedded
 //!   `config/default.toml`.
+//! - [`store`]: the URL log over sled: records, state index, persisted frontier.
 //! - [`crawl`]: the async crawler: frontier, politeness, fetching, links.
+//! - [`demo`]: the built-in demo site (assets/site plus dynamic traps,
+//!   redirects and errors), served with axum on 127.0.0.1 for `crawlspace demo`.
 //! - [`cli`]: the command line of SPEC §5 (clap) and the rule commands
 //!   `explain`, `check`, `import`, `rules`.
 
+pub mod app;
 pub mod cli;
 pub mod config;
 pub mod crawl;
+pub mod demo;
 pub mod rules;
+pub mod store;

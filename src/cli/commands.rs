@@ -23,15 +23,18 @@ pub enum Failure {
     /// Some URLs given on the command line could not be parsed.
     BadUrls(usize),
     Output(io::Error),
-    /// The command belongs to a part of crawlspace not built yet.
-    NotBuilt,
+    /// A command line that cannot be carried out as given.
+    Usage(String),
+    /// A crawl or log failure.
+    App(crate::app::AppError),
 }
 
 impl Failure {
     pub fn status(&self) -> u8 {
         match self {
-            Failure::Rules(_) | Failure::BadUrls(_) => 2,
-            Failure::Output(_) | Failure::NotBuilt => 1,
+            Failure::Rules(_) | Failure::BadUrls(_) | Failure::Usage(_) => 2,
+            Failure::Output(_) => 1,
+            Failure::App(e) => e.status(),
         }
     }
 }
@@ -42,11 +45,8 @@ impl fmt::Display for Failure {
             Failure::Rules(e) => write!(f, "{e}"),
             Failure::BadUrls(n) => write!(f, "{n} URL(s) could not be parsed (see above)"),
             Failure::Output(e) => write!(f, "cannot write the output: {e}"),
-            Failure::NotBuilt => write!(
-                f,
-                "the crawler, URL log and console are not built yet; the rule tools work now: \
-                 explain, check, import, rules (see `crawlspace --help`)"
-            ),
+            Failure::Usage(m) => write!(f, "{m}"),
+            Failure::App(e) => write!(f, "{e}"),
         }
     }
 }

@@ -7,6 +7,8 @@
 mod commands;
 mod output;
 
+pub use output::escape_control;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -136,10 +138,31 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Check { rules }) => commands::check(&rules),
         Some(Command::Import { dialect, file }) => commands::import(dialect, &file),
         Some(Command::Rules { rules }) => commands::rules(&rules),
-        Some(Command::Demo { .. })
-        | Some(Command::Crawl { .. })
-        | Some(Command::Log { .. })
-        | None => Err(commands::Failure::NotBuilt),
+        Some(Command::Demo { headless }) => app_result(crate::app::demo(headless).map(|_| ())),
+        Some(Command::Crawl {
+            config,
+            headless,
+            db,
+            out,
+            refresh,
+        }) => crawl(&config, headless, db, out, refresh),
+        Some(Command::Log {
+            db,
+            state,
+            grep,
+            json,
+        }) => app_result(crate::app::log(
+            &db,
+            state.as_deref(),
+            grep.as_deref(),
+            json,
+        )),
+        None => match cli.config {
+            Some(config) => crawl(&config, false, None, None, false),
+            None => Err(commands::Failure::Usage(
+                "give a crawl to watch with --config FILE, or try `crawlspace demo`".into(),
+            )),
+        },
     };
     match result {
         Ok(code) => code,
@@ -148,6 +171,42 @@ pub fn run(cli: Cli) -> ExitCode {
             ExitCode::from(failure.status())
         }
     }
+}
+
+fn app_result(result: Result<(), crate::app::AppError>) -> Result<ExitCode, commands::Failure> {
+    result
+        .map(|()| ExitCode::SUCCESS)
+        .map_err(commands::Failure::App)
+}
+
+fn crawl(
+    config: &std::path::Path,
+    headless: bool,
+    db: Option<PathBuf>,
+    out: Option<PathBuf>,
+    refresh: bool,
+) -> Result<ExitCode, commands::Failure> {
+    if refresh {
+        return Err(commands::Failure::Usage(
+            "--refresh is not built yet".into(),
+        ));
+    }
+    let file = config.to_string_lossy().into_owned();
+    let text = std::fs::read_to_string(config).map_err(|e| {
+        commands::Failure::Usage(format!("{file}: cannot read the config file: {e}"))
+    })?;
+    if !headless {
+        eprintln!("crawlspace: the console is not built yet; crawling headless");
+    }
+    let request = crate::app::CrawlRequest {
+        config_file: file,
+        config_text: text,
+        db,
+        out,
+        headless,
+        watch: true,
+    };
+    app_result(crate::app::crawl(request).map(|_| ()))
 }
 
 /// The dialect names, for help text and errors.

@@ -2,7 +2,14 @@
 //! every URL it meets, schedules fetches through the weighted queues of SPEC
 //! §2.2 with per-host politeness, and records everything in the URL log.
 //!
-//! Pure parts (no I/O): [`frontier`] (the queues and the scheduling rule).
+//! Pure parts (no I/O): [`frontier`] (the queues and the scheduling rule),
+//! [`links`] (links, robots meta and title from an HTML body). [`mirror`]
+//! maps a URL to its file in the saved mirror and writes it.
 //! Only `fetch` names reqwest.
 
+pub mod engine;
+pub mod fetch;
 pub mod frontier;
+pub mod hosts;
+pub mod links;
+pub mod mirror;

@@ -1,0 +1,343 @@
+//! Wiring: turns a command into a running crawl (settings, rules, URL log,
+//! engine, progress display, Ctrl-C, rules-file watching) and the `log`
+//! command into a listing. The only module that knows every other one.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use tokio::sync::mpsc;
+
+use crate::cli::escape_control;
+use crate::config::Config;
+use crate::crawl::engine::{Control, Engine, Event, Plan, Stats, check_start};
+use crate::rules::CompiledRules;
+use crate::rules::dialect::{Dialect, DialectChoice, parse_text};
+use crate::store::{Query, State, UrlLog};
+
+/// The URL log's page cache (sled's own default is about 1 GiB).
+const LOG_CACHE_BYTES: u64 = 64 << 20;
+
+/// What the user asked a crawl to do.
+#[derive(Debug, Clone)]
+pub struct CrawlRequest {
+    pub config_file: String,
+    pub config_text: String,
+    pub db: Option<PathBuf>,
+    pub out: Option<PathBuf>,
+    pub headless: bool,
+    /// Re-read the config file's rules when it changes on disk.
+    pub watch: bool,
+}
+
+/// A failure before or during the crawl, with the exit status it means.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("{0}")]
+    Input(String),
+    #[error("{0}")]
+    Runtime(String),
+}
+
+impl AppError {
+    pub fn status(&self) -> u8 {
+        match self {
+            AppError::Input(_) => 2,
+            AppError::Runtime(_) => 1,
+        }
+    }
+}
+
+/// Loads settings and rules from one native config file.
+fn load(file: &str, text: &str) -> Result<(Config, CompiledRules), AppError> {
+    let config = Config::from_toml(file, text).map_err(|e| AppError::Input(e.to_string()))?;
+    let loaded = parse_text(file, text, DialectChoice::Given(Dialect::Native))
+        .map_err(|e| AppError::Input(e.to_string()))?;
+    let rules = CompiledRules::new(&loaded.parsed.rules);
+    for info in rules.disabled() {
+        if let Some(reason) = &info.disabled {
+            eprintln!(
+                "warning: {file}:{}: rule {} {:?} is disabled: {}",
+                info.line,
+                info.number,
+                info.name,
+                escape_control(reason)
+            );
+        }
+    }
+    Ok((config, rules))
+}
+
+/// Runs a crawl to the end (or Ctrl-C) and prints its summary.
+pub fn crawl(request: CrawlRequest) -> Result<Stats, AppError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| AppError::Runtime(format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(crawl_async(request))
+}
+
+async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
+    let (config, rules) = load(&request.config_file, &request.config_text)?;
+    let start = check_start(&rules, &config.crawl.start)
+        .map_err(|e| AppError::Input(format!("{}: {e}", request.config_file)))?;
+    if start.is_empty() {
+        return Err(AppError::Input(format!(
+            "{}: [crawl] start lists no URL to begin with",
+            request.config_file
+        )));
+    }
+    let db = request
+        .db
+        .clone()
+        .unwrap_or_else(|| config.crawl.db.clone());
+    let out = request
+        .out
+        .clone()
+        .unwrap_or_else(|| config.crawl.out.clone());
+    let log = UrlLog::open(&db, LOG_CACHE_BYTES)
+        .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
+    let log = Arc::new(log);
+    let q = config.queues;
+    let plan = Plan {
+        settings: config.crawl.clone(),
+        weights: [
+            q.user,
+            q.redirect,
+            q.index,
+            q.index_follow,
+            q.follow,
+            q.refresh,
+        ],
+        start,
+        out: out.clone(),
+    };
+    let engine = Engine::new(plan, log.clone(), Arc::new(rules))
+        .map_err(|e| AppError::Runtime(e.to_string()))?;
+    // Progress events: a few a second; the engine drops one rather than wait.
+    let (event_tx, event_rx) = mpsc::channel(16);
+    // Commands to the engine: Ctrl-C, a changed rules file.
+    let (control_tx, control_rx) = mpsc::channel(16);
+    let ctrl_c = control_tx.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            let _ = ctrl_c.send(Control::Stop).await;
+        }
+    });
+    if request.watch {
+        tokio::spawn(watch_rules(request.config_file.clone(), control_tx.clone()));
+    }
+    let printer = tokio::spawn(show_progress(event_rx));
+    let stats = engine
+        .run(event_tx, control_rx, Duration::from_millis(250))
+        .await
+        .map_err(|e| AppError::Runtime(e.to_string()))?;
+    let _ = printer.await;
+    log.flush()
+        .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
+    println!("{}", summary(&stats, &db, &out));
+    Ok(stats)
+}
+
+/// Re-reads the rules when the config file changes on disk and hands them
+/// to the running crawl; a file that does not parse is reported and the
+/// rules in force stay.
+async fn watch_rules(file: String, control: mpsc::Sender<Control>) {
+    let modified = |f: &str| std::fs::metadata(f).and_then(|m| m.modified()).ok();
+    let mut last: Option<SystemTime> = modified(&file);
+    let mut ticker = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        ticker.tick().await;
+        let now = modified(&file);
+        if now == last {
+            continue;
+        }
+        last = now;
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        match parse_text(&file, &text, DialectChoice::Given(Dialect::Native)) {
+            Ok(loaded) => {
+                eprintln!("crawlspace: {file} changed: new rules applied to the running crawl");
+                let rules = Arc::new(CompiledRules::new(&loaded.parsed.rules));
+                if control.send(Control::Rules(rules)).await.is_err() {
+                    return;
+                }
+            }
+            Err(e) => eprintln!("crawlspace: {e} (the rules in force stay)"),
+        }
+    }
+}
+
+/// A live line on a terminal; a plain line every few seconds otherwise.
+async fn show_progress(mut events: mpsc::Receiver<Event>) {
+    let terminal = std::io::stderr().is_terminal();
+    let bar = terminal.then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.enable_steady_tick(Duration::from_millis(120));
+        bar
+    });
+    let mut last_line = Instant::now();
+    while let Some(event) = events.recv().await {
+        match event {
+            Event::Stats(stats) => {
+                let line = progress_line(&stats);
+                match &bar {
+                    Some(bar) => bar.set_message(line),
+                    None if last_line.elapsed() >= Duration::from_secs(2) => {
+                        last_line = Instant::now();
+                        eprintln!("{line}");
+                    }
+                    None => {}
+                }
+            }
+            Event::Finished(_) => break,
+        }
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+}
+
+fn progress_line(s: &Stats) -> String {
+    format!(
+        "fetched {}  saved {}  queued {}  in flight {}  filtered {}  errors {}  {:.1} URLs/s  {}s{}",
+        s.fetched,
+        s.saved,
+        s.queued,
+        s.in_flight,
+        s.filtered,
+        s.errors,
+        s.rate(),
+        s.elapsed.as_secs(),
+        if s.paused { "  (paused)" } else { "" }
+    )
+}
+
+fn summary(s: &Stats, db: &Path, out: &Path) -> String {
+    format!(
+        "crawl finished in {:.1}s: {} URLs met, {} fetched, {} saved, {} filtered, {} errors ({} retries), {:.1} URLs/s\n\
+         URL log: {}   (crawlspace log --db {})\nmirror:  {}",
+        s.elapsed.as_secs_f64(),
+        s.discovered,
+        s.fetched,
+        s.saved,
+        s.filtered,
+        s.errors,
+        s.retries,
+        s.rate(),
+        db.display(),
+        db.display(),
+        out.display()
+    )
+}
+
+/// `crawlspace demo`: serve the built-in site on 127.0.0.1 and crawl it
+/// with `config/demo.toml`, in a fresh folder under the system temp dir.
+pub fn demo(headless: bool) -> Result<Stats, AppError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| AppError::Runtime(format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(async move {
+        let (site, server, stop) = crate::demo::start()
+            .await
+            .map_err(|e| AppError::Runtime(format!("demo site: {e}")))?;
+        let origin = format!("http://{}/", site.addr);
+        let folder = std::env::temp_dir().join(format!("crawlspace-demo-{}", std::process::id()));
+        let mut text = DEMO_CONFIG.to_string();
+        text = text.replacen("start = []", &format!("start = [{origin:?}]"), 1);
+        if !headless {
+            eprintln!("crawlspace: the console is not built yet; crawling headless");
+        }
+        eprintln!(
+            "crawlspace: demo site on {origin}; URL log and mirror in {}",
+            folder.display()
+        );
+        let request = CrawlRequest {
+            config_file: "config/demo.toml".into(),
+            config_text: text,
+            db: Some(folder.join("db")),
+            out: Some(folder.join("mirror")),
+            headless: true,
+            watch: false,
+        };
+        let result = crawl_async(request).await;
+        let _ = stop.send(());
+        let _ = server.await;
+        result
+    })
+}
+
+/// The demo's crawl config, embedded so `demo` runs from any folder.
+pub const DEMO_CONFIG: &str = include_str!("../config/demo.toml");
+
+/// `crawlspace log`: the URL log as a table or JSON lines.
+pub fn log(db: &Path, state: Option<&str>, grep: Option<&str>, json: bool) -> Result<(), AppError> {
+    if !db.exists() {
+        return Err(AppError::Input(format!(
+            "{}: no URL log here",
+            db.display()
+        )));
+    }
+    let state = state
+        .map(|s| {
+            s.parse::<State>()
+                .map_err(|e| AppError::Input(format!("--state: {e}")))
+        })
+        .transpose()?;
+    let text = grep
+        .map(|g| regex::Regex::new(g).map_err(|e| AppError::Input(format!("--grep: {e}"))))
+        .transpose()?;
+    let log = UrlLog::open(db, LOG_CACHE_BYTES)
+        .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
+    let query = Query { state, text };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut after = None;
+    let result = (|| -> Result<(), AppError> {
+        let io = |e: std::io::Error| AppError::Runtime(format!("cannot write: {e}"));
+        if !json {
+            writeln!(
+                out,
+                "{:>8}  {:<9}  {:>6}  {:<60}  reason",
+                "id", "state", "status", "url"
+            )
+            .map_err(io)?;
+        }
+        loop {
+            let page = log
+                .page(&query, after, 1000)
+                .map_err(|e| AppError::Runtime(e.to_string()))?;
+            let Some((last, _)) = page.last() else { break };
+            after = Some(*last);
+            for (id, record) in &page {
+                if json {
+                    serde_json::to_writer(&mut out, &crate::store::export_json(record, *id))
+                        .map_err(|e| AppError::Runtime(e.to_string()))?;
+                    writeln!(out).map_err(io)?;
+                } else {
+                    writeln!(
+                        out,
+                        "{:>8}  {:<9}  {:>6}  {:<60}  {}",
+                        id,
+                        record.state.name(),
+                        record
+                            .status
+                            .map(|s| s.to_string())
+                            .unwrap_or_else(|| "-".into()),
+                        escape_control(&record.url),
+                        escape_control(&record.reason)
+                    )
+                    .map_err(io)?;
+                }
+            }
+        }
+        out.flush().map_err(io)
+    })();
+    match result {
+        Err(AppError::Runtime(m)) if m.contains("Broken pipe") => Ok(()),
+        other => other,
+    }
+}

@@ -1,0 +1,1074 @@
+//! The crawl loop (SPEC §2.1): one coordinator task owns the frontier, the
+//! host table and every write to the URL log; fetch tasks do the network
+//! work and send their outcome back on a bounded channel.
+//!
+//! Order of writes, for crash safety: a fetched page's links are discovered
+//! (logged and queued) before the page itself is marked done, so after a
+//! `kill -9` the page is fetched again and nothing it led to is lost.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use url::Url;
+
+use super::fetch::{FetchError, Fetched, Fetcher, Head};
+use super::frontier::{Frontier, QUEUES, level_of};
+use super::hosts::Hosts;
+use super::links::{LinkOptions, Page};
+use crate::config::CrawlSettings;
+use crate::rules::verdict::Step;
+use crate::rules::{CompiledRules, Known, Queue, TraceMode, UrlFacts, Verdict, normalize};
+use crate::store::{ErrorClass, ErrorInfo, State, TraceLine, UrlLog, UrlRecord};
+
+/// At most this many redirect hops from the first URL (SPEC §2.3).
+pub const MAX_REDIRECTS: u8 = 10;
+
+/// Everything the engine needs, validated.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub settings: CrawlSettings,
+    pub weights: [u32; 6],
+    pub start: Vec<Url>,
+    pub out: PathBuf,
+}
+
+/// Commands to a running crawl (from the console, or a changed rules file).
+#[derive(Debug)]
+pub enum Control {
+    Pause,
+    Resume,
+    /// A new rule set: new verdicts use it; queued URLs it filters are dropped.
+    Rules(Arc<CompiledRules>),
+    Weights([u32; 6]),
+    Stop,
+}
+
+/// Counters for the progress display.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub discovered: u64,
+    pub queued: u64,
+    pub in_flight: u64,
+    pub fetched: u64,
+    pub saved: u64,
+    pub filtered: u64,
+    pub errors: u64,
+    pub retries: u64,
+    pub dropped_by_new_rules: u64,
+    pub paused: bool,
+    pub elapsed: Duration,
+}
+
+impl Stats {
+    /// Fetched (and saved) URLs per second so far.
+    pub fn rate(&self) -> f64 {
+        let secs = self.elapsed.as_secs_f64();
+        if secs > 0.0 {
+            (self.fetched + self.saved) as f64 / secs
+        } else {
+            0.0
+        }
+    }
+}
+
+/// What the engine tells its watcher.
+#[derive(Debug, Clone)]
+pub enum Event {
+    Stats(Stats),
+    Finished(Stats),
+}
+
+/// Why the crawl could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("start URL {url}: {why}")]
+    StartUrl { url: String, why: String },
+    #[error("the URL log: {0}")]
+    Store(String),
+    #[error("{0}")]
+    Fetch(#[from] FetchError),
+}
+
+/// A URL waiting in the frontier.
+#[derive(Debug, Clone)]
+struct Item {
+    id: u64,
+    url: Url,
+    link_depth: u32,
+    /// Redirect hops that led here.
+    hops: u8,
+    level: usize,
+    queue: Queue,
+    attempts: u32,
+}
+
+/// Where a URL came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    Start,
+    Link,
+    Redirect(u8),
+}
+
+/// What a fetch task reports.
+#[derive(Debug)]
+enum Outcome {
+    Done {
+        item: Item,
+        host: u32,
+        fetched: Fetched,
+        verdict: Option<Verdict>,
+        page: Option<Page>,
+        saved: Option<String>,
+    },
+    /// Address or content-type rules (phases 1b, 2) said no.
+    Refused {
+        item: Item,
+        host: u32,
+        head: Option<Head>,
+        verdict: Verdict,
+    },
+    Failed {
+        item: Item,
+        host: u32,
+        error: FetchError,
+    },
+}
+
+/// Checks the start URLs against the rules: each must be fully qualified
+/// and allowed, or the crawl does not start (WCA).
+pub fn check_start(rules: &CompiledRules, start: &[String]) -> Result<Vec<Url>, StartError> {
+    let mut urls = Vec::new();
+    for text in start {
+        let url = normalize(text)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+            .ok_or_else(|| StartError::StartUrl {
+                url: text.clone(),
+                why: "not a fully qualified http(s) URL (scheme, host, and port when not the default)".into(),
+            })?;
+        let known = Known {
+            link_depth: 0,
+            ..Known::default()
+        };
+        let verdict = rules.evaluate(
+            &UrlFacts::new(&url, &known),
+            &mut rules.scratch(),
+            TraceMode::Decisive,
+        );
+        if !verdict.fetch {
+            let info = rules.rule_info();
+            let rule = verdict
+                .filtered_by
+                .first()
+                .copied()
+                .or(verdict.fetch_set_by);
+            let why = match rule {
+                Some(r) => {
+                    let i = &info[r as usize];
+                    format!(
+                        "the rules do not allow it: rule {} {:?} (line {})",
+                        i.number, i.name, i.line
+                    )
+                }
+                None => format!(
+                    "the rules do not allow it: the disposition is `{}`",
+                    rules.disposition().name()
+                ),
+            };
+            return Err(StartError::StartUrl {
+                url: url.to_string(),
+                why,
+            });
+        }
+        urls.push(url);
+    }
+    Ok(urls)
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The decisive trace of a verdict, as log lines.
+fn trace_lines(rules: &CompiledRules, verdict: &Verdict) -> Vec<TraceLine> {
+    let info = rules.rule_info();
+    verdict
+        .trace
+        .iter()
+        .map(|e| {
+            let i = &info[e.rule as usize];
+            let mut detail = match e.step {
+                Step::Matched => i.effects.clone(),
+                _ => String::new(),
+            };
+            if e.filtered {
+                detail.push_str(if detail.is_empty() {
+                    "filtered"
+                } else {
+                    "; filtered"
+                });
+            }
+            if e.priority_ignored {
+                detail.push_str("; priority ignored (content-type rule)");
+            }
+            TraceLine {
+                rule: i.number.clone(),
+                name: i.name.clone(),
+                line: i.line as u32,
+                step: e.step.name().into(),
+                detail,
+            }
+        })
+        .collect()
+}
+
+/// One line saying why a verdict keeps a URL from being fetched.
+fn refusal(rules: &CompiledRules, verdict: &Verdict) -> String {
+    let info = rules.rule_info();
+    let name = |r: u32| {
+        let i = &info[r as usize];
+        format!("rule {} {:?} (line {})", i.number, i.name, i.line)
+    };
+    if let Some(&r) = verdict.filtered_by.first() {
+        format!("filtered by {}", name(r))
+    } else if let Some(r) = verdict.fetch_set_by {
+        format!("excluded by {}", name(r))
+    } else {
+        format!(
+            "not allowed by the disposition `{}`",
+            rules.disposition().name()
+        )
+    }
+}
+
+/// Replaces the rule lines of a logged trace with a later evaluation's,
+/// keeping the crawler's own lines (start, redirect, depth, ...): the final
+/// verdict, not every phase, is what "why" needs.
+fn retrace(trace: &mut Vec<TraceLine>, rules: Vec<TraceLine>) {
+    trace.retain(|t| !t.rule.starts_with(|c: char| c.is_ascii_digit()));
+    trace.extend(rules);
+}
+
+fn layer(rule: &str, detail: String) -> TraceLine {
+    TraceLine {
+        rule: rule.into(),
+        name: rule.into(),
+        line: 0,
+        step: "matched".into(),
+        detail,
+    }
+}
+
+/// The crawl engine; [`Engine::run`] drives it to the end.
+pub struct Engine {
+    plan: Plan,
+    log: Arc<UrlLog>,
+    /// The rules in force; replaced whole by [`Control::Rules`].
+    rules: Arc<CompiledRules>,
+    frontier: Frontier<Item>,
+    hosts: Hosts,
+    /// Temporary failures waiting for their retry time.
+    delayed: BinaryHeap<Reverse<(Instant, u64)>>,
+    delayed_items: std::collections::HashMap<u64, (u32, Item)>,
+    fetcher: Fetcher,
+    /// Working memory for the coordinator's own evaluations.
+    scratch: crate::rules::Scratch,
+    stats: Stats,
+    started: Instant,
+    paused: bool,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    pub fn new(
+        plan: Plan,
+        log: Arc<UrlLog>,
+        rules: Arc<CompiledRules>,
+    ) -> Result<Engine, StartError> {
+        let s = &plan.settings;
+        let fetcher = Fetcher::new(
+            &s.user_agent,
+            Duration::from_secs(s.timeout_s),
+            s.max_body_bytes,
+        )?;
+        let hosts = Hosts::new(s.per_host, Duration::from_millis(s.delay_ms));
+        Ok(Engine {
+            frontier: Frontier::new(plan.weights),
+            hosts,
+            delayed: BinaryHeap::new(),
+            delayed_items: std::collections::HashMap::new(),
+            fetcher,
+            scratch: rules.scratch(),
+            stats: Stats::default(),
+            started: Instant::now(),
+            paused: false,
+            plan,
+            log,
+            rules,
+        })
+    }
+
+    /// Crawls until nothing is left, or until told to stop. `events` gets
+    /// progress at most every `tick`; the engine never waits on it (a full
+    /// channel just skips an update).
+    pub async fn run(
+        mut self,
+        events: mpsc::Sender<Event>,
+        mut control: mpsc::Receiver<Control>,
+        tick: Duration,
+    ) -> Result<Stats, StartError> {
+        self.resume()?;
+        for url in self.plan.start.clone() {
+            self.met(url, None, 0, Origin::Start);
+        }
+        // Fetch tasks report here; bounded by the concurrency, so a task
+        // never waits long to hand its result over.
+        let concurrency = self.plan.settings.concurrency.max(1);
+        let (done_tx, mut done_rx) = mpsc::channel::<Outcome>(concurrency * 2);
+        let mut tasks = JoinSet::new();
+        let mut in_flight = 0usize;
+        let mut last_tick = Instant::now();
+        loop {
+            let now = Instant::now();
+            self.release_delayed(now);
+            while !self.paused && in_flight < concurrency {
+                let hosts = &self.hosts;
+                let Some((_, _, host, item)) = self.frontier.pop(|h| hosts.ready(h, now)) else {
+                    break;
+                };
+                self.hosts.started(host, now);
+                self.mark_in_flight(&item);
+                in_flight += 1;
+                let fetcher = self.fetcher.clone();
+                let rules = self.rules.clone();
+                let tx = done_tx.clone();
+                let out = self.plan.out.clone();
+                let agent = self.plan.settings.user_agent.clone();
+                tasks.spawn(async move {
+                    let outcome = fetch_one(fetcher, rules, item, host, out, agent).await;
+                    let _ = tx.send(outcome).await;
+                });
+            }
+            self.stats.in_flight = in_flight as u64;
+            if in_flight == 0 && self.frontier.is_empty() && self.delayed.is_empty() {
+                break;
+            }
+            if now.duration_since(last_tick) >= tick {
+                last_tick = now;
+                let _ = events.try_send(Event::Stats(self.snapshot()));
+            }
+            let wake = self.next_wake(now).unwrap_or(now + tick).min(now + tick);
+            tokio::select! {
+                outcome = done_rx.recv() => {
+                    if let Some(outcome) = outcome {
+                        in_flight -= 1;
+                        self.handle(outcome);
+                    }
+                }
+                command = control.recv() => match command {
+                    Some(Control::Pause) => self.paused = true,
+                    Some(Control::Resume) => self.paused = false,
+                    Some(Control::Rules(rules)) => self.swap_rules(rules),
+                    Some(Control::Weights(w)) => self.frontier.set_weights(w),
+                    Some(Control::Stop) => break,
+                    None => {}
+                },
+                _ = tokio::time::sleep_until(wake.into()) => {}
+                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            }
+        }
+        // URLs still in flight stay so in the log and are fetched again
+        // on resume.
+        tasks.abort_all();
+        let _ = self.log.flush();
+        let stats = self.snapshot();
+        let _ = events.send(Event::Finished(stats.clone())).await;
+        Ok(stats)
+    }
+
+    fn snapshot(&mut self) -> Stats {
+        self.stats.queued = self.frontier.len() as u64 + self.delayed.len() as u64;
+        self.stats.paused = self.paused;
+        self.stats.elapsed = self.started.elapsed();
+        self.stats.clone()
+    }
+
+    /// When something could next be done without a fetch finishing.
+    fn next_wake(&self, now: Instant) -> Option<Instant> {
+        let delayed = self.delayed.peek().map(|Reverse((t, _))| *t);
+        let hosts =
+            (0..self.hosts.all().len() as u32).filter(|&h| self.frontier.waiting_for(h) > 0);
+        let host = self.hosts.next_ready(hosts, now);
+        [delayed, host].into_iter().flatten().min()
+    }
+
+    /// Puts back what a previous run left: URLs in flight are queued again,
+    /// and the persisted frontier is loaded.
+    fn resume(&mut self) -> Result<(), StartError> {
+        let store = |e: crate::store::StoreError| StartError::Store(e.to_string());
+        self.log.requeue_in_flight().map_err(store)?;
+        let now = Instant::now();
+        for level in 0..super::frontier::LEVELS as u8 {
+            for (q, queue) in QUEUES.iter().enumerate() {
+                let mut after = None;
+                loop {
+                    let ids = self
+                        .log
+                        .frontier(level, q as u8, after, 1000)
+                        .map_err(store)?;
+                    let Some(&last) = ids.last() else { break };
+                    after = Some(last);
+                    for id in ids {
+                        let Some(record) = self.log.get(id).map_err(store)? else {
+                            continue;
+                        };
+                        let Ok(url) = Url::parse(&record.url) else {
+                            continue;
+                        };
+                        let host = self.hosts.id(&url, now);
+                        let item = Item {
+                            id,
+                            url,
+                            link_depth: record.link_depth,
+                            hops: 0,
+                            level: level as usize,
+                            queue: *queue,
+                            attempts: record.error.as_ref().map_or(0, |e| e.count),
+                        };
+                        let _ = self.frontier.push(level as usize, *queue, host, item);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A URL met during the crawl (start, link, redirect target): through
+    /// the rules, deduplicated against the log, queued if fetched.
+    fn met(&mut self, url: Url, referrer: Option<u64>, link_depth: u32, origin: Origin) {
+        match self.log.id_of(url.as_str()) {
+            Ok(Some(_)) => return, // known: deduplicated
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("crawlspace: URL log: {e}");
+                return;
+            }
+        }
+        let known = Known {
+            link_depth,
+            ..Known::default()
+        };
+        let verdict = self.rules.evaluate(
+            &UrlFacts::new(&url, &known),
+            &mut self.scratch,
+            TraceMode::Decisive,
+        );
+        let mut trace = Vec::new();
+        match origin {
+            Origin::Start => trace.push(layer("start", "a start URL".into())),
+            Origin::Redirect(hops) => trace.push(layer("redirect", format!("redirect hop {hops}"))),
+            Origin::Link => {}
+        }
+        trace.extend(trace_lines(&self.rules, &verdict));
+        let s = &self.plan.settings;
+        let path_depth = url.path().bytes().filter(|&b| b == b'/').count() as u32;
+        let mut refused = (!verdict.fetch).then(|| refusal(&self.rules, &verdict));
+        if refused.is_none() && origin != Origin::Start {
+            if link_depth > s.max_link_depth {
+                refused = Some(format!(
+                    "beyond max_link_depth {} (link depth {link_depth})",
+                    s.max_link_depth
+                ));
+                trace.push(layer(
+                    "depth",
+                    format!(
+                        "link depth {link_depth} > max_link_depth {}",
+                        s.max_link_depth
+                    ),
+                ));
+            } else if path_depth > s.max_path_depth {
+                refused = Some(format!(
+                    "beyond max_path_depth {} (path depth {path_depth})",
+                    s.max_path_depth
+                ));
+                trace.push(layer(
+                    "depth",
+                    format!(
+                        "path depth {path_depth} > max_path_depth {}",
+                        s.max_path_depth
+                    ),
+                ));
+            }
+        }
+        // Depth limits are a crawler-level veto: always logged.
+        let logged = verdict.log || refused.as_deref().is_some_and(|r| r.starts_with("beyond"));
+        if refused.is_some() && !logged {
+            self.stats.filtered += 1;
+            return; // the rules say: no record kept
+        }
+        let queue = match origin {
+            Origin::Start => Queue::User,
+            Origin::Redirect(_) => Queue::Redirect,
+            Origin::Link => verdict.queue(),
+        };
+        let record = UrlRecord {
+            url: url.to_string(),
+            state: if refused.is_some() {
+                State::Filtered
+            } else {
+                State::Queued
+            },
+            reason: refused
+                .clone()
+                .unwrap_or_else(|| format!("queued in {}", queue.name())),
+            fetch: verdict.fetch,
+            save: verdict.save,
+            follow: verdict.follow,
+            filtered: verdict.filtered || refused.is_some(),
+            queue: if refused.is_some() {
+                "none".into()
+            } else {
+                queue.name().into()
+            },
+            priority: verdict.priority,
+            link_depth,
+            referrer,
+            discovered_ms: now_ms(),
+            meta: verdict.meta.clone(),
+            source: verdict.source.clone(),
+            trace,
+            ..UrlRecord::default()
+        };
+        let id = match self.log.discover(&record) {
+            Ok(Some(id)) => id,
+            Ok(None) => return,
+            Err(e) => {
+                eprintln!("crawlspace: URL log: {e}");
+                return;
+            }
+        };
+        self.stats.discovered += 1;
+        if refused.is_some() {
+            self.stats.filtered += 1;
+            return;
+        }
+        let level = level_of(verdict.priority);
+        let q = QUEUES.iter().position(|x| *x == queue).unwrap_or(0) as u8;
+        if let Err(e) = self.log.enqueue(id, level as u8, q) {
+            eprintln!("crawlspace: URL log: {e}");
+        }
+        let host = self.hosts.id(&url, Instant::now());
+        let hops = match origin {
+            Origin::Redirect(h) => h,
+            _ => 0,
+        };
+        let item = Item {
+            id,
+            url,
+            link_depth,
+            hops,
+            level,
+            queue,
+            attempts: 0,
+        };
+        let _ = self.frontier.push(level, queue, host, item);
+    }
+
+    fn update(&self, id: u64, change: impl FnOnce(&mut UrlRecord)) {
+        match self.log.get(id) {
+            Ok(Some(mut record)) => {
+                change(&mut record);
+                if let Err(e) = self.log.update(id, &record) {
+                    eprintln!("crawlspace: URL log: {e}");
+                }
+            }
+            Ok(None) => {}
+            Err(e) => eprintln!("crawlspace: URL log: {e}"),
+        }
+    }
+
+    fn mark_in_flight(&self, item: &Item) {
+        self.update(item.id, |r| {
+            r.state = State::InFlight;
+            r.reason = format!("being fetched from {}", item.queue.name());
+        });
+    }
+
+    /// Leaves the frontier for good (done, failed, filtered).
+    fn dequeue(&self, item: &Item) {
+        let q = QUEUES.iter().position(|x| *x == item.queue).unwrap_or(0) as u8;
+        if let Err(e) = self.log.dequeue(item.id, item.level as u8, q) {
+            eprintln!("crawlspace: URL log: {e}");
+        }
+    }
+
+    fn release_delayed(&mut self, now: Instant) {
+        while let Some(Reverse((when, id))) = self.delayed.peek().copied() {
+            if when > now {
+                break;
+            }
+            self.delayed.pop();
+            if let Some((host, item)) = self.delayed_items.remove(&id) {
+                let _ = self.frontier.push(item.level, item.queue, host, item);
+            }
+        }
+    }
+
+    fn handle(&mut self, outcome: Outcome) {
+        let now = Instant::now();
+        match outcome {
+            Outcome::Done {
+                item,
+                host,
+                fetched,
+                verdict,
+                page,
+                saved,
+            } => {
+                // 503 with Retry-After is the server asking for a pause.
+                let pause = fetched
+                    .head
+                    .retry_after
+                    .filter(|_| fetched.head.status == 503);
+                self.hosts.finished(host, now, pause.is_some(), pause);
+                self.done(item, host, fetched, verdict, page, saved);
+            }
+            Outcome::Refused {
+                item,
+                host,
+                head,
+                verdict,
+            } => {
+                self.hosts.finished(host, now, false, None);
+                let reason = refusal(&self.rules, &verdict);
+                let trace = trace_lines(&self.rules, &verdict);
+                self.stats.filtered += 1;
+                self.dequeue(&item);
+                self.update(item.id, |r| {
+                    r.state = State::Filtered;
+                    r.reason = reason;
+                    r.filtered = verdict.filtered;
+                    r.fetch = false;
+                    r.status = head.as_ref().map(|h| h.status);
+                    r.content_type = head.and_then(|h| h.content_type);
+                    retrace(&mut r.trace, trace);
+                });
+            }
+            Outcome::Failed { item, host, error } => {
+                let temporary = error.is_temporary();
+                self.hosts.finished(host, now, temporary, None);
+                self.failed(item, host, temporary, error.to_string(), None, None);
+            }
+        }
+    }
+
+    /// A temporary failure is retried with backoff up to `max_retries`.
+    fn failed(
+        &mut self,
+        mut item: Item,
+        host: u32,
+        temporary: bool,
+        message: String,
+        status: Option<u16>,
+        retry_after: Option<Duration>,
+    ) {
+        item.attempts += 1;
+        let class = if temporary {
+            ErrorClass::Temporary
+        } else {
+            ErrorClass::Permanent
+        };
+        let retry = temporary && item.attempts <= self.plan.settings.max_retries;
+        let count = item.attempts;
+        let reason = if retry {
+            format!(
+                "retry {count} of {} after: {message}",
+                self.plan.settings.max_retries
+            )
+        } else if temporary {
+            format!("gave up after {count} temporary errors: {message}")
+        } else {
+            format!("permanent error: {message}")
+        };
+        self.update(item.id, |r| {
+            r.state = if retry { State::Queued } else { State::Error };
+            r.reason = reason;
+            r.status = status.or(r.status);
+            r.error = Some(ErrorInfo {
+                class,
+                count,
+                message,
+            });
+            r.fetched_ms = Some(now_ms());
+        });
+        if retry {
+            self.stats.retries += 1;
+            let backoff = retry_after.unwrap_or(Duration::from_secs(1u64 << count.min(6)));
+            let when = Instant::now() + backoff;
+            self.delayed.push(Reverse((when, item.id)));
+            self.delayed_items.insert(item.id, (host, item));
+        } else {
+            self.stats.errors += 1;
+            self.dequeue(&item);
+        }
+    }
+
+    fn done(
+        &mut self,
+        item: Item,
+        host: u32,
+        fetched: Fetched,
+        verdict: Option<Verdict>,
+        page: Option<Page>,
+        saved: Option<String>,
+    ) {
+        let head = fetched.head.clone();
+        let status = head.status;
+        // Redirects: each hop is a new URL through the rules.
+        if (300..400).contains(&status) && status != 304 {
+            let Some(location) = head.location.clone() else {
+                return self.failed(
+                    item.clone(),
+                    host,
+                    false,
+                    format!("HTTP {status} without Location"),
+                    Some(status),
+                    None,
+                );
+            };
+            let target = item
+                .url
+                .join(&location)
+                .ok()
+                .and_then(|u| normalize(u.as_str()).ok());
+            let Some(target) = target else {
+                return self.failed(
+                    item.clone(),
+                    host,
+                    false,
+                    format!("redirect to a malformed URL {location:?}"),
+                    Some(status),
+                    None,
+                );
+            };
+            let hops = item.hops + 1;
+            if hops > MAX_REDIRECTS {
+                return self.failed(
+                    item.clone(),
+                    host,
+                    false,
+                    format!("more than {MAX_REDIRECTS} redirects"),
+                    Some(status),
+                    None,
+                );
+            }
+            let known = matches!(self.log.id_of(target.as_str()), Ok(Some(_)));
+            self.met(
+                target.clone(),
+                Some(item.id),
+                item.link_depth,
+                Origin::Redirect(hops),
+            );
+            self.stats.fetched += 1;
+            self.dequeue(&item);
+            self.update(item.id, |r| {
+                r.state = State::Fetched;
+                r.status = Some(status);
+                r.fetched_ms = Some(now_ms());
+                r.redirect_to = Some(target.to_string());
+                r.reason = if known {
+                    format!(
+                        "HTTP {status} redirect to {target} (already known: a loop or a duplicate)"
+                    )
+                } else {
+                    format!("HTTP {status} redirect to {target}")
+                };
+            });
+            return;
+        }
+        if status == 304 {
+            return self.failed(
+                item,
+                host,
+                false,
+                "HTTP 304 to an unconditional request".into(),
+                Some(status),
+                None,
+            );
+        }
+        if status == 503 && head.retry_after.is_some() {
+            let retry_after = head.retry_after;
+            return self.failed(
+                item,
+                host,
+                true,
+                format!("HTTP {status} with Retry-After"),
+                Some(status),
+                retry_after,
+            );
+        }
+        if status >= 400 {
+            return self.failed(
+                item,
+                host,
+                false,
+                format!("HTTP {status}"),
+                Some(status),
+                None,
+            );
+        }
+        // 2xx: the links first (crash safety), then the page itself.
+        let follow = verdict.as_ref().is_none_or(|v| v.follow);
+        let mut nofollow_links = 0;
+        if let Some(page) = &page {
+            let robots_nofollow = page.robots.nofollow && !self.plan.settings.ignore_nofollow;
+            if follow && !robots_nofollow {
+                for link in &page.links {
+                    if link.nofollow && !self.plan.settings.ignore_nofollow {
+                        nofollow_links += 1;
+                        continue;
+                    }
+                    self.met(
+                        link.url.clone(),
+                        Some(item.id),
+                        item.link_depth + 1,
+                        Origin::Link,
+                    );
+                }
+            }
+        }
+        let size = fetched.body.as_ref().map(|b| b.len() as u64);
+        let was_saved = saved.is_some();
+        if was_saved {
+            self.stats.saved += 1;
+        } else {
+            self.stats.fetched += 1;
+        }
+        let trace = verdict
+            .as_ref()
+            .map(|v| trace_lines(&self.rules, v))
+            .unwrap_or_default();
+        let mut extra = Vec::new();
+        if fetched.truncated {
+            extra.push(format!(
+                "body cut at max_body_bytes {}",
+                self.plan.settings.max_body_bytes
+            ));
+        }
+        if nofollow_links > 0 {
+            extra.push(format!("{nofollow_links} rel=nofollow links not followed"));
+        }
+        if let Some(page) = &page
+            && page.robots.nofollow
+        {
+            extra.push("meta robots nofollow".into());
+        }
+        self.dequeue(&item);
+        self.update(item.id, |r| {
+            r.state = if was_saved {
+                State::Saved
+            } else {
+                State::Fetched
+            };
+            r.status = Some(status);
+            r.content_type = head.content_type.clone();
+            r.size = size;
+            r.fetched_ms = Some(now_ms());
+            r.etag = head.etag.clone();
+            r.last_modified = head.last_modified.clone();
+            r.saved_path = saved.clone();
+            r.error = None;
+            retrace(&mut r.trace, trace);
+            r.reason = format!(
+                "{} (HTTP {status}{}{})",
+                if was_saved { "saved" } else { "fetched" },
+                head.content_type
+                    .as_deref()
+                    .map(|t| format!(", {t}"))
+                    .unwrap_or_default(),
+                size.map(|s| format!(", {s} bytes")).unwrap_or_default()
+            );
+            if !extra.is_empty() {
+                r.reason.push_str("; ");
+                r.reason.push_str(&extra.join("; "));
+            }
+            if let Some(page) = &page
+                && !page.robots.raw.is_empty()
+            {
+                r.robots = Some(format!("meta robots: {}", page.robots.raw.join(", ")));
+            }
+        });
+    }
+
+    /// New rules: queued URLs they no longer fetch leave the queues and are
+    /// logged as filtered by the new rule (SPEC §2.6).
+    fn swap_rules(&mut self, rules: Arc<CompiledRules>) {
+        self.scratch = rules.scratch();
+        self.rules = rules;
+        let rules = self.rules.clone();
+        let mut scratch = rules.scratch();
+        let mut dropped = Vec::new();
+        self.frontier.retain(|item| {
+            let known = Known {
+                link_depth: item.link_depth,
+                ..Known::default()
+            };
+            let verdict = rules.evaluate(
+                &UrlFacts::new(&item.url, &known),
+                &mut scratch,
+                TraceMode::Decisive,
+            );
+            if verdict.fetch {
+                true
+            } else {
+                dropped.push((item.clone(), verdict));
+                false
+            }
+        });
+        for (item, verdict) in dropped {
+            self.stats.dropped_by_new_rules += 1;
+            self.stats.filtered += 1;
+            self.dequeue(&item);
+            let reason = format!(
+                "{} (new rules applied during the crawl)",
+                refusal(&rules, &verdict)
+            );
+            let trace = trace_lines(&rules, &verdict);
+            self.update(item.id, |r| {
+                r.state = State::Filtered;
+                r.reason = reason;
+                r.filtered = true;
+                r.fetch = false;
+                r.trace
+                    .push(layer("live-rules", "rules changed during the crawl".into()));
+                retrace(&mut r.trace, trace);
+            });
+        }
+    }
+}
+
+/// Fetches one URL: address rules after DNS (phase 1b), content-type rules
+/// after the headers (phase 2), then the body, links and saving.
+async fn fetch_one(
+    fetcher: Fetcher,
+    rules: Arc<CompiledRules>,
+    item: Item,
+    host: u32,
+    out: PathBuf,
+    agent: String,
+) -> Outcome {
+    let address = match fetcher.resolve(&item.url).await {
+        Ok(ip) => ip,
+        Err(error) => return Outcome::Failed { item, host, error },
+    };
+    let known = Known {
+        address: Some(address),
+        link_depth: item.link_depth,
+        content_type: None,
+    };
+    let mut scratch = rules.scratch();
+    let phase1b = rules.evaluate(
+        &UrlFacts::new(&item.url, &known),
+        &mut scratch,
+        TraceMode::Decisive,
+    );
+    if !phase1b.fetch {
+        return Outcome::Refused {
+            item,
+            host,
+            head: None,
+            verdict: phase1b,
+        };
+    }
+    let mut phase2: Option<Verdict> = None;
+    let result = fetcher
+        .get(&item.url, None, |head| {
+            if !(200..300).contains(&head.status) {
+                return false;
+            }
+            let known = match &head.content_type {
+                Some(t) => known.clone().with_content_type(t),
+                None => known.clone(),
+            };
+            let verdict = rules.evaluate(
+                &UrlFacts::new(&item.url, &known),
+                &mut scratch,
+                TraceMode::Decisive,
+            );
+            let wanted = verdict.fetch;
+            phase2 = Some(verdict);
+            wanted
+        })
+        .await;
+    let fetched = match result {
+        Ok(f) => f,
+        Err(error) => return Outcome::Failed { item, host, error },
+    };
+    if let Some(verdict) = &phase2
+        && !verdict.fetch
+    {
+        return Outcome::Refused {
+            item,
+            host,
+            head: Some(fetched.head),
+            verdict: phase2.unwrap_or(phase1b),
+        };
+    }
+    let verdict = phase2.unwrap_or(phase1b);
+    let is_html = fetched
+        .head
+        .content_type
+        .as_deref()
+        .is_none_or(|t| t == "text/html" || t == "application/xhtml+xml");
+    let mut page = None;
+    let mut saved = None;
+    if let Some(body) = &fetched.body {
+        if is_html && verdict.follow {
+            let options = LinkOptions {
+                resources: verdict.save,
+                max_links: 100_000,
+            };
+            let product = agent.split('/').next().unwrap_or(&agent).to_string();
+            let url = item.url.clone();
+            let body = body.clone();
+            page = tokio::task::spawn_blocking(move || {
+                super::links::extract(&body, &url, &options, &product)
+            })
+            .await
+            .ok();
+        }
+        let noindex = page.as_ref().is_some_and(|p| p.robots.noindex);
+        if verdict.save && !noindex {
+            let url = item.url.clone();
+            let body = body.clone();
+            let result =
+                tokio::task::spawn_blocking(move || super::mirror::save(&out, &url, &body)).await;
+            if let Ok(Ok(path)) = result {
+                saved = Some(path.to_string_lossy().into_owned());
+            }
+        }
+    }
+    Outcome::Done {
+        item,
+        host,
+        fetched,
+        verdict: Some(verdict),
+        page,
+        saved,
+    }
+}

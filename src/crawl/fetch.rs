@@ -1,0 +1,314 @@
+//! Fetching one URL: the only module that names reqwest.
+//!
+//! The crawler resolves host names itself ([`Fetcher::resolve`]) so that
+//! address rules see the address, and the connection then goes to that same
+//! address: the client's DNS resolver answers from the crawler's
+//! [`AddressBook`]. Redirects are not followed here (each hop is a new URL
+//! for the rules); the body is read in chunks and cut at the size cap; the
+//! caller decides from the headers whether the body is wanted at all
+//! (content-type rules, SPEC §1.3 phase 2).
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use url::Url;
+
+/// Host name → the address the crawler chose for it. Filled by
+/// [`Fetcher::resolve`] before a request; read by the client's resolver.
+#[derive(Debug, Default)]
+pub struct AddressBook {
+    /// Guards the map only while copying an address in or out.
+    addresses: Mutex<HashMap<String, IpAddr>>,
+}
+
+impl AddressBook {
+    fn get(&self, host: &str) -> Option<IpAddr> {
+        self.addresses.lock().ok()?.get(host).copied()
+    }
+
+    fn set(&self, host: &str, ip: IpAddr) {
+        if let Ok(mut map) = self.addresses.lock() {
+            map.insert(host.to_string(), ip);
+        }
+    }
+}
+
+/// The client's resolver: the address the crawler chose, else the system's.
+#[derive(Debug, Clone)]
+struct BookResolver(Arc<AddressBook>);
+
+impl reqwest::dns::Resolve for BookResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let book = self.0.clone();
+        let host = name.as_str().to_string();
+        Box::pin(async move {
+            if let Some(ip) = book.get(&host) {
+                // Port 0: the connector puts in the URL's port.
+                let addrs: reqwest::dns::Addrs = Box::new(std::iter::once(SocketAddr::new(ip, 0)));
+                return Ok(addrs);
+            }
+            let found: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let addrs: reqwest::dns::Addrs = Box::new(found.into_iter());
+            Ok(addrs)
+        })
+    }
+}
+
+/// Why a fetch failed, with the class SPEC §2.4 gives it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FetchError {
+    #[error("DNS: no such host {0}")]
+    NoSuchHost(String),
+    #[error("DNS: no answer for {0} ({1})")]
+    DnsNoAnswer(String, String),
+    #[error("timed out: {0}")]
+    Timeout(String),
+    #[error("connection refused or reset: {0}")]
+    Refused(String),
+    #[error("connection error: {0}")]
+    Connection(String),
+    #[error("bad response body: {0}")]
+    Body(String),
+}
+
+impl FetchError {
+    /// Temporary errors are retried with backoff; permanent ones are not.
+    pub fn is_temporary(&self) -> bool {
+        matches!(
+            self,
+            FetchError::DnsNoAnswer(..) | FetchError::Timeout(_) | FetchError::Refused(_)
+        )
+    }
+}
+
+/// What the response headers say.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Head {
+    pub status: u16,
+    /// Media type without parameters, lower-cased.
+    pub content_type: Option<String>,
+    pub location: Option<String>,
+    pub retry_after: Option<Duration>,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    /// Every `X-Robots-Tag` header value.
+    pub x_robots_tag: Vec<String>,
+}
+
+/// A response: its head, and its body when the caller wanted it.
+#[derive(Debug, Clone, Default)]
+pub struct Fetched {
+    pub head: Head,
+    pub body: Option<Vec<u8>>,
+    /// The body went past the cap and was cut there.
+    pub truncated: bool,
+}
+
+/// Conditional request validators for a refresh crawl.
+#[derive(Debug, Clone, Default)]
+pub struct Validators {
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+}
+
+/// The HTTP client and its limits.
+#[derive(Debug, Clone)]
+pub struct Fetcher {
+    client: reqwest::Client,
+    book: Arc<AddressBook>,
+    max_body: u64,
+}
+
+impl Fetcher {
+    /// A client with the crawl's user agent and timeouts. Installs the ring
+    /// crypto provider for rustls on first use (the build leaves it out of
+    /// reqwest to keep clean builds short).
+    pub fn new(user_agent: &str, timeout: Duration, max_body: u64) -> Result<Fetcher, FetchError> {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let book = Arc::new(AddressBook::default());
+        let client = reqwest::Client::builder()
+            .user_agent(user_agent)
+            .connect_timeout(timeout)
+            .read_timeout(timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .dns_resolver(Arc::new(BookResolver(book.clone())))
+            .build()
+            .map_err(|e| FetchError::Connection(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Fetcher {
+            client,
+            book,
+            max_body,
+        })
+    }
+
+    /// Resolves the URL's host, remembers the answer for the connection, and
+    /// returns it for the address rules.
+    pub async fn resolve(&self, url: &Url) -> Result<IpAddr, FetchError> {
+        let host = match url.host() {
+            Some(url::Host::Ipv4(ip)) => return Ok(IpAddr::V4(ip)),
+            Some(url::Host::Ipv6(ip)) => return Ok(IpAddr::V6(ip)),
+            Some(url::Host::Domain(d)) => d.to_string(),
+            None => return Err(FetchError::NoSuchHost(url.to_string())),
+        };
+        if let Some(ip) = self.book.get(&host) {
+            return Ok(ip);
+        }
+        let port = url.port_or_known_default().unwrap_or(80);
+        let answer = tokio::net::lookup_host((host.as_str(), port))
+            .await
+            .map(|mut addrs| addrs.next());
+        match answer {
+            Ok(first) => match first {
+                Some(addr) => {
+                    self.book.set(&host, addr.ip());
+                    Ok(addr.ip())
+                }
+                None => Err(FetchError::DnsNoAnswer(host, "no address records".into())),
+            },
+            Err(e) => {
+                let message = e.to_string();
+                // getaddrinfo: EAI_AGAIN ("temporary failure") is worth a
+                // retry; EAI_NONAME ("not known") is not.
+                if message.to_ascii_lowercase().contains("temporary") {
+                    Err(FetchError::DnsNoAnswer(host, message))
+                } else {
+                    Err(FetchError::NoSuchHost(host))
+                }
+            }
+        }
+    }
+
+    /// GETs `url`. After the headers, `want_body` decides whether to read
+    /// the body (it is not downloaded when content-type rules exclude it).
+    pub async fn get(
+        &self,
+        url: &Url,
+        validators: Option<&Validators>,
+        want_body: impl FnOnce(&Head) -> bool,
+    ) -> Result<Fetched, FetchError> {
+        let mut request = self.client.get(url.as_str());
+        if let Some(v) = validators {
+            if let Some(etag) = &v.etag {
+                request = request.header(reqwest::header::IF_NONE_MATCH, etag);
+            }
+            if let Some(lm) = &v.last_modified {
+                request = request.header(reqwest::header::IF_MODIFIED_SINCE, lm);
+            }
+        }
+        let mut response = request.send().await.map_err(classify)?;
+        let head = head_of(&response);
+        if !want_body(&head) {
+            return Ok(Fetched {
+                head,
+                body: None,
+                truncated: false,
+            });
+        }
+        let mut body = Vec::new();
+        let mut truncated = false;
+        while let Some(chunk) = response.chunk().await.map_err(|e| match classify(e) {
+            FetchError::Connection(m) => FetchError::Body(m),
+            other => other,
+        })? {
+            let room = self.max_body.saturating_sub(body.len() as u64) as usize;
+            if chunk.len() > room {
+                body.extend_from_slice(&chunk[..room]);
+                truncated = true;
+                break; // dropping the response closes the connection
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(Fetched {
+            head,
+            body: Some(body),
+            truncated,
+        })
+    }
+}
+
+fn header_text(response: &reqwest::Response, name: reqwest::header::HeaderName) -> Option<String> {
+    response
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(|s| s.trim().to_string())
+}
+
+fn head_of(response: &reqwest::Response) -> Head {
+    use reqwest::header;
+    let content_type = header_text(response, header::CONTENT_TYPE)
+        .map(|t| {
+            t.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .filter(|t| !t.is_empty());
+    // Retry-After in seconds; an HTTP date is read as "soon" (one minute).
+    let retry_after = header_text(response, header::RETRY_AFTER).map(|v| match v.parse::<u64>() {
+        Ok(secs) => Duration::from_secs(secs.min(24 * 3600)),
+        Err(_) => Duration::from_secs(60),
+    });
+    Head {
+        status: response.status().as_u16(),
+        content_type,
+        location: header_text(response, header::LOCATION),
+        retry_after,
+        etag: header_text(response, header::ETAG),
+        last_modified: header_text(response, header::LAST_MODIFIED),
+        x_robots_tag: response
+            .headers()
+            .get_all("x-robots-tag")
+            .iter()
+            .filter_map(|v| v.to_str().ok().map(str::to_string))
+            .collect(),
+    }
+}
+
+/// SPEC §2.4: timeouts, refused and reset connections are temporary; other
+/// connection errors permanent.
+fn classify(e: reqwest::Error) -> FetchError {
+    let message = one_line(&e);
+    if e.is_timeout() {
+        return FetchError::Timeout(message);
+    }
+    let mut source: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(&e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind::*;
+            match io.kind() {
+                ConnectionRefused | ConnectionReset | ConnectionAborted | BrokenPipe
+                | UnexpectedEof => {
+                    return FetchError::Refused(message);
+                }
+                TimedOut => return FetchError::Timeout(message),
+                _ => {}
+            }
+        }
+        source = s.source();
+    }
+    if e.is_decode() || e.is_body() {
+        return FetchError::Body(message);
+    }
+    FetchError::Connection(message)
+}
+
+/// An error and its causes on one line.
+fn one_line(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let part = s.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = s.source();
+    }
+    text.replace(['\n', '\r'], " ")
+}

@@ -1,0 +1,218 @@
+//! Per-host politeness (SPEC §2.2): at most N requests in flight per host,
+//! an optional pause between requests, and backoff after temporary errors.
+//! Pure data with the clock passed in; the engine asks which hosts are ready
+//! and when the next one will be.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use url::Url;
+
+/// The longest backoff after repeated temporary errors.
+const MAX_BACKOFF: Duration = Duration::from_secs(300);
+
+/// What the crawler knows about one host (scheme, host, port).
+#[derive(Debug, Clone)]
+pub struct HostState {
+    /// `http://example.com:8080`.
+    pub origin: String,
+    pub in_flight: usize,
+    /// No request starts before this (politeness delay).
+    pub next_allowed: Instant,
+    /// After temporary errors: no request before this.
+    pub backoff_until: Option<Instant>,
+    /// Temporary errors in a row, for the backoff length.
+    pub errors_in_row: u32,
+    /// Pause between requests to this host.
+    pub delay: Duration,
+    pub fetched: u64,
+}
+
+/// Why a host with waiting URLs is not being fetched right now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Idle {
+    Ready,
+    /// `per_host` requests already in flight.
+    Busy,
+    /// Waiting out the delay between requests.
+    Politeness(Duration),
+    /// Waiting out a backoff after errors.
+    Backoff(Duration),
+}
+
+/// Every host met, by id.
+#[derive(Debug)]
+pub struct Hosts {
+    ids: HashMap<String, u32>,
+    states: Vec<HostState>,
+    per_host: usize,
+    delay: Duration,
+}
+
+impl Hosts {
+    pub fn new(per_host: usize, delay: Duration) -> Hosts {
+        Hosts {
+            ids: HashMap::new(),
+            states: Vec::new(),
+            per_host: per_host.max(1),
+            delay,
+        }
+    }
+
+    /// The id of the URL's host, made on first sight.
+    pub fn id(&mut self, url: &Url, now: Instant) -> u32 {
+        let origin = url.origin().ascii_serialization();
+        if let Some(&id) = self.ids.get(&origin) {
+            return id;
+        }
+        let id = self.states.len() as u32;
+        self.states.push(HostState {
+            origin: origin.clone(),
+            in_flight: 0,
+            next_allowed: now,
+            backoff_until: None,
+            errors_in_row: 0,
+            delay: self.delay,
+            fetched: 0,
+        });
+        self.ids.insert(origin, id);
+        id
+    }
+
+    pub fn get(&self, id: u32) -> Option<&HostState> {
+        self.states.get(id as usize)
+    }
+
+    pub fn all(&self) -> &[HostState] {
+        &self.states
+    }
+
+    /// Whether a request to this host may start now, and if not, why.
+    pub fn idle(&self, id: u32, now: Instant) -> Idle {
+        let Some(h) = self.states.get(id as usize) else {
+            return Idle::Ready;
+        };
+        if let Some(until) = h.backoff_until
+            && until > now
+        {
+            return Idle::Backoff(until - now);
+        }
+        if h.in_flight >= self.per_host {
+            return Idle::Busy;
+        }
+        if h.next_allowed > now {
+            return Idle::Politeness(h.next_allowed - now);
+        }
+        Idle::Ready
+    }
+
+    pub fn ready(&self, id: u32, now: Instant) -> bool {
+        self.idle(id, now) == Idle::Ready
+    }
+
+    /// A request to the host starts.
+    pub fn started(&mut self, id: u32, now: Instant) {
+        if let Some(h) = self.states.get_mut(id as usize) {
+            h.in_flight += 1;
+            h.next_allowed = now + h.delay;
+        }
+    }
+
+    /// A request ended; `temporary_error` starts or extends the backoff,
+    /// `retry_after` (from the server) overrides its length.
+    pub fn finished(
+        &mut self,
+        id: u32,
+        now: Instant,
+        temporary_error: bool,
+        retry_after: Option<Duration>,
+    ) {
+        let Some(h) = self.states.get_mut(id as usize) else {
+            return;
+        };
+        h.in_flight = h.in_flight.saturating_sub(1);
+        h.next_allowed = h.next_allowed.max(now + h.delay);
+        if temporary_error {
+            h.errors_in_row += 1;
+            let exponential = Duration::from_secs(1u64 << h.errors_in_row.min(8)).min(MAX_BACKOFF);
+            h.backoff_until = Some(now + retry_after.unwrap_or(exponential).min(MAX_BACKOFF));
+        } else {
+            h.errors_in_row = 0;
+            h.backoff_until = None;
+            h.fetched += 1;
+        }
+    }
+
+    /// Raises the host's delay (robots.txt `Crawl-delay`).
+    pub fn set_delay(&mut self, id: u32, delay: Duration) {
+        if let Some(h) = self.states.get_mut(id as usize) {
+            h.delay = h.delay.max(delay);
+        }
+    }
+
+    /// When the first of `hosts` that is waiting on time (not on its own
+    /// requests) becomes ready.
+    pub fn next_ready(&self, hosts: impl Iterator<Item = u32>, now: Instant) -> Option<Instant> {
+        hosts
+            .filter_map(|id| match self.idle(id, now) {
+                Idle::Politeness(d) | Idle::Backoff(d) => Some(now + d),
+                Idle::Ready => Some(now),
+                Idle::Busy => None,
+            })
+            .min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn per_host_limit_and_delay() {
+        let t0 = Instant::now();
+        let mut hosts = Hosts::new(2, Duration::from_millis(100));
+        let a = hosts.id(&url("http://a.example/x"), t0);
+        assert_eq!(
+            hosts.id(&url("http://a.example/y"), t0),
+            a,
+            "same origin, same host"
+        );
+        assert_ne!(
+            hosts.id(&url("http://a.example:81/"), t0),
+            a,
+            "the port is part of the host"
+        );
+        assert!(hosts.ready(a, t0));
+        hosts.started(a, t0);
+        assert_eq!(
+            hosts.idle(a, t0),
+            Idle::Politeness(Duration::from_millis(100))
+        );
+        let t1 = t0 + Duration::from_millis(100);
+        hosts.started(a, t1);
+        assert_eq!(hosts.idle(a, t1 + Duration::from_secs(1)), Idle::Busy);
+        hosts.finished(a, t1, false, None);
+        assert!(hosts.ready(a, t1 + Duration::from_millis(100)));
+    }
+
+    #[test]
+    fn backoff_grows_and_honours_retry_after() {
+        let t0 = Instant::now();
+        let mut hosts = Hosts::new(1, Duration::ZERO);
+        let a = hosts.id(&url("http://a.example/"), t0);
+        hosts.started(a, t0);
+        hosts.finished(a, t0, true, None);
+        assert_eq!(hosts.idle(a, t0), Idle::Backoff(Duration::from_secs(2)));
+        hosts.started(a, t0);
+        hosts.finished(a, t0, true, Some(Duration::from_secs(7)));
+        assert_eq!(hosts.idle(a, t0), Idle::Backoff(Duration::from_secs(7)));
+        hosts.started(a, t0);
+        hosts.finished(a, t0, false, None);
+        assert!(hosts.ready(a, t0), "a success ends the backoff");
+        assert_eq!(hosts.next_ready([a].into_iter(), t0), Some(t0));
+    }
+}

@@ -1,0 +1,550 @@
+//! The URL log of SPEC §3 over sled: every URL the crawler met, in
+//! discovery order, with its state, verdict, fetch outcome and trace, plus
+//! the persisted frontier the crawl resumes from.
+//!
+//! This is the only module that names sled, and it imports nothing else
+//! of crawlspace: the crawler and the console see [`UrlLog`] and plain
+//! record types. Keeping the surface this narrow leaves room to swap the
+//! engine (sled 0.34 has a reported panic on recovery after a hard kill).
+//!
+//! Trees (key layouts in `index.rs`):
+//! - `urls`: id → record (codec in `record.rs`). Ids start at 1, are dense and
+//!   follow discovery order, so a range over `urls` is the log in order.
+//! - `by_url`: URL → id, for deduplication and look-up by URL.
+//! - `by_state`: state byte ++ id → nothing: a secondary index, so paging
+//!   one state walks only that state's ids, in order, never the whole log.
+//! - `frontier`: level ++ queue ++ id → nothing: the URLs waiting to be
+//!   fetched, FIFO per (level, queue) because ids grow with discovery.
+//! - `meta`: the next id, the per-state counts, the frontier length and
+//!   the layout version.
+//!
+//! Consistency: every write is a batch of [`Change`]s applied in one sled
+//! transaction over all five trees ([`UrlLog::apply`]; `discover`,
+//! `update`, `enqueue` and `dequeue` are one-change batches), so after a
+//! crash a URL is either fully recorded (record, URL index, state index,
+//! counts, frontier entry) or not at all. Sled serializes transactions, so
+//! they never conflict and retry. The per-state counts and the frontier
+//! length are persisted in `meta` inside those transactions and mirrored in
+//! atomics for the status bar; open checks the counts against the number of
+//! ids and rebuilds them from `by_state` when they disagree.
+//!
+//! The frontier stays right across a crash when the caller groups its
+//! writes: a fetched page's update with its new links (discovered with
+//! `enqueue`) in one batch, and the in-flight update with its `Dequeue` in
+//! one batch. [`UrlLog::requeue_in_flight`] puts URLs that were in flight
+//! back in their queues.
+
+mod index;
+mod record;
+#[cfg(test)]
+mod tests;
+mod write;
+
+use std::ops::Bound;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sled::{IVec, Tree};
+
+pub use index::{LEVELS, QUEUE_NAMES, frontier_slot};
+pub use record::{
+    DecodeError, ErrorClass, ErrorInfo, ParseStateError, State, TraceLine, UrlRecord, export_json,
+};
+pub use write::Change;
+
+use index::{
+    FRONTIER_LEN, LAYOUT, LAYOUT_VERSION, NEXT_ID, count_key, frontier_key, id_key,
+    parse_frontier_key, parse_id, parse_state_key, state_key,
+};
+use record::decode;
+use write::check_slot;
+
+/// Why a URL log operation failed. A damaged record or index entry is one
+/// of these, never a panic.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open the URL log at {}: {message}", path.display())]
+    Open { path: PathBuf, message: String },
+    #[error("URL log: {0}")]
+    Db(#[source] DbError),
+    /// The record's bytes do not decode. Paging stops here; resume with
+    /// `after = id` (or `before = id`) to read past it.
+    #[error("URL log record {id} is damaged: {source}")]
+    Corrupt {
+        id: u64,
+        #[source]
+        source: DecodeError,
+    },
+    #[error("URL log {tree} tree: damaged entry {key:?}")]
+    BadEntry { tree: &'static str, key: Vec<u8> },
+    #[error("URL log has no record {0}")]
+    NotFound(u64),
+    /// `update` was given a record whose URL is not the stored one: the
+    /// URL index would go stale, so the write is refused.
+    #[error("record {id} cannot become {url}: a record's URL never changes")]
+    UrlChanged { id: u64, url: String },
+    #[error("no frontier queue at level {level}, queue {queue} (levels 0..5, queues 0..6)")]
+    BadSlot { level: u8, queue: u8 },
+    #[error("cannot encode the record of {url}: {message}")]
+    Encode { url: String, message: String },
+}
+
+/// A storage engine error, kept opaque so that callers never name sled.
+#[derive(Debug)]
+pub struct DbError(sled::Error);
+
+impl std::fmt::Display for DbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for DbError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
+impl From<sled::Error> for StoreError {
+    fn from(error: sled::Error) -> StoreError {
+        StoreError::Db(DbError(error))
+    }
+}
+
+/// What to list: one state (walks the state index) and/or a regex searched
+/// in each record's URL and reason.
+#[derive(Clone, Debug, Default)]
+pub struct Query {
+    pub state: Option<State>,
+    pub text: Option<regex::Regex>,
+}
+
+impl Query {
+    /// Whether `record` is one the query lists.
+    pub fn matches(&self, record: &UrlRecord) -> bool {
+        self.state.is_none_or(|s| s == record.state)
+            && self
+                .text
+                .as_ref()
+                .is_none_or(|re| re.is_match(&record.url) || re.is_match(&record.reason))
+    }
+}
+
+/// How many records are in each state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StateCounts {
+    pub queued: u64,
+    pub in_flight: u64,
+    pub fetched: u64,
+    pub saved: u64,
+    pub filtered: u64,
+    pub error: u64,
+    pub deleted: u64,
+}
+
+impl StateCounts {
+    fn from_array(c: [u64; 7]) -> StateCounts {
+        let [queued, in_flight, fetched, saved, filtered, error, deleted] = c;
+        StateCounts {
+            queued,
+            in_flight,
+            fetched,
+            saved,
+            filtered,
+            error,
+            deleted,
+        }
+    }
+
+    /// The count of one state.
+    pub fn get(&self, state: State) -> u64 {
+        match state {
+            State::Queued => self.queued,
+            State::InFlight => self.in_flight,
+            State::Fetched => self.fetched,
+            State::Saved => self.saved,
+            State::Filtered => self.filtered,
+            State::Error => self.error,
+            State::Deleted => self.deleted,
+        }
+    }
+
+    /// All records.
+    pub fn total(&self) -> u64 {
+        State::ALL.iter().map(|s| self.get(*s)).sum()
+    }
+}
+
+/// The reason written on a record that [`UrlLog::requeue_in_flight`] puts
+/// back in the queue.
+pub const REQUEUED_REASON: &str = "re-queued: it was in flight when the crawl stopped";
+
+/// In-flight records re-queued per transaction by `requeue_in_flight`.
+const REQUEUE_BATCH: usize = 1_000;
+
+/// The URL log: a sled database and its trees. Cheap to share behind an
+/// `Arc`; every method takes `&self` and is safe to call from many threads.
+#[derive(Debug)]
+pub struct UrlLog {
+    db: sled::Db,
+    urls: Tree,
+    by_url: Tree,
+    by_state: Tree,
+    frontier: Tree,
+    meta: Tree,
+    /// Per-state counts, mirroring the persisted `meta` counts. Changed by
+    /// the committed deltas after each transaction (deltas commute, so the
+    /// order in which threads apply them does not matter); `Relaxed`
+    /// because each is an independent statistic.
+    counts: [AtomicU64; 7],
+    /// Frontier entries, mirroring `meta` `frontier_len` the same way.
+    frontier_len: AtomicU64,
+}
+
+impl UrlLog {
+    /// Opens (creating if missing) the log in `dir`, with a page cache of
+    /// about `cache_bytes` (sled's default is 1 GiB, too much to leave
+    /// unset). A sled panic while recovering a damaged database is turned
+    /// into [`StoreError::Open`] instead of taking the process down.
+    pub fn open(dir: &Path, cache_bytes: u64) -> Result<UrlLog, StoreError> {
+        let opened = catch_unwind(AssertUnwindSafe(|| {
+            sled::Config::new()
+                .path(dir)
+                .cache_capacity(cache_bytes)
+                .open()
+        }));
+        let failed = |message: String| StoreError::Open {
+            path: dir.to_path_buf(),
+            message,
+        };
+        let db = match opened {
+            Ok(Ok(db)) => db,
+            Ok(Err(e)) => return Err(failed(e.to_string())),
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                return Err(failed(format!("the database panicked on recovery: {what}")));
+            }
+        };
+        let log = UrlLog {
+            urls: db.open_tree("urls")?,
+            by_url: db.open_tree("by_url")?,
+            by_state: db.open_tree("by_state")?,
+            frontier: db.open_tree("frontier")?,
+            meta: db.open_tree("meta")?,
+            db,
+            counts: Default::default(),
+            frontier_len: AtomicU64::new(0),
+        };
+        match log.meta.get(LAYOUT)?.as_deref() {
+            None => {
+                log.meta.insert(LAYOUT, &[LAYOUT_VERSION])?;
+            }
+            Some([LAYOUT_VERSION]) => {}
+            Some(other) => {
+                return Err(failed(format!(
+                    "key layout {other:?}, this build reads layout {LAYOUT_VERSION}"
+                )));
+            }
+        }
+        log.load_counts()?;
+        Ok(log)
+    }
+
+    /// Loads the persisted counts into the atomics; rebuilds them from the
+    /// state index when they do not add up to the number of ids given out.
+    fn load_counts(&self) -> Result<(), StoreError> {
+        let read = |key: &[u8]| -> Result<u64, StoreError> {
+            match self.meta.get(key)? {
+                None => Ok(0),
+                Some(v) => parse_id(&v).ok_or_else(|| StoreError::BadEntry {
+                    tree: "meta",
+                    key: key.to_vec(),
+                }),
+            }
+        };
+        let ids = read(NEXT_ID)?.saturating_sub(1);
+        let mut counts = [0u64; 7];
+        let mut damaged = false;
+        for state in State::ALL {
+            match read(&count_key(state)) {
+                Ok(n) => counts[state as usize] = n,
+                Err(StoreError::BadEntry { .. }) => damaged = true,
+                Err(e) => return Err(e),
+            }
+        }
+        if damaged || counts.iter().sum::<u64>() != ids {
+            counts = self.recount()?;
+        }
+        for (atomic, n) in self.counts.iter().zip(counts) {
+            atomic.store(n, Ordering::Relaxed);
+        }
+        self.frontier_len
+            .store(read(FRONTIER_LEN)?, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Counts the state index and persists the result: the repair path,
+    /// a full scan of `by_state` keys.
+    fn recount(&self) -> Result<[u64; 7], StoreError> {
+        let mut counts = [0u64; 7];
+        for key in self.by_state.iter().keys() {
+            let key = key?;
+            let (state, _) = parse_state_key(&key).ok_or_else(|| StoreError::BadEntry {
+                tree: "by_state",
+                key: key.to_vec(),
+            })?;
+            counts[state as usize] += 1;
+        }
+        for state in State::ALL {
+            self.meta
+                .insert(count_key(state), &counts[state as usize].to_be_bytes())?;
+        }
+        Ok(counts)
+    }
+
+    /// The id of a URL already in the log.
+    pub fn id_of(&self, url: &str) -> Result<Option<u64>, StoreError> {
+        match self.by_url.get(url.as_bytes())? {
+            None => Ok(None),
+            Some(v) => parse_id(&v).map(Some).ok_or_else(|| StoreError::BadEntry {
+                tree: "by_url",
+                key: url.as_bytes().to_vec(),
+            }),
+        }
+    }
+
+    /// The record with id `id`; [`StoreError::Corrupt`] when its bytes do
+    /// not decode.
+    pub fn get(&self, id: u64) -> Result<Option<UrlRecord>, StoreError> {
+        match self.urls.get(id_key(id))? {
+            None => Ok(None),
+            Some(bytes) => decode(&bytes)
+                .map(Some)
+                .map_err(|source| StoreError::Corrupt { id, source }),
+        }
+    }
+
+    /// Records in the log.
+    pub fn len(&self) -> u64 {
+        self.counts().total()
+    }
+
+    /// Whether no URL has been recorded.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Records per state, from memory (no disk access).
+    pub fn counts(&self) -> StateCounts {
+        StateCounts::from_array(std::array::from_fn(|i| {
+            self.counts[i].load(Ordering::Relaxed)
+        }))
+    }
+
+    /// Up to `limit` records the query lists with ids above `after`, in
+    /// discovery order. With a state, only that state's index is walked;
+    /// with a text filter, records are read until the page is full, so a
+    /// rare match costs a long walk.
+    pub fn page(
+        &self,
+        query: &Query,
+        after: Option<u64>,
+        limit: usize,
+    ) -> Result<Vec<(u64, UrlRecord)>, StoreError> {
+        let lo = after.map_or(Bound::Unbounded, Bound::Excluded);
+        self.walk(query, (lo, Bound::Unbounded), false, limit)
+    }
+
+    /// Up to `limit` records the query lists with ids below `before`, the
+    /// newest first: following the tail of a running crawl.
+    pub fn page_back(
+        &self,
+        query: &Query,
+        before: Option<u64>,
+        limit: usize,
+    ) -> Result<Vec<(u64, UrlRecord)>, StoreError> {
+        let hi = before.map_or(Bound::Unbounded, Bound::Excluded);
+        self.walk(query, (Bound::Unbounded, hi), true, limit)
+    }
+
+    fn walk(
+        &self,
+        query: &Query,
+        ids: (Bound<u64>, Bound<u64>),
+        back: bool,
+        limit: usize,
+    ) -> Result<Vec<(u64, UrlRecord)>, StoreError> {
+        let mut page = Vec::new();
+        if limit == 0 {
+            return Ok(page);
+        }
+        let mut take = |id: u64, bytes: &[u8]| -> Result<bool, StoreError> {
+            let record = decode(bytes).map_err(|source| StoreError::Corrupt { id, source })?;
+            if query.matches(&record) {
+                page.push((id, record));
+            }
+            Ok(page.len() >= limit)
+        };
+        match query.state {
+            Some(state) => {
+                let key = |b: Bound<u64>, edge: u64| match b {
+                    Bound::Included(id) => Bound::Included(state_key(state, id)),
+                    Bound::Excluded(id) => Bound::Excluded(state_key(state, id)),
+                    Bound::Unbounded => Bound::Included(state_key(state, edge)),
+                };
+                let range = self.by_state.range((key(ids.0, 0), key(ids.1, u64::MAX)));
+                for entry in directed(range, back) {
+                    let (k, _) = entry?;
+                    let id = match parse_state_key(&k) {
+                        Some((s, id)) if s == state => id,
+                        _ => {
+                            return Err(StoreError::BadEntry {
+                                tree: "by_state",
+                                key: k.to_vec(),
+                            });
+                        }
+                    };
+                    // An index entry without a record cannot come from our
+                    // transactions; skipping it keeps the rest readable.
+                    let Some(bytes) = self.urls.get(id_key(id))? else {
+                        continue;
+                    };
+                    if take(id, &bytes)? {
+                        break;
+                    }
+                }
+            }
+            None => {
+                let key = |b: Bound<u64>| b.map(id_key);
+                let range = self.urls.range((key(ids.0), key(ids.1)));
+                for entry in directed(range, back) {
+                    let (k, bytes) = entry?;
+                    let id = parse_id(&k).ok_or_else(|| StoreError::BadEntry {
+                        tree: "urls",
+                        key: k.to_vec(),
+                    })?;
+                    if take(id, &bytes)? {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(page)
+    }
+
+    /// Up to `limit` ids waiting in queue (`level`, `queue`) after `after`,
+    /// oldest first: how the crawler refills its in-memory queues.
+    pub fn frontier(
+        &self,
+        level: u8,
+        queue: u8,
+        after: Option<u64>,
+        limit: usize,
+    ) -> Result<Vec<u64>, StoreError> {
+        check_slot(level, queue)?;
+        let lo = match after {
+            Some(id) => Bound::Excluded(frontier_key(level, queue, id)),
+            None => Bound::Included(frontier_key(level, queue, 0)),
+        };
+        let hi = Bound::Included(frontier_key(level, queue, u64::MAX));
+        let mut ids = Vec::new();
+        for key in self.frontier.range((lo, hi)).keys().take(limit) {
+            let key = key?;
+            match parse_frontier_key(&key) {
+                Some((l, q, id)) if (l, q) == (level, queue) => ids.push(id),
+                _ => {
+                    return Err(StoreError::BadEntry {
+                        tree: "frontier",
+                        key: key.to_vec(),
+                    });
+                }
+            }
+        }
+        Ok(ids)
+    }
+
+    /// Entries in the frontier, all queues.
+    pub fn frontier_len(&self) -> u64 {
+        self.frontier_len.load(Ordering::Relaxed)
+    }
+
+    /// After a crash: every record in flight goes back to queued, with
+    /// [`REQUEUED_REASON`], into the frontier slot of its priority and
+    /// queue ([`frontier_slot`]). Returns how many. Call it on open, before
+    /// crawling. A damaged record is left as it is; the others are
+    /// re-queued all the same and the first such error is returned.
+    pub fn requeue_in_flight(&self) -> Result<u64, StoreError> {
+        let mut ids = Vec::new();
+        for key in self.by_state.scan_prefix([State::InFlight.byte()]).keys() {
+            let key = key?;
+            match parse_state_key(&key) {
+                Some((_, id)) => ids.push(id),
+                None => {
+                    return Err(StoreError::BadEntry {
+                        tree: "by_state",
+                        key: key.to_vec(),
+                    });
+                }
+            }
+        }
+        let mut requeued = 0;
+        let mut first_error = None;
+        // Batches bound the size of one transaction; in-flight URLs are few
+        // (at most the crawl's concurrency) so this is usually one batch.
+        for chunk in ids.chunks(REQUEUE_BATCH) {
+            let mut records = Vec::with_capacity(chunk.len());
+            for &id in chunk {
+                match self.get(id) {
+                    Ok(Some(mut record)) if record.state == State::InFlight => {
+                        record.state = State::Queued;
+                        record.reason = REQUEUED_REASON.to_string();
+                        records.push((id, record));
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        first_error.get_or_insert(e);
+                    }
+                }
+            }
+            let changes: Vec<Change<'_>> = records
+                .iter()
+                .map(|(id, record)| Change::Update {
+                    id: *id,
+                    record,
+                    enqueue: Some(frontier_slot(record.priority, &record.queue)),
+                })
+                .collect();
+            self.apply(&changes)?;
+            requeued += changes.len() as u64;
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(requeued),
+        }
+    }
+
+    /// Writes everything to disk now (sled also does it every 500 ms).
+    pub fn flush(&self) -> Result<(), StoreError> {
+        self.db.flush()?;
+        Ok(())
+    }
+
+    /// Bytes the database takes on disk.
+    pub fn size_on_disk(&self) -> Result<u64, StoreError> {
+        Ok(self.db.size_on_disk()?)
+    }
+}
+
+/// Forward or newest-first over a sled range.
+fn directed(range: sled::Iter, back: bool) -> Box<dyn Iterator<Item = sled::Result<(IVec, IVec)>>> {
+    if back {
+        Box::new(range.rev())
+    } else {
+        Box::new(range)
+    }
+}

@@ -1,0 +1,304 @@
+//! The URL record (SPEC §3) and its on-disk codec.
+//!
+//! A stored value is two header bytes and a postcard body:
+//!
+//! ```text
+//! [FORMAT] [state byte] postcard(UrlRecord)
+//! ```
+//!
+//! The format byte lets a later crawlspace refuse (rather than misread) a
+//! log written with a different record layout: postcard is not
+//! self-describing, so adding a field changes the meaning of every byte
+//! after it. The state byte repeats the record's state outside the body so
+//! that `update` can fix the state index and the counts without decoding
+//! the old record, and so that a record whose body is damaged can still be
+//! overwritten. Decoding checks both copies agree.
+//!
+//! Decoding never panics: every failure (unknown format, truncated body,
+//! trailing bytes, state bytes out of range) is a [`DecodeError`].
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// The record layout version written in the first byte of every value.
+pub(crate) const FORMAT: u8 = 1;
+
+/// Where a URL is in its life (SPEC §2.1).
+///
+/// The discriminants are the on-disk state bytes (value header, `by_state`
+/// keys, count keys): never renumber them.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum State {
+    /// Waiting in the frontier.
+    #[default]
+    Queued = 0,
+    /// Being fetched now; re-queued by [`super::UrlLog::requeue_in_flight`]
+    /// after a crash.
+    InFlight = 1,
+    /// Fetched, body not kept (`exclude-scan`, or `save` off).
+    Fetched = 2,
+    /// Fetched and written to the mirror.
+    Saved = 3,
+    /// Never to be fetched: a rule, robots.txt or a limit said no.
+    Filtered = 4,
+    /// Fetching failed; see [`UrlRecord::error`].
+    Error = 5,
+    /// Saved once, gone on refresh (SPEC §2.4).
+    Deleted = 6,
+}
+
+impl State {
+    /// Every state, in state-byte order.
+    pub const ALL: [State; 7] = [
+        State::Queued,
+        State::InFlight,
+        State::Fetched,
+        State::Saved,
+        State::Filtered,
+        State::Error,
+        State::Deleted,
+    ];
+
+    /// The name used by `log --state` and `log --json` (SPEC §5).
+    pub fn name(self) -> &'static str {
+        match self {
+            State::Queued => "queued",
+            State::InFlight => "in-flight",
+            State::Fetched => "fetched",
+            State::Saved => "saved",
+            State::Filtered => "filtered",
+            State::Error => "error",
+            State::Deleted => "deleted",
+        }
+    }
+
+    /// The state byte of the key layout.
+    pub(crate) fn byte(self) -> u8 {
+        self as u8
+    }
+
+    /// The state of a state byte; `None` for a byte no state has.
+    pub(crate) fn from_byte(byte: u8) -> Option<State> {
+        State::ALL.get(usize::from(byte)).copied()
+    }
+}
+
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A state name that is none of [`State::name`]'s.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown URL state {0:?}: expected one of queued, in-flight, fetched, saved, filtered, error, deleted"
+)]
+pub struct ParseStateError(pub String);
+
+impl FromStr for State {
+    type Err = ParseStateError;
+
+    /// Accepts the names of [`State::name`], in any case, and `in_flight`
+    /// (people type the Rust spelling too).
+    fn from_str(text: &str) -> Result<State, ParseStateError> {
+        let lower = text.trim().to_ascii_lowercase();
+        let wanted = if lower == "in_flight" {
+            "in-flight"
+        } else {
+            &lower
+        };
+        State::ALL
+            .into_iter()
+            .find(|s| s.name() == wanted)
+            .ok_or_else(|| ParseStateError(text.to_string()))
+    }
+}
+
+/// The two error classes of SPEC §2.4: temporary errors are retried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ErrorClass {
+    Temporary,
+    Permanent,
+}
+
+impl ErrorClass {
+    /// `temporary` or `permanent`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorClass::Temporary => "temporary",
+            ErrorClass::Permanent => "permanent",
+        }
+    }
+}
+
+/// The last fetch error of a URL and how many times fetching it failed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorInfo {
+    pub class: ErrorClass,
+    pub count: u32,
+    pub message: String,
+}
+
+/// One line of the stored trace: a rule or a layer (robots, depth limit,
+/// dedupe…) and what it did to the URL.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceLine {
+    /// The rule's path (`"3.2"`) or a layer name like `"robots"`.
+    pub rule: String,
+    pub name: String,
+    /// The line in the rules (or robots.txt) file; 0 when none.
+    pub line: u32,
+    pub step: String,
+    pub detail: String,
+}
+
+/// Everything the log keeps about one URL (SPEC §3).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct UrlRecord {
+    /// The normalized URL; the `by_url` key.
+    pub url: String,
+    pub state: State,
+    /// One line: why it is in this state.
+    pub reason: String,
+    pub fetch: bool,
+    pub save: bool,
+    pub follow: bool,
+    pub filtered: bool,
+    /// Queue name (`user`, `redirect`, `index`, `index_follow`, `follow`,
+    /// `refresh`, `none`).
+    pub queue: String,
+    /// Exalead shift, −2 (highest) … 2 (lowest).
+    pub priority: i8,
+    pub link_depth: u32,
+    /// Id of the page it was found on.
+    pub referrer: Option<u64>,
+    /// Milliseconds since the Unix epoch.
+    pub discovered_ms: u64,
+    pub fetched_ms: Option<u64>,
+    pub status: Option<u16>,
+    pub content_type: Option<String>,
+    pub size: Option<u64>,
+    pub error: Option<ErrorInfo>,
+    /// The robots outcome, e.g. the deciding robots.txt line.
+    pub robots: Option<String>,
+    pub meta: Vec<(String, String)>,
+    pub source: Option<String>,
+    pub trace: Vec<TraceLine>,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    pub redirect_to: Option<String>,
+    pub saved_path: Option<String>,
+}
+
+/// Why stored bytes are not a record.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("empty value")]
+    Empty,
+    #[error("record format {0}, this build reads format {FORMAT}")]
+    Format(u8),
+    #[error("state byte {0} names no state")]
+    StateByte(u8),
+    #[error("body: {0}")]
+    Body(String),
+    #[error("{0} trailing bytes after the record")]
+    Trailing(usize),
+    #[error("header says {header}, body says {body}")]
+    StateMismatch { header: State, body: State },
+}
+
+/// The stored bytes of a record.
+pub(crate) fn encode(record: &UrlRecord) -> Result<Vec<u8>, postcard::Error> {
+    postcard::to_extend(record, vec![FORMAT, record.state.byte()])
+}
+
+/// The state in a value's header, without decoding the body.
+pub(crate) fn header_state(bytes: &[u8]) -> Result<State, DecodeError> {
+    match bytes {
+        [] => Err(DecodeError::Empty),
+        [FORMAT, state, ..] => State::from_byte(*state).ok_or(DecodeError::StateByte(*state)),
+        [FORMAT] => Err(DecodeError::Body("no state byte".into())),
+        [other, ..] => Err(DecodeError::Format(*other)),
+    }
+}
+
+/// The record in stored bytes.
+pub(crate) fn decode(bytes: &[u8]) -> Result<UrlRecord, DecodeError> {
+    let header = header_state(bytes)?;
+    // `take_from_bytes`, not `from_bytes`: the latter ignores trailing
+    // bytes, and a value with leftovers is not one we wrote.
+    let (record, rest) = postcard::take_from_bytes::<UrlRecord>(bytes.get(2..).unwrap_or_default())
+        .map_err(|e| DecodeError::Body(e.to_string()))?;
+    if !rest.is_empty() {
+        return Err(DecodeError::Trailing(rest.len()));
+    }
+    if record.state != header {
+        return Err(DecodeError::StateMismatch {
+            header,
+            body: record.state,
+        });
+    }
+    Ok(record)
+}
+
+/// The `log --json` object of SPEC §5 for record `id`: `url`, `state` (the
+/// [`State::name`]s), `status` (number or null) and `reason`, then every
+/// other field under its own name. `meta` is a list of `{name, value}`
+/// objects because names may repeat.
+pub fn export_json(record: &UrlRecord, id: u64) -> Value {
+    let error = record
+        .error
+        .as_ref()
+        .map(|e| json!({ "class": e.class.name(), "count": e.count, "message": e.message }));
+    let meta: Vec<Value> = record
+        .meta
+        .iter()
+        .map(|(name, value)| json!({ "name": name, "value": value }))
+        .collect();
+    let trace: Vec<Value> = record
+        .trace
+        .iter()
+        .map(|t| {
+            json!({
+                "rule": t.rule, "name": t.name, "line": t.line,
+                "step": t.step, "detail": t.detail,
+            })
+        })
+        .collect();
+    json!({
+        "id": id,
+        "url": record.url,
+        "state": record.state.name(),
+        "status": record.status,
+        "reason": record.reason,
+        "fetch": record.fetch,
+        "save": record.save,
+        "follow": record.follow,
+        "filtered": record.filtered,
+        "queue": record.queue,
+        "priority": record.priority,
+        "link_depth": record.link_depth,
+        "referrer": record.referrer,
+        "discovered_ms": record.discovered_ms,
+        "fetched_ms": record.fetched_ms,
+        "content_type": record.content_type,
+        "size": record.size,
+        "error": error,
+        "robots": record.robots,
+        "meta": meta,
+        "source": record.source,
+        "trace": trace,
+        "etag": record.etag,
+        "last_modified": record.last_modified,
+        "redirect_to": record.redirect_to,
+        "saved_path": record.saved_path,
+    })
+}

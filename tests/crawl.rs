@@ -1,0 +1,418 @@
+//! The crawler against a real HTTP server on 127.0.0.1 full of traps
+//! (SPEC §2, issue 3): redirect loops and long chains, a redirect to a
+//! malformed URL, 404/500/503, a stalled body, an endless body, a body over
+//! the cap, bad gzip, non-HTML content, a 5 MB page, a calendar trap under a
+//! depth limit, and a stalled host that must not hold up a fast one. Each
+//! crawl runs the real engine with a real sled log in a temp folder.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::Path;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use crawlspace::config::Config;
+use crawlspace::crawl::engine::{Engine, Plan, Stats, check_start};
+use crawlspace::rules::CompiledRules;
+use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
+use crawlspace::store::{Query, State, UrlLog, UrlRecord};
+use tokio::sync::mpsc;
+
+/// Serves `router` on 127.0.0.1:0 and returns its origin.
+async fn serve(router: Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    format!("http://{addr}")
+}
+
+fn html(body: String) -> Response {
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
+}
+
+fn redirect(status: StatusCode, to: &str) -> Response {
+    (status, [(header::LOCATION, to.to_string())]).into_response()
+}
+
+/// The trap site.
+fn traps() -> Router {
+    let index = [
+        "/loop/a",
+        "/chain/1",
+        "/bad-redirect",
+        "/missing",
+        "/error/500",
+        "/error/503",
+        "/stall",
+        "/endless",
+        "/big",
+        "/bad-gzip",
+        "/data.bin",
+        "/calendar/0",
+    ]
+    .iter()
+    .map(|p| format!("<a href=\"{p}\">{p}</a>"))
+    .collect::<Vec<_>>()
+    .join("\n");
+    Router::new()
+        .route(
+            "/",
+            get(move || async move { html(format!("<html><body>{index}</body></html>")) }),
+        )
+        .route(
+            "/loop/a",
+            get(|| async { redirect(StatusCode::FOUND, "/loop/b") }),
+        )
+        .route(
+            "/loop/b",
+            get(|| async { redirect(StatusCode::FOUND, "/loop/a") }),
+        )
+        .route(
+            "/chain/{n}",
+            get(|Path(n): Path<u32>| async move {
+                redirect(StatusCode::MOVED_PERMANENTLY, &format!("/chain/{}", n + 1))
+            }),
+        )
+        .route(
+            "/bad-redirect",
+            get(|| async { redirect(StatusCode::FOUND, "http://[::1") }),
+        )
+        .route(
+            "/error/500",
+            get(|| async { StatusCode::INTERNAL_SERVER_ERROR }),
+        )
+        .route(
+            "/error/503",
+            get(|| async {
+                (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    [(header::RETRY_AFTER, "0")],
+                )
+                    .into_response()
+            }),
+        )
+        .route(
+            "/stall",
+            get(|| async {
+                // Headers now, then a body that never comes.
+                let body =
+                    Body::from_stream(futures_util::stream::pending::<Result<Bytes, Infallible>>());
+                ([(header::CONTENT_TYPE, "text/html")], body).into_response()
+            }),
+        )
+        .route(
+            "/endless",
+            get(|| async {
+                let chunk = Bytes::from(vec![b'x'; 16 * 1024]);
+                let body =
+                    Body::from_stream(futures_util::stream::repeat(Ok::<_, Infallible>(chunk)));
+                ([(header::CONTENT_TYPE, "text/html")], body).into_response()
+            }),
+        )
+        .route(
+            "/big",
+            get(|| async {
+                // About 5 MB: 100,000 links, most of them to the same few pages.
+                let mut page = String::from("<html><body>");
+                for i in 0..100_000 {
+                    page.push_str(&format!(
+                        "<a href=\"/big-target/{}\">link {i} with some padding text</a>\n",
+                        i % 50
+                    ));
+                }
+                page.push_str("</body></html>");
+                html(page)
+            }),
+        )
+        .route(
+            "/big-target/{n}",
+            get(|Path(n): Path<u32>| async move { html(format!("<p>target {n}</p>")) }),
+        )
+        .route(
+            "/bad-gzip",
+            get(|| async {
+                (
+                    [
+                        (header::CONTENT_TYPE, "text/html"),
+                        (header::CONTENT_ENCODING, "gzip"),
+                    ],
+                    "this is not gzip at all",
+                )
+                    .into_response()
+            }),
+        )
+        .route(
+            "/data.bin",
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "application/octet-stream")],
+                    "<a href=\"/never-followed\">x</a>",
+                )
+                    .into_response()
+            }),
+        )
+        .route(
+            "/calendar/{n}",
+            get(|Path(n): Path<u32>| async move {
+                html(format!("<a href=\"/calendar/{}\">next month</a>", n + 1))
+            }),
+        )
+}
+
+struct Crawl {
+    log: Arc<UrlLog>,
+    stats: Stats,
+    _dir: tempfile::TempDir,
+}
+
+impl Crawl {
+    fn records(&self) -> HashMap<String, UrlRecord> {
+        let mut out = HashMap::new();
+        let mut after = None;
+        loop {
+            let page = self
+                .log
+                .page(
+                    &Query {
+                        state: None,
+                        text: None,
+                    },
+                    after,
+                    500,
+                )
+                .expect("page");
+            let Some((last, _)) = page.last() else { break };
+            after = Some(*last);
+            for (_, r) in page {
+                out.insert(r.url.clone(), r);
+            }
+        }
+        out
+    }
+}
+
+/// Runs a whole crawl of `start` with `settings` (TOML lines for [crawl])
+/// and `rules` (native [[rules]]), returning the log.
+async fn crawl(start: &[String], settings: &str, rules: &str) -> Crawl {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let start_list: Vec<String> = start.iter().map(|s| format!("{s:?}")).collect();
+    let text = format!(
+        "[crawl]\nstart = [{}]\n{settings}\n{rules}",
+        start_list.join(", ")
+    );
+    let config = Config::from_toml("test.toml", &text).expect("config");
+    let loaded =
+        parse_text("test.toml", &text, DialectChoice::Given(Dialect::Native)).expect("rules");
+    let compiled = CompiledRules::new(&loaded.parsed.rules);
+    let start = check_start(&compiled, &config.crawl.start).expect("start URLs allowed");
+    let log = Arc::new(UrlLog::open(&dir.path().join("db"), 16 << 20).expect("log"));
+    let q = config.queues;
+    let plan = Plan {
+        settings: config.crawl,
+        weights: [
+            q.user,
+            q.redirect,
+            q.index,
+            q.index_follow,
+            q.follow,
+            q.refresh,
+        ],
+        start,
+        out: dir.path().join("mirror"),
+    };
+    let engine = Engine::new(plan, log.clone(), Arc::new(compiled)).expect("engine");
+    let (events, mut events_rx) = mpsc::channel(64);
+    tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
+    let (_control, control_rx) = mpsc::channel(4);
+    let stats = engine
+        .run(events, control_rx, Duration::from_millis(100))
+        .await
+        .expect("crawl runs");
+    Crawl {
+        log,
+        stats,
+        _dir: dir,
+    }
+}
+
+const TRAP_SETTINGS: &str = "timeout_s = 1\nmax_body_bytes = 65536\nmax_retries = 1\nmax_link_depth = 5\nconcurrency = 8\nper_host = 4\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_trap_ends_in_a_logged_state() {
+    let origin = serve(traps()).await;
+    let c = crawl(&[format!("{origin}/")], TRAP_SETTINGS, "").await;
+    let records = c.records();
+    let get = |path: &str| {
+        records
+            .get(&format!("{origin}{path}"))
+            .unwrap_or_else(|| panic!("{path} not in the log: {:?}", records.keys()))
+    };
+    // Redirect loop: each hop logged, the loop noticed, nothing fetched twice.
+    assert_eq!(
+        get("/loop/a").redirect_to.as_deref(),
+        Some(format!("{origin}/loop/b").as_str())
+    );
+    assert!(
+        get("/loop/b").reason.contains("already known"),
+        "{:?}",
+        get("/loop/b").reason
+    );
+    // A chain of 11 and more redirects stops after 10 hops.
+    assert_eq!(get("/chain/10").status, Some(301));
+    let eleventh = get("/chain/11");
+    assert_eq!(eleventh.state, State::Error, "{eleventh:?}");
+    assert!(
+        eleventh.reason.contains("more than 10 redirects"),
+        "{}",
+        eleventh.reason
+    );
+    assert!(!records.contains_key(&format!("{origin}/chain/12")));
+    // Redirect to a malformed URL: a permanent error.
+    let bad = get("/bad-redirect");
+    assert_eq!(bad.state, State::Error);
+    assert!(bad.reason.contains("malformed"), "{}", bad.reason);
+    // 404 and 500: permanent, not retried.
+    for (path, status) in [("/missing", 404), ("/error/500", 500)] {
+        let r = get(path);
+        assert_eq!((r.state, r.status), (State::Error, Some(status)), "{path}");
+        assert!(
+            r.reason.starts_with("permanent error"),
+            "{path}: {}",
+            r.reason
+        );
+        assert_eq!(r.error.as_ref().map(|e| e.count), Some(1));
+    }
+    // 503 with Retry-After: temporary, retried, then given up.
+    let r = get("/error/503");
+    assert_eq!(r.state, State::Error);
+    assert_eq!(
+        r.error.as_ref().map(|e| e.count),
+        Some(2),
+        "one try and one retry"
+    );
+    assert!(r.reason.contains("gave up"), "{}", r.reason);
+    // A body that stalls after the headers: a timeout, retried, given up.
+    let r = get("/stall");
+    assert_eq!(r.state, State::Error, "{r:?}");
+    assert!(
+        r.error
+            .as_ref()
+            .is_some_and(|e| e.message.contains("timed out")),
+        "{r:?}"
+    );
+    // An endless body is cut at the cap.
+    let r = get("/endless");
+    assert_eq!(r.size, Some(65536), "{r:?}");
+    assert!(
+        r.reason.contains("body cut at max_body_bytes 65536"),
+        "{}",
+        r.reason
+    );
+    // The 5 MB page (over the cap here, so cut) still yields its links.
+    assert!(get("/big").reason.contains("body cut"));
+    assert_eq!(get("/big-target/0").state, State::Saved);
+    // Bad gzip: an error, not a crash.
+    assert_eq!(get("/bad-gzip").state, State::Error);
+    // Non-HTML: fetched, no links taken from it.
+    assert_eq!(get("/data.bin").state, State::Saved);
+    assert!(!records.contains_key(&format!("{origin}/never-followed")));
+    // The calendar trap ends at max_link_depth 5 (start 0, /calendar/0 at 1).
+    assert_eq!(get("/calendar/3").state, State::Saved);
+    let beyond = get("/calendar/5");
+    assert_eq!(beyond.state, State::Filtered, "{beyond:?}");
+    assert!(
+        beyond.reason.contains("max_link_depth"),
+        "{}",
+        beyond.reason
+    );
+    assert!(!records.contains_key(&format!("{origin}/calendar/6")));
+    assert_eq!(c.stats.in_flight, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_5mb_page_is_read_whole_within_a_larger_cap() {
+    let origin = serve(traps()).await;
+    let rules = "[[rules]]\nname = \"only big\"\nmatch = { any = [ { field = \"path\", exact = \"/\" }, { field = \"path\", prefix = \"/big\" } ] }\nfilter = \"must-have\"\nlog = false\n";
+    let c = crawl(&[format!("{origin}/")], "max_body_bytes = 10485760", rules).await;
+    let records = c.records();
+    let big = &records[&format!("{origin}/big")];
+    assert_eq!(big.state, State::Saved);
+    assert!(big.size.is_some_and(|s| s > 5_000_000), "{big:?}");
+    for n in 0..50 {
+        assert!(
+            records.contains_key(&format!("{origin}/big-target/{n}")),
+            "target {n}"
+        );
+    }
+}
+
+/// A host whose every response stalls does not hold up another host.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_host_does_not_hold_up_a_fast_one() {
+    let stalled = serve(Router::new().fallback(get(|| async {
+        let body = Body::from_stream(futures_util::stream::pending::<Result<Bytes, Infallible>>());
+        ([(header::CONTENT_TYPE, "text/html")], body).into_response()
+    })))
+    .await;
+    let fast = serve(Router::new().route(
+        "/{n}",
+        get(|Path(n): Path<u32>| async move {
+            let next = if n < 40 {
+                format!("<a href=\"/{}\">next</a>", n + 1)
+            } else {
+                String::new()
+            };
+            html(next)
+        }),
+    ))
+    .await;
+    let c = crawl(
+        &[format!("{stalled}/0"), format!("{fast}/0")],
+        "timeout_s = 2\nmax_retries = 0\nper_host = 1\nconcurrency = 2\nmax_link_depth = 100\n",
+        "",
+    )
+    .await;
+    let records = c.records();
+    for n in 0..=40 {
+        let r = &records[&format!("{fast}/{n}")];
+        assert_eq!(r.state, State::Saved, "fast page {n}: {r:?}");
+    }
+    assert_eq!(records[&format!("{stalled}/0")].state, State::Error);
+    // The fast host's 41 pages were fetched one after another while the
+    // stalled host's only request was still waiting out its timeout.
+    let stalled_done = records[&format!("{stalled}/0")]
+        .fetched_ms
+        .expect("stalled has a time");
+    let fast_done = records[&format!("{fast}/40")]
+        .fetched_ms
+        .expect("fast has a time");
+    assert!(
+        fast_done <= stalled_done,
+        "fast finished at {fast_done}, stalled at {stalled_done}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn start_urls_must_be_allowed_and_qualified() {
+    let rules = "[[rules]]\nname = \"no example\"\nmatch = { field = \"host\", domain = \"example.com\" }\nfilter = \"may-not-have\"\n";
+    let loaded = parse_text("r.toml", rules, DialectChoice::Given(Dialect::Native)).expect("rules");
+    let compiled = CompiledRules::new(&loaded.parsed.rules);
+    let err =
+        check_start(&compiled, &["http://www.example.com/".to_string()]).expect_err("blocked");
+    assert!(
+        err.to_string().contains("rule 1 \"no example\" (line 1)"),
+        "{err}"
+    );
+    let err = check_start(&compiled, &["www.ibm.com".to_string()]).expect_err("not qualified");
+    assert!(err.to_string().contains("not a fully qualified"), "{err}");
+    assert!(check_start(&compiled, &["http://other.org/".to_string()]).is_ok());
+}
