@@ -416,3 +416,97 @@ async fn start_urls_must_be_allowed_and_qualified() {
     assert!(err.to_string().contains("not a fully qualified"), "{err}");
     assert!(check_start(&compiled, &["http://other.org/".to_string()]).is_ok());
 }
+
+/// SPEC §2.6: new rules during a crawl drop the queued URLs they filter and
+/// log them as filtered by the new rule.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_rules_drop_queued_urls_they_filter() {
+    use crawlspace::crawl::engine::{Control, Event};
+    // Pages wait at the server until the test lets them go, so the queue
+    // is full and still when the rules change.
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let links: String = (0..20)
+        .map(|i| format!("<a href=\"/page/{i}\">{i}</a>"))
+        .collect();
+    let held = gate.clone();
+    let origin = serve(
+        Router::new()
+            .route("/", get(move || async move { html(links) }))
+            .route(
+                "/page/{n}",
+                get(move |Path(n): Path<u32>| {
+                    let held = held.clone();
+                    async move {
+                        let _permit = held.acquire().await;
+                        html(format!("page {n}"))
+                    }
+                }),
+            ),
+    )
+    .await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = format!("[crawl]\nstart = [\"{origin}/\"]\nconcurrency = 1\nper_host = 1\n");
+    let config = Config::from_toml("t.toml", &text).expect("config");
+    let rules = parse_text("t.toml", &text, DialectChoice::Given(Dialect::Native)).expect("rules");
+    let compiled = CompiledRules::new(&rules.parsed.rules);
+    let start = check_start(&compiled, &config.crawl.start).expect("start");
+    let log = Arc::new(UrlLog::open(&dir.path().join("db"), 16 << 20).expect("log"));
+    let q = config.queues;
+    let plan = Plan {
+        settings: config.crawl,
+        weights: [
+            q.user,
+            q.redirect,
+            q.index,
+            q.index_follow,
+            q.follow,
+            q.refresh,
+        ],
+        start,
+        out: dir.path().join("mirror"),
+    };
+    let engine = Engine::new(plan, log.clone(), Arc::new(compiled)).expect("engine");
+    let (events, mut events_rx) = mpsc::channel(64);
+    let (control, control_rx) = mpsc::channel(8);
+    let run = tokio::spawn(engine.run(events, control_rx, Duration::from_millis(10)));
+    // Wait (on events) until the start page is done: page/0 is held at the
+    // server and the 19 other pages are queued.
+    while let Some(event) = events_rx.recv().await {
+        if let Event::Stats(s) = event
+            && s.queued == 19
+            && s.in_flight == 1
+        {
+            break;
+        }
+    }
+    let rules = "[[rules]]\nname = \"no odd pages\"\nmatch = { field = \"path\", regex = '[13579]$' }\nfilter = \"may-not-have\"\nlog = true\n";
+    let new = parse_text("new.toml", rules, DialectChoice::Given(Dialect::Native)).expect("rules");
+    control
+        .send(Control::Rules(Arc::new(CompiledRules::new(
+            &new.parsed.rules,
+        ))))
+        .await
+        .expect("send");
+    gate.add_permits(100);
+    tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
+    let stats = run.await.expect("joins").expect("crawl runs");
+    assert_eq!(stats.dropped_by_new_rules, 10);
+    for n in 0..20 {
+        let id = log
+            .id_of(&format!("{origin}/page/{n}"))
+            .expect("read")
+            .expect("logged");
+        let r = log.get(id).expect("read").expect("record");
+        if n % 2 == 1 {
+            assert_eq!(r.state, State::Filtered, "page {n}");
+            assert!(
+                r.reason.contains("rule 1 \"no odd pages\"") && r.reason.contains("new rules"),
+                "{}",
+                r.reason
+            );
+            assert!(r.trace.iter().any(|t| t.rule == "live-rules"));
+        } else {
+            assert_eq!(r.state, State::Saved, "page {n}");
+        }
+    }
+}

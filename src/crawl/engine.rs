@@ -284,6 +284,7 @@ pub struct Engine {
     stats: Stats,
     started: Instant,
     paused: bool,
+    stopping: bool,
 }
 
 impl std::fmt::Debug for Engine {
@@ -317,6 +318,7 @@ impl Engine {
             stats: Stats::default(),
             started: Instant::now(),
             paused: false,
+            stopping: false,
             plan,
             log,
             rules,
@@ -344,6 +346,16 @@ impl Engine {
         let mut in_flight = 0usize;
         let mut last_tick = Instant::now();
         loop {
+            // Commands first, so that a pause or new rules take effect
+            // before anything more is dispatched.
+            while let Ok(command) = control.try_recv() {
+                if self.command(command) {
+                    break;
+                }
+            }
+            if self.stopping {
+                break;
+            }
             let now = Instant::now();
             self.release_delayed(now);
             while !self.paused && in_flight < concurrency {
@@ -380,14 +392,13 @@ impl Engine {
                         self.handle(outcome);
                     }
                 }
-                command = control.recv() => match command {
-                    Some(Control::Pause) => self.paused = true,
-                    Some(Control::Resume) => self.paused = false,
-                    Some(Control::Rules(rules)) => self.swap_rules(rules),
-                    Some(Control::Weights(w)) => self.frontier.set_weights(w),
-                    Some(Control::Stop) => break,
-                    None => {}
-                },
+                command = control.recv() => {
+                    if let Some(command) = command
+                        && self.command(command)
+                    {
+                        break;
+                    }
+                }
                 _ = tokio::time::sleep_until(wake.into()) => {}
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
             }
@@ -399,6 +410,18 @@ impl Engine {
         let stats = self.snapshot();
         let _ = events.send(Event::Finished(stats.clone())).await;
         Ok(stats)
+    }
+
+    /// Applies a command; true when it says to stop.
+    fn command(&mut self, command: Control) -> bool {
+        match command {
+            Control::Pause => self.paused = true,
+            Control::Resume => self.paused = false,
+            Control::Rules(rules) => self.swap_rules(rules),
+            Control::Weights(w) => self.frontier.set_weights(w),
+            Control::Stop => self.stopping = true,
+        }
+        self.stopping
     }
 
     fn snapshot(&mut self) -> Stats {
