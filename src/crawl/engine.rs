@@ -23,7 +23,7 @@ use super::links::{LinkOptions, Page};
 use crate::config::CrawlSettings;
 use crate::rules::verdict::Step;
 use crate::rules::{CompiledRules, Known, Queue, TraceMode, UrlFacts, Verdict, normalize};
-use crate::store::{ErrorClass, ErrorInfo, State, TraceLine, UrlLog, UrlRecord};
+use crate::store::{Change, ErrorClass, ErrorInfo, State, TraceLine, UrlLog, UrlRecord};
 
 /// At most this many redirect hops from the first URL (SPEC §2.3).
 pub const MAX_REDIRECTS: u8 = 10;
@@ -577,9 +577,19 @@ impl Engine {
             trace,
             ..UrlRecord::default()
         };
-        let id = match self.log.discover(&record) {
-            Ok(Some(id)) => id,
-            Ok(None) => return,
+        let level = level_of(verdict.priority);
+        let q = QUEUES.iter().position(|x| *x == queue).unwrap_or(0) as u8;
+        // Recorded and queued in one transaction: a crash never leaves a
+        // known URL that no queue holds.
+        let enqueue = refused.is_none().then_some((level as u8, q));
+        let id = match self.log.apply(&[Change::Discover {
+            record: &record,
+            enqueue,
+        }]) {
+            Ok(ids) => match ids.first().copied().flatten() {
+                Some(id) => id,
+                None => return,
+            },
             Err(e) => {
                 eprintln!("crawlspace: URL log: {e}");
                 return;
@@ -589,11 +599,6 @@ impl Engine {
         if refused.is_some() {
             self.stats.filtered += 1;
             return;
-        }
-        let level = level_of(verdict.priority);
-        let q = QUEUES.iter().position(|x| *x == queue).unwrap_or(0) as u8;
-        if let Err(e) = self.log.enqueue(id, level as u8, q) {
-            eprintln!("crawlspace: URL log: {e}");
         }
         let host = self.hosts.id(&url, Instant::now());
         let hops = match origin {
@@ -613,10 +618,29 @@ impl Engine {
     }
 
     fn update(&self, id: u64, change: impl FnOnce(&mut UrlRecord)) {
+        self.update_and(id, None, change);
+    }
+
+    /// Changes a record and, in the same transaction, takes the item out of
+    /// its persisted queue when `leaving` says so.
+    fn update_and(&self, id: u64, leaving: Option<&Item>, change: impl FnOnce(&mut UrlRecord)) {
         match self.log.get(id) {
             Ok(Some(mut record)) => {
                 change(&mut record);
-                if let Err(e) = self.log.update(id, &record) {
+                let mut changes = vec![Change::Update {
+                    id,
+                    record: &record,
+                    enqueue: None,
+                }];
+                if let Some(item) = leaving {
+                    let queue = QUEUES.iter().position(|x| *x == item.queue).unwrap_or(0) as u8;
+                    changes.push(Change::Dequeue {
+                        id,
+                        level: item.level as u8,
+                        queue,
+                    });
+                }
+                if let Err(e) = self.log.apply(&changes) {
                     eprintln!("crawlspace: URL log: {e}");
                 }
             }
@@ -630,14 +654,6 @@ impl Engine {
             r.state = State::InFlight;
             r.reason = format!("being fetched from {}", item.queue.name());
         });
-    }
-
-    /// Leaves the frontier for good (done, failed, filtered).
-    fn dequeue(&self, item: &Item) {
-        let q = QUEUES.iter().position(|x| *x == item.queue).unwrap_or(0) as u8;
-        if let Err(e) = self.log.dequeue(item.id, item.level as u8, q) {
-            eprintln!("crawlspace: URL log: {e}");
-        }
     }
 
     fn release_delayed(&mut self, now: Instant) {
@@ -681,8 +697,7 @@ impl Engine {
                 let reason = refusal(&self.rules, &verdict);
                 let trace = trace_lines(&self.rules, &verdict);
                 self.stats.filtered += 1;
-                self.dequeue(&item);
-                self.update(item.id, |r| {
+                self.update_and(item.id, Some(&item), |r| {
                     r.state = State::Filtered;
                     r.reason = reason;
                     r.filtered = verdict.filtered;
@@ -728,7 +743,9 @@ impl Engine {
         } else {
             format!("permanent error: {message}")
         };
-        self.update(item.id, |r| {
+        // A URL given up leaves its queue in the same transaction.
+        let leaving = (!retry).then_some(&item);
+        self.update_and(item.id, leaving, |r| {
             r.state = if retry { State::Queued } else { State::Error };
             r.reason = reason;
             r.status = status.or(r.status);
@@ -747,7 +764,6 @@ impl Engine {
             self.delayed_items.insert(item.id, (host, item));
         } else {
             self.stats.errors += 1;
-            self.dequeue(&item);
         }
     }
 
@@ -808,8 +824,7 @@ impl Engine {
                 Origin::Redirect(hops),
             );
             self.stats.fetched += 1;
-            self.dequeue(&item);
-            self.update(item.id, |r| {
+            self.update_and(item.id, Some(&item), |r| {
                 r.state = State::Fetched;
                 r.status = Some(status);
                 r.fetched_ms = Some(now_ms());
@@ -901,8 +916,7 @@ impl Engine {
         {
             extra.push("meta robots nofollow".into());
         }
-        self.dequeue(&item);
-        self.update(item.id, |r| {
+        self.update_and(item.id, Some(&item), |r| {
             r.state = if was_saved {
                 State::Saved
             } else {
@@ -966,13 +980,12 @@ impl Engine {
         for (item, verdict) in dropped {
             self.stats.dropped_by_new_rules += 1;
             self.stats.filtered += 1;
-            self.dequeue(&item);
             let reason = format!(
                 "{} (new rules applied during the crawl)",
                 refusal(&rules, &verdict)
             );
             let trace = trace_lines(&rules, &verdict);
-            self.update(item.id, |r| {
+            self.update_and(item.id, Some(&item), |r| {
                 r.state = State::Filtered;
                 r.reason = reason;
                 r.filtered = true;

@@ -1,0 +1,161 @@
+//! SPEC §3: the URL log survives `kill -9` at any moment. A real crawl
+//! process is killed several times mid-crawl (each time the test server has
+//! answered another batch of requests), restarted on the same database, and
+//! its final log must match that of an uninterrupted crawl of the same site:
+//! the same URLs, each in the same state.
+
+use std::collections::BTreeMap;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::header;
+use axum::routing::get;
+use crawlspace::store::{Query, UrlLog};
+use tokio::sync::watch;
+
+const PAGES: u32 = 300;
+
+/// A site of `PAGES` pages in a tree with cross links; every answer bumps
+/// the request counter the test waits on.
+async fn site() -> (String, watch::Receiver<usize>) {
+    let (tx, rx) = watch::channel(0usize);
+    let hits = Arc::new((AtomicUsize::new(0), tx));
+    let router = Router::new()
+        .route(
+            "/p/{n}",
+            get(
+                |State(hits): State<Arc<(AtomicUsize, watch::Sender<usize>)>>,
+                 Path(n): Path<u32>| async move {
+                    let count = hits.0.fetch_add(1, Ordering::SeqCst) + 1;
+                    hits.1.send_replace(count);
+                    let mut body = String::from("<html><body>");
+                    for child in (5 * n + 1..=5 * n + 5).chain([(n * 7 + 3) % PAGES]) {
+                        if child < PAGES {
+                            body.push_str(&format!("<a href=\"/p/{child}\">page {child}</a>\n"));
+                        }
+                    }
+                    body.push_str("</body></html>");
+                    ([(header::CONTENT_TYPE, "text/html")], body)
+                },
+            ),
+        )
+        .with_state(hits);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    (format!("http://{addr}"), rx)
+}
+
+fn crawl_command(config: &std::path::Path, db: &std::path::Path, out: &std::path::Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_crawlspace"));
+    command
+        .args(["crawl", "--headless", "--config"])
+        .arg(config)
+        .arg("--db")
+        .arg(db)
+        .arg("--out")
+        .arg(out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// url → state of every record in the log at `db`.
+fn states(db: &std::path::Path) -> BTreeMap<String, String> {
+    let log = UrlLog::open(db, 16 << 20).expect("the log opens after the crash");
+    let mut out = BTreeMap::new();
+    let mut after = None;
+    loop {
+        let page = log
+            .page(
+                &Query {
+                    state: None,
+                    text: None,
+                },
+                after,
+                1000,
+            )
+            .expect("page");
+        let Some((last, _)) = page.last() else { break };
+        after = Some(*last);
+        for (_, r) in page {
+            assert!(
+                out.insert(r.url.clone(), r.state.name().to_string())
+                    .is_none(),
+                "{} logged twice",
+                r.url
+            );
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_crawls_resume_to_the_same_log() {
+    let (origin, mut hits) = site().await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("crawl.toml");
+    std::fs::write(
+        &config,
+        format!("[crawl]\nstart = [\"{origin}/p/0\"]\nconcurrency = 4\nper_host = 4\nmax_link_depth = 100\n"),
+    )
+    .expect("config");
+
+    // The reference: one uninterrupted crawl.
+    let (ref_db, ref_out) = (dir.path().join("ref.db"), dir.path().join("ref.out"));
+    let status = tokio::task::spawn_blocking({
+        let mut c = crawl_command(&config, &ref_db, &ref_out);
+        move || c.status()
+    })
+    .await
+    .expect("joins")
+    .expect("runs");
+    assert!(status.success());
+    let reference = states(&ref_db);
+    assert_eq!(reference.len(), PAGES as usize);
+    assert!(reference.values().all(|s| s == "saved"), "{reference:?}");
+
+    // The same crawl, killed with SIGKILL three times along the way.
+    let (db, out) = (dir.path().join("killed.db"), dir.path().join("killed.out"));
+    let mut kills = 0;
+    for _ in 0..3 {
+        let before = *hits.borrow();
+        let mut child = crawl_command(&config, &db, &out).spawn().expect("starts");
+        // Kill once the server has answered another 40 requests: mid-crawl,
+        // with requests in flight and log writes under way.
+        hits.wait_for(|h| *h >= before + 40)
+            .await
+            .expect("server alive");
+        if child.try_wait().expect("status").is_none() {
+            child.kill().expect("SIGKILL");
+            kills += 1;
+        }
+        let _ = child.wait();
+    }
+    assert!(kills >= 2, "the crawl was killed mid-way at least twice");
+    let finished = tokio::task::spawn_blocking({
+        let mut c = crawl_command(&config, &db, &out);
+        move || c.output()
+    })
+    .await
+    .expect("joins")
+    .expect("runs");
+    assert!(
+        finished.status.success(),
+        "{}",
+        String::from_utf8_lossy(&finished.stderr)
+    );
+    assert_eq!(
+        states(&db),
+        reference,
+        "the resumed crawl's log matches the uninterrupted one"
+    );
+}
