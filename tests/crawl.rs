@@ -510,3 +510,53 @@ async fn new_rules_drop_queued_urls_they_filter() {
         }
     }
 }
+
+/// Address rules are decided after the crawler's own DNS (phase 1b), and
+/// content-type rules when the headers arrive (phase 2): an excluded body is
+/// not downloaded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn address_and_content_type_rules_apply_during_the_fetch() {
+    let origin = serve(
+        Router::new()
+            .route(
+                "/",
+                get(|| async {
+                    html("<a href=\"/a.png\">png</a><a href=\"/page\">page</a>".into())
+                }),
+            )
+            .route(
+                "/a.png",
+                get(|| async {
+                    ([(header::CONTENT_TYPE, "image/png")], vec![0u8; 50_000]).into_response()
+                }),
+            )
+            .route("/page", get(|| async { html("<p>hello</p>".into()) })),
+    )
+    .await;
+    let rules = "[[rules]]\nname = \"no images by type\"\nmatch = { field = \"content_type\", prefix = \"image/\" }\naction = \"exclude\"\nlog = true\n";
+    let c = crawl(&[format!("{origin}/")], "", rules).await;
+    let records = c.records();
+    let png = &records[&format!("{origin}/a.png")];
+    assert_eq!(png.state, State::Filtered, "{png:?}");
+    assert!(
+        png.reason.contains("rule 1 \"no images by type\""),
+        "{}",
+        png.reason
+    );
+    assert_eq!(png.content_type.as_deref(), Some("image/png"));
+    assert_eq!(png.size, None, "the body was not downloaded");
+    assert_eq!(records[&format!("{origin}/page")].state, State::Saved);
+
+    let rules = "[[rules]]\nname = \"intranet addresses only\"\nmatch = { field = \"address\", cidr = \"10.0.0.0/8\" }\nfilter = \"must-have\"\nlog = true\n";
+    // The start URL itself passes phase 1 (the address is not known yet)...
+    let c = crawl(&[format!("{origin}/")], "", rules).await;
+    let start = &c.records()[&format!("{origin}/")];
+    // ...and is refused once DNS (here: the literal 127.0.0.1) is known.
+    assert_eq!(start.state, State::Filtered, "{start:?}");
+    assert!(
+        start.reason.contains("rule 1 \"intranet addresses only\""),
+        "{}",
+        start.reason
+    );
+    assert_eq!(start.status, None, "nothing was requested");
+}

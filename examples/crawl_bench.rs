@@ -1,0 +1,198 @@
+//! The crawl benchmark: a generated site of N pages (default 20,000, about
+//! 28 KB of HTML each) served by a separate process on 127.0.0.1, first hit
+//! by a plain load generator (every page once, same concurrency), then
+//! crawled by the real engine with a sled log. Reports pages/s, the
+//! crawler's CPU seconds per 1,000 pages and its peak RSS.
+//!
+//! ```sh
+//! cargo run --release --example crawl_bench            # 20,000 pages
+//! cargo run --release --example crawl_bench -- 5000    # a quicker run
+//! ```
+//!
+//! The crawl uses `exclude-scan` for every page (fetched and scanned, not
+//! saved), so that the figures measure crawling, not writing a 560 MB mirror.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::Path;
+use axum::http::header;
+use axum::routing::get;
+use crawlspace::config::Config;
+use crawlspace::crawl::engine::{Engine, Plan, check_start};
+use crawlspace::rules::CompiledRules;
+use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
+use crawlspace::store::UrlLog;
+
+const CONCURRENCY: usize = 16;
+
+/// Page `n`: links to its ten children in a tree and to two other pages,
+/// padded with text to about 28 KB.
+fn page(n: u32, pages: u32) -> String {
+    let mut body = format!("<html><head><title>Page {n}</title></head><body><h1>Page {n}</h1>\n");
+    for child in (10 * n + 1..=10 * n + 10).chain([(n * 7919) % pages, (n + 1) % pages]) {
+        if child < pages {
+            body.push_str(&format!("<p><a href=\"/p/{child}\">page {child}</a></p>\n"));
+        }
+    }
+    while body.len() < 28_000 {
+        body.push_str("<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.</p>\n");
+    }
+    body.push_str("</body></html>");
+    body
+}
+
+fn serve(pages: u32) -> ! {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async move {
+        let router = Router::new().route(
+            "/p/{n}",
+            get(move |Path(n): Path<u32>| async move {
+                ([(header::CONTENT_TYPE, "text/html")], page(n, pages))
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        println!("{}", listener.local_addr().expect("addr"));
+        let _ = axum::serve(listener, router).await;
+    });
+    std::process::exit(0)
+}
+
+/// User plus system CPU seconds of this process, from /proc.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// Peak resident set size of this process, in MB.
+fn peak_rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("serve") {
+        serve(args.get(2).and_then(|n| n.parse().ok()).unwrap_or(20_000));
+    }
+    let pages: u32 = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(20_000);
+    let mut server = Command::new(std::env::current_exe().expect("exe"))
+        .args(["serve", &pages.to_string()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("server starts");
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("address");
+    let origin = format!("http://{}", line.trim());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+
+    // 1. The load generator: every page once, CONCURRENCY at a time.
+    let raw = runtime.block_on(async {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::new();
+        let next = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let started = Instant::now();
+        let mut tasks = Vec::new();
+        for _ in 0..CONCURRENCY {
+            let (client, next, origin) = (client.clone(), next.clone(), origin.clone());
+            tasks.push(tokio::spawn(async move {
+                loop {
+                    let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if n >= pages {
+                        break;
+                    }
+                    if let Ok(r) = client.get(format!("{origin}/p/{n}")).send().await {
+                        let _ = r.bytes().await;
+                    }
+                }
+            }));
+        }
+        for t in tasks {
+            let _ = t.await;
+        }
+        f64::from(pages) / started.elapsed().as_secs_f64()
+    });
+
+    // 2. The crawl.
+    let dir = std::env::temp_dir().join(format!("crawlspace-bench-{}", std::process::id()));
+    let text = format!(
+        "[crawl]\nstart = [\"{origin}/p/0\"]\nconcurrency = {CONCURRENCY}\nper_host = {CONCURRENCY}\nmax_link_depth = 1000\n\
+         [[rules]]\nname = \"scan, do not save\"\naction = \"exclude-scan\"\n"
+    );
+    let config = Config::from_toml("bench.toml", &text).expect("config");
+    let rules =
+        parse_text("bench.toml", &text, DialectChoice::Given(Dialect::Native)).expect("rules");
+    let compiled = CompiledRules::new(&rules.parsed.rules);
+    let start = check_start(&compiled, &config.crawl.start).expect("start");
+    let q = config.queues;
+    let cpu_before = cpu_seconds();
+    let started = Instant::now();
+    let stats = runtime.block_on(async {
+        let log = Arc::new(UrlLog::open(&dir.join("db"), 64 << 20).expect("log"));
+        let plan = Plan {
+            settings: config.crawl,
+            weights: [
+                q.user,
+                q.redirect,
+                q.index,
+                q.index_follow,
+                q.follow,
+                q.refresh,
+            ],
+            start,
+            out: dir.join("mirror"),
+        };
+        let engine = Engine::new(plan, log, Arc::new(compiled)).expect("engine");
+        let (events, mut events_rx) = tokio::sync::mpsc::channel(16);
+        tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
+        let (_control, control_rx) = tokio::sync::mpsc::channel(1);
+        engine
+            .run(events, control_rx, Duration::from_millis(500))
+            .await
+            .expect("crawl")
+    });
+    let secs = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu_before;
+    let fetched = stats.fetched + stats.saved;
+    let _ = server.kill();
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("pages: {pages}, concurrency {CONCURRENCY}, one host on 127.0.0.1");
+    println!("load generator: {raw:.0} pages/s");
+    println!(
+        "crawl: {fetched} pages in {secs:.1} s = {:.0} pages/s ({:.0}% of the load generator)",
+        fetched as f64 / secs,
+        100.0 * fetched as f64 / secs / raw
+    );
+    println!(
+        "crawler CPU: {cpu:.1} s = {:.2} s per 1,000 pages",
+        cpu * 1000.0 / fetched.max(1) as f64
+    );
+    println!("crawler peak RSS: {:.0} MB", peak_rss_mb());
+}

@@ -1,0 +1,171 @@
+//! Damaged bytes are errors, never panics: records, index entries, counts.
+
+use super::*;
+
+/// Stored bytes that are not a record, with what makes them wrong.
+fn damaged_values() -> Vec<(&'static str, Vec<u8>)> {
+    let good = encode(&rich("http://bad/")).unwrap();
+    let mut mismatch = good.clone();
+    mismatch[1] = State::Saved.byte();
+    let mut trailing = good.clone();
+    trailing.push(0);
+    vec![
+        ("empty", vec![]),
+        ("format only", vec![FORMAT]),
+        ("unknown format", vec![99, 0, 1, 2]),
+        ("state byte out of range", vec![FORMAT, 7, 0]),
+        ("header only", vec![FORMAT, 0]),
+        ("truncated", good[..good.len() / 2].to_vec()),
+        ("trailing byte", trailing),
+        ("header and body disagree", mismatch),
+        (
+            "huge length prefix",
+            vec![FORMAT, 0, 0xff, 0xff, 0xff, 0xff, 0x0f],
+        ),
+        ("bad UTF-8", vec![FORMAT, 0, 2, 0xc3, 0x28]),
+    ]
+}
+
+#[test]
+fn every_truncation_and_byte_flip_decodes_to_an_error_or_a_record() {
+    let good = encode(&rich("http://codec/")).unwrap();
+    assert_eq!(decode(&good), Ok(rich("http://codec/")));
+    for len in 0..good.len() {
+        assert!(decode(&good[..len]).is_err(), "truncated to {len}");
+    }
+    // Flipped bytes may still decode (a changed character), but never panic.
+    for i in 0..good.len() {
+        for flip in [0x01, 0x80, 0xff] {
+            let mut bytes = good.clone();
+            bytes[i] ^= flip;
+            let _ = decode(&bytes);
+        }
+    }
+    for (what, bytes) in damaged_values() {
+        assert!(decode(&bytes).is_err(), "{what}");
+    }
+}
+
+#[test]
+fn corrupt_records_are_errors_not_panics() {
+    let (_dir, log) = fresh();
+    for i in 0..12 {
+        log.discover(&rec(&format!("http://c/{i}"), State::Queued))
+            .unwrap();
+    }
+    for (what, bytes) in damaged_values() {
+        log.urls.insert(id_key(5), bytes).unwrap();
+        assert!(
+            matches!(log.get(5), Err(StoreError::Corrupt { id: 5, .. })),
+            "get: {what}"
+        );
+        let all = Query::default();
+        assert!(
+            matches!(
+                log.page(&all, None, 100),
+                Err(StoreError::Corrupt { id: 5, .. })
+            ),
+            "page: {what}"
+        );
+        assert!(
+            matches!(
+                log.page_back(&all, None, 100),
+                Err(StoreError::Corrupt { id: 5, .. })
+            ),
+            "page_back: {what}"
+        );
+        // The error names the id, so a reader can go on past it.
+        assert_eq!(
+            ids(&log.page(&all, Some(5), 100).unwrap()),
+            (6..=12).collect::<Vec<_>>()
+        );
+        assert_eq!(ids(&log.page(&all, None, 4).unwrap()), [1, 2, 3, 4]);
+        assert_eq!(
+            ids(&log.page_back(&all, Some(5), 100).unwrap()),
+            [4, 3, 2, 1]
+        );
+    }
+    // A damaged body under a good header can be overwritten by update.
+    let mut bytes = encode(&rec("http://c/4", State::Queued)).unwrap();
+    bytes.truncate(5);
+    log.urls.insert(id_key(5), bytes).unwrap();
+    let mut fixed = rec("http://c/4", State::Fetched);
+    fixed.reason = "rewritten".into();
+    log.update(5, &fixed).unwrap();
+    assert_eq!(log.get(5).unwrap(), Some(fixed));
+    assert_eq!(log.counts().fetched, 1);
+    assert_eq!(log.counts().queued, 11);
+    // An unreadable header cannot be moved between indexes: an error.
+    log.urls.insert(id_key(6), vec![]).unwrap();
+    assert!(matches!(
+        log.update(6, &rec("http://c/5", State::Fetched)),
+        Err(StoreError::Corrupt { id: 6, .. })
+    ));
+    // requeue_in_flight reports a damaged record and still does the rest.
+    for id in [7, 8] {
+        let mut r = log.get(id).unwrap().unwrap();
+        r.state = State::InFlight;
+        log.update(id, &r).unwrap();
+    }
+    log.urls
+        .insert(id_key(7), vec![FORMAT, State::InFlight.byte(), 9])
+        .unwrap();
+    assert!(matches!(
+        log.requeue_in_flight(),
+        Err(StoreError::Corrupt { id: 7, .. })
+    ));
+    assert_eq!(log.get(8).unwrap().unwrap().state, State::Queued);
+}
+
+#[test]
+fn damaged_index_entries_and_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let log = open(dir.path());
+        for i in 0..20 {
+            log.discover(&rec(&format!("http://i/{i}"), State::ALL[i % 3]))
+                .unwrap();
+        }
+        // Counts that no longer add up are rebuilt from the index on open.
+        log.meta
+            .insert(count_key(State::Fetched), &99u64.to_be_bytes())
+            .unwrap();
+        log.meta
+            .insert(count_key(State::Queued), b"junk".as_slice())
+            .unwrap();
+        log.flush().unwrap();
+    }
+    let log = open(dir.path());
+    assert_eq!(log.counts().queued, 7);
+    assert_eq!(log.counts().in_flight, 7);
+    assert_eq!(log.counts().fetched, 6);
+    assert_eq!(log.len(), 20);
+
+    // A malformed index key is an error; so is a bad URL index value.
+    log.by_state
+        .insert([State::Fetched.byte(), 1, 2], Vec::new())
+        .unwrap();
+    let fetched = Query {
+        state: Some(State::Fetched),
+        text: None,
+    };
+    assert!(matches!(
+        log.page(&fetched, None, 100),
+        Err(StoreError::BadEntry {
+            tree: "by_state",
+            ..
+        })
+    ));
+    log.by_url.insert("http://i/3", b"xy".as_slice()).unwrap();
+    assert!(matches!(
+        log.id_of("http://i/3"),
+        Err(StoreError::BadEntry { tree: "by_url", .. })
+    ));
+    // A layout this build does not know is refused on open.
+    log.meta.insert(LAYOUT, [9u8].as_slice()).unwrap();
+    drop(log);
+    assert!(matches!(
+        UrlLog::open(&dir.path().join("db"), CACHE),
+        Err(StoreError::Open { .. })
+    ));
+}

@@ -1,0 +1,151 @@
+//! Tests of the URL log on real sled databases in temporary folders, by
+//! concept: the record and its codec, writes, paging, damage, crashes, and
+//! one log at scale. Shared here: record builders and an invariant checker.
+
+mod crash;
+mod damage;
+mod paging;
+mod record;
+mod scale;
+mod writes;
+
+use std::path::Path;
+
+use regex::Regex;
+use tempfile::TempDir;
+
+use super::index::{LAYOUT, count_key, id_key, parse_frontier_key, parse_id, state_key};
+use super::record::{FORMAT, decode, encode};
+use super::*;
+
+const CACHE: u64 = 16 << 20;
+
+fn open(dir: &Path) -> UrlLog {
+    UrlLog::open(&dir.join("db"), CACHE).expect("open")
+}
+
+fn fresh() -> (TempDir, UrlLog) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = open(dir.path());
+    (dir, log)
+}
+
+fn rec(url: &str, state: State) -> UrlRecord {
+    UrlRecord {
+        url: url.to_string(),
+        state,
+        reason: format!("{} by test", state.name()),
+        queue: "follow".into(),
+        ..UrlRecord::default()
+    }
+}
+
+/// A record with every field set, to exercise the whole codec.
+fn rich(url: &str) -> UrlRecord {
+    UrlRecord {
+        url: url.to_string(),
+        state: State::Error,
+        reason: "HTTP 503, retry 2 of 3".into(),
+        fetch: true,
+        save: true,
+        follow: false,
+        filtered: false,
+        queue: "index".into(),
+        priority: -2,
+        link_depth: 7,
+        referrer: Some(42),
+        discovered_ms: 1_700_000_000_000,
+        fetched_ms: Some(1_700_000_000_500),
+        status: Some(503),
+        content_type: Some("text/html".into()),
+        size: Some(12_345),
+        error: Some(ErrorInfo {
+            class: ErrorClass::Temporary,
+            count: 2,
+            message: "Service Unavailable".into(),
+        }),
+        robots: Some("robots.txt line 4: Allow: /".into()),
+        meta: vec![("lang".into(), "en".into()), ("lang".into(), "fr".into())],
+        source: Some("intranet".into()),
+        trace: vec![
+            TraceLine {
+                rule: "3.2".into(),
+                name: "docs".into(),
+                line: 12,
+                step: "matched".into(),
+                detail: "path prefix /docs".into(),
+            },
+            TraceLine {
+                rule: "robots".into(),
+                name: "robots.txt".into(),
+                line: 4,
+                step: "allowed".into(),
+                detail: String::new(),
+            },
+        ],
+        etag: Some("\"abc\"".into()),
+        last_modified: Some("Tue, 15 Nov 1994 12:45:26 GMT".into()),
+        redirect_to: None,
+        saved_path: Some("mirror/host/index.html".into()),
+    }
+}
+
+fn ids(page: &[(u64, UrlRecord)]) -> Vec<u64> {
+    page.iter().map(|(id, _)| *id).collect()
+}
+
+/// A log of 60 URLs whose states cycle, and the same as a plain list.
+fn mixed_log() -> (TempDir, UrlLog, Vec<(u64, State)>) {
+    let (dir, log) = fresh();
+    let mut model = Vec::new();
+    for i in 0..60u64 {
+        let state = State::ALL[((i * i + i / 3) % 7) as usize];
+        let id = log
+            .discover(&rec(&format!("http://m/{i}"), state))
+            .unwrap()
+            .unwrap();
+        model.push((id, state));
+    }
+    (dir, log, model)
+}
+
+/// Checks every invariant the transactions keep: records decode, ids are
+/// dense, the URL and state indexes match the records exactly, the counts
+/// match the state index, and frontier entries name records.
+fn check_consistent(log: &UrlLog) {
+    let mut counts = [0u64; 7];
+    let mut records = 0u64;
+    for entry in log.urls.iter() {
+        let (key, value) = entry.unwrap();
+        let id = parse_id(&key).expect("8-byte id key");
+        records += 1;
+        assert_eq!(id, records, "ids are dense from 1");
+        let record = decode(&value).unwrap_or_else(|e| panic!("record {id}: {e}"));
+        assert_eq!(log.id_of(&record.url).unwrap(), Some(id), "by_url of {id}");
+        assert!(
+            log.by_state
+                .contains_key(state_key(record.state, id))
+                .unwrap()
+        );
+        counts[record.state as usize] += 1;
+    }
+    assert_eq!(
+        log.by_url.len() as u64,
+        records,
+        "by_url has one entry per record"
+    );
+    assert_eq!(
+        log.by_state.len() as u64,
+        records,
+        "by_state has one entry per record"
+    );
+    assert_eq!(log.counts(), StateCounts::from_array(counts));
+    assert_eq!(log.len(), records);
+    let mut frontier = 0;
+    for key in log.frontier.iter().keys() {
+        let (_, _, id) = parse_frontier_key(&key.unwrap()).expect("frontier key");
+        assert!(id >= 1 && id <= records, "frontier names record {id}");
+        frontier += 1;
+    }
+    assert_eq!(log.frontier_len(), frontier);
+}

@@ -1,0 +1,62 @@
+//! State names, frontier slots and the `log --json` export.
+
+use super::*;
+
+#[test]
+fn state_names_round_trip() {
+    for state in State::ALL {
+        assert_eq!(state.name().parse::<State>(), Ok(state));
+        assert_eq!(State::from_byte(state.byte()), Some(state));
+    }
+    assert_eq!("IN_FLIGHT".parse::<State>(), Ok(State::InFlight));
+    assert!("fetching".parse::<State>().is_err());
+    assert_eq!(State::from_byte(7), None);
+    assert_eq!(ErrorClass::Temporary.name(), "temporary");
+    assert_eq!(ErrorClass::Permanent.name(), "permanent");
+}
+
+#[test]
+fn frontier_slots_follow_spec_order() {
+    let cases = [
+        (-2, "user", (0, 0)),
+        (-5, "redirect", (0, 1)),
+        (0, "index", (2, 2)),
+        (1, "index_follow", (3, 3)),
+        (2, "follow", (4, 4)),
+        (9, "refresh", (4, 5)),
+        (0, "none", (2, 4)),
+        (0, "", (2, 4)),
+    ];
+    for (priority, queue, slot) in cases {
+        assert_eq!(frontier_slot(priority, queue), slot, "{priority} {queue}");
+    }
+}
+
+#[test]
+fn export_json_has_the_log_keys() {
+    let value = export_json(&rich("http://j/"), 12);
+    assert_eq!(value["id"], 12);
+    assert_eq!(value["url"], "http://j/");
+    assert_eq!(value["state"], "error");
+    assert_eq!(value["status"], 503);
+    assert_eq!(value["reason"], "HTTP 503, retry 2 of 3");
+    assert_eq!(value["error"]["class"], "temporary");
+    assert_eq!(value["error"]["count"], 2);
+    assert_eq!(value["trace"][0]["rule"], "3.2");
+    assert_eq!(value["trace"][1]["line"], 4);
+    assert_eq!(value["meta"][1]["value"], "fr");
+    assert_eq!(value["priority"], -2);
+    assert_eq!(value["referrer"], 42);
+    assert!(value["redirect_to"].is_null());
+    let mut bare = rec("http://j/2", State::InFlight);
+    bare.status = None;
+    let value = export_json(&bare, 1);
+    assert_eq!(value["state"], "in-flight");
+    assert!(value["status"].is_null());
+    assert!(value["error"].is_null());
+    // Every record field is exported.
+    let fields = serde_json::to_value(UrlRecord::default()).unwrap();
+    for key in fields.as_object().unwrap().keys() {
+        assert!(value.get(key).is_some(), "missing {key}");
+    }
+}

@@ -1,0 +1,433 @@
+//! Discover, update, the frontier, batches, reopening and re-queueing.
+
+use super::*;
+
+#[test]
+fn discover_dedupes_and_keeps_discovery_order() {
+    let (_dir, log) = fresh();
+    assert!(log.is_empty());
+    let urls = ["http://a/", "http://b/", "http://c/"];
+    let got: Vec<_> = urls
+        .iter()
+        .map(|u| log.discover(&rec(u, State::Queued)).unwrap())
+        .collect();
+    assert_eq!(got, [Some(1), Some(2), Some(3)]);
+    // Known URLs are not recorded again, whatever the new record says.
+    assert_eq!(
+        log.discover(&rec("http://b/", State::Filtered)).unwrap(),
+        None
+    );
+    assert_eq!(log.discover(&rich("http://d/")).unwrap(), Some(4));
+    assert_eq!(log.len(), 4);
+    assert_eq!(log.counts().queued, 3);
+    assert_eq!(log.counts().error, 1);
+    assert_eq!(log.id_of("http://b/").unwrap(), Some(2));
+    assert_eq!(log.id_of("http://zzz/").unwrap(), None);
+    assert_eq!(log.get(2).unwrap(), Some(rec("http://b/", State::Queued)));
+    assert_eq!(log.get(4).unwrap(), Some(rich("http://d/")));
+    assert_eq!(log.get(99).unwrap(), None);
+    let all = log.page(&Query::default(), None, 10).unwrap();
+    assert_eq!(ids(&all), [1, 2, 3, 4]);
+    assert_eq!(all[0].1.url, "http://a/");
+}
+
+#[test]
+fn concurrent_discovers_give_dense_unique_ids() {
+    let (_dir, log) = fresh();
+    let log = std::sync::Arc::new(log);
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let log = log.clone();
+            std::thread::spawn(move || {
+                // Every thread offers the same 200 URLs plus 50 of its own.
+                let mut mine = Vec::new();
+                for i in 0..200 {
+                    mine.extend(
+                        log.discover(&rec(&format!("http://s/{i}"), State::Queued))
+                            .unwrap(),
+                    );
+                }
+                for i in 0..50 {
+                    mine.extend(
+                        log.discover(&rec(&format!("http://t{t}/{i}"), State::Queued))
+                            .unwrap(),
+                    );
+                }
+                mine
+            })
+        })
+        .collect();
+    let mut all: Vec<u64> = threads
+        .into_iter()
+        .flat_map(|t| t.join().unwrap())
+        .collect();
+    all.sort_unstable();
+    assert_eq!(all, (1..=400).collect::<Vec<_>>());
+    assert_eq!(log.len(), 400);
+    assert_eq!(log.counts().queued, 400);
+}
+
+#[test]
+fn update_moves_records_between_state_indexes() {
+    let (_dir, log) = fresh();
+    for i in 0..10 {
+        log.discover(&rec(&format!("http://h/{i}"), State::Queued))
+            .unwrap();
+    }
+    // (id, new state) in order; counts after all of them are checked below.
+    let moves = [
+        (1, State::InFlight),
+        (1, State::Fetched),
+        (2, State::InFlight),
+        (2, State::Error),
+        (3, State::Filtered),
+        (4, State::Saved),
+        (4, State::Deleted),
+        (5, State::Queued),
+        (2, State::Queued),
+    ];
+    for (id, state) in moves {
+        let mut r = log.get(id).unwrap().unwrap();
+        r.state = state;
+        r.reason = format!("now {}", state.name());
+        log.update(id, &r).unwrap();
+        assert_eq!(log.get(id).unwrap().unwrap().state, state);
+    }
+    let want = StateCounts {
+        queued: 7,
+        in_flight: 0,
+        fetched: 1,
+        saved: 0,
+        filtered: 1,
+        error: 0,
+        deleted: 1,
+    };
+    assert_eq!(log.counts(), want);
+    assert_eq!(log.len(), 10);
+    for state in State::ALL {
+        let query = Query {
+            state: Some(state),
+            text: None,
+        };
+        let page = log.page(&query, None, 100).unwrap();
+        assert_eq!(page.len() as u64, want.get(state), "{state}");
+        assert!(page.iter().all(|(_, r)| r.state == state));
+    }
+    assert_eq!(
+        ids(&log
+            .page(
+                &Query {
+                    state: Some(State::Queued),
+                    text: None
+                },
+                None,
+                100
+            )
+            .unwrap()),
+        [2, 5, 6, 7, 8, 9, 10]
+    );
+
+    // A record keeps its URL, and only known ids can be updated.
+    let mut moved = log.get(6).unwrap().unwrap();
+    moved.url = "http://h/elsewhere".into();
+    assert!(matches!(
+        log.update(6, &moved),
+        Err(StoreError::UrlChanged { id: 6, .. })
+    ));
+    moved.url = "http://h/7".into(); // id 8's URL
+    assert!(matches!(
+        log.update(6, &moved),
+        Err(StoreError::UrlChanged { id: 6, .. })
+    ));
+    assert!(matches!(
+        log.update(77, &rec("http://h/1", State::Fetched)),
+        Err(StoreError::NotFound(77))
+    ));
+    assert_eq!(log.counts(), want);
+}
+
+#[test]
+fn frontier_is_fifo_per_queue_and_pages() {
+    let (_dir, log) = fresh();
+    // Enqueued out of id order: a queue still yields ids in order.
+    let entries = [
+        (5, 2, 4),
+        (3, 2, 4),
+        (9, 2, 4),
+        (4, 0, 0),
+        (1, 2, 4),
+        (2, 2, 5),
+        (7, 4, 4),
+    ];
+    for (id, level, queue) in entries {
+        log.enqueue(id, level, queue).unwrap();
+    }
+    log.enqueue(3, 2, 4).unwrap(); // again: no change
+    assert_eq!(log.frontier_len(), 7);
+    assert_eq!(log.frontier(2, 4, None, 10).unwrap(), [1, 3, 5, 9]);
+    assert_eq!(log.frontier(2, 4, None, 2).unwrap(), [1, 3]);
+    assert_eq!(log.frontier(2, 4, Some(3), 2).unwrap(), [5, 9]);
+    assert_eq!(log.frontier(2, 4, Some(9), 2).unwrap(), Vec::<u64>::new());
+    assert_eq!(
+        log.frontier(2, 4, Some(u64::MAX), 2).unwrap(),
+        Vec::<u64>::new()
+    );
+    assert_eq!(log.frontier(2, 5, None, 10).unwrap(), [2]);
+    assert_eq!(log.frontier(0, 0, None, 10).unwrap(), [4]);
+    assert_eq!(log.frontier(4, 4, None, 10).unwrap(), [7]);
+    assert_eq!(log.frontier(1, 4, None, 10).unwrap(), Vec::<u64>::new());
+    log.dequeue(3, 2, 4).unwrap();
+    log.dequeue(3, 2, 4).unwrap(); // again: no change
+    log.dequeue(4, 1, 0).unwrap(); // wrong slot: no change
+    assert_eq!(log.frontier(2, 4, None, 10).unwrap(), [1, 5, 9]);
+    assert_eq!(log.frontier_len(), 6);
+    for (level, queue) in [(5, 0), (0, 6), (255, 255)] {
+        assert!(matches!(
+            log.enqueue(1, level, queue),
+            Err(StoreError::BadSlot { .. })
+        ));
+        assert!(matches!(
+            log.dequeue(1, level, queue),
+            Err(StoreError::BadSlot { .. })
+        ));
+        assert!(matches!(
+            log.frontier(level, queue, None, 1),
+            Err(StoreError::BadSlot { .. })
+        ));
+    }
+}
+
+#[test]
+fn apply_writes_a_whole_batch_or_nothing() {
+    let (_dir, log) = fresh();
+    let start = rec("http://p/", State::Queued);
+    assert_eq!(
+        log.apply(&[Change::Discover {
+            record: &start,
+            enqueue: Some((0, 0))
+        }])
+        .unwrap(),
+        [Some(1)]
+    );
+    assert_eq!(log.frontier(0, 0, None, 10).unwrap(), [1]);
+
+    // Taking it to fetch: in flight and out of the frontier together.
+    let in_flight = UrlRecord {
+        state: State::InFlight,
+        ..start.clone()
+    };
+    let taken = log
+        .apply(&[
+            Change::Update {
+                id: 1,
+                record: &in_flight,
+                enqueue: None,
+            },
+            Change::Dequeue {
+                id: 1,
+                level: 0,
+                queue: 0,
+            },
+        ])
+        .unwrap();
+    assert_eq!(taken, [Some(1), Some(1)]);
+    assert_eq!(log.frontier_len(), 0);
+
+    // The page's outcome and its links in one batch: a known URL and a
+    // repeat within the batch are skipped and not enqueued.
+    let done = UrlRecord {
+        state: State::Saved,
+        status: Some(200),
+        ..start.clone()
+    };
+    let (a, b, filtered) = (
+        rec("http://p/a", State::Queued),
+        rec("http://p/b", State::Queued),
+        rec("http://p/x.png", State::Filtered),
+    );
+    let page = [
+        Change::Update {
+            id: 1,
+            record: &done,
+            enqueue: None,
+        },
+        Change::Discover {
+            record: &a,
+            enqueue: Some((2, 3)),
+        },
+        Change::Discover {
+            record: &start,
+            enqueue: Some((2, 3)),
+        },
+        Change::Discover {
+            record: &filtered,
+            enqueue: None,
+        },
+        Change::Discover {
+            record: &a,
+            enqueue: Some((2, 3)),
+        },
+        Change::Discover {
+            record: &b,
+            enqueue: Some((2, 4)),
+        },
+        Change::Enqueue {
+            id: 3,
+            level: 2,
+            queue: 4,
+        },
+        Change::Dequeue {
+            id: 9,
+            level: 2,
+            queue: 4,
+        },
+    ];
+    assert_eq!(
+        log.apply(&page).unwrap(),
+        [
+            Some(1),
+            Some(2),
+            None,
+            Some(3),
+            None,
+            Some(4),
+            Some(3),
+            None
+        ]
+    );
+    assert_eq!(log.frontier(2, 3, None, 10).unwrap(), [2]);
+    assert_eq!(log.frontier(2, 4, None, 10).unwrap(), [3, 4]);
+    assert_eq!(log.frontier_len(), 3);
+    let counts = log.counts();
+    assert_eq!(
+        (
+            counts.saved,
+            counts.queued,
+            counts.filtered,
+            counts.in_flight
+        ),
+        (1, 2, 1, 0)
+    );
+
+    // All known: nothing to write, no transaction.
+    let again = [
+        Change::Discover {
+            record: &a,
+            enqueue: None,
+        },
+        Change::Discover {
+            record: &b,
+            enqueue: Some((1, 1)),
+        },
+    ];
+    assert_eq!(log.apply(&again).unwrap(), [None, None]);
+    assert_eq!(log.apply(&[]).unwrap(), Vec::<Option<u64>>::new());
+
+    // One failing change: nothing of the batch is written.
+    let c = rec("http://p/c", State::Queued);
+    let failing = [
+        Change::Discover {
+            record: &c,
+            enqueue: Some((2, 3)),
+        },
+        Change::Enqueue {
+            id: 4,
+            level: 0,
+            queue: 0,
+        },
+        Change::Update {
+            id: 99,
+            record: &c,
+            enqueue: None,
+        },
+    ];
+    assert!(matches!(log.apply(&failing), Err(StoreError::NotFound(99))));
+    let bad_slot = [
+        Change::Discover {
+            record: &c,
+            enqueue: None,
+        },
+        Change::Discover {
+            record: &rec("http://p/d", State::Queued),
+            enqueue: Some((9, 0)),
+        },
+    ];
+    assert!(matches!(
+        log.apply(&bad_slot),
+        Err(StoreError::BadSlot { level: 9, queue: 0 })
+    ));
+    assert_eq!(log.id_of("http://p/c").unwrap(), None);
+    assert_eq!(log.counts(), counts);
+    assert_eq!(log.frontier_len(), 3);
+    assert_eq!(log.frontier(0, 0, None, 10).unwrap(), Vec::<u64>::new());
+    // Ids go on densely after an aborted batch.
+    assert_eq!(log.discover(&c).unwrap(), Some(5));
+}
+
+#[test]
+fn reopening_keeps_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let (records, counts, frontier) = {
+        let log = open(dir.path());
+        for i in 0..50 {
+            let mut r = rich(&format!("http://r/{i}"));
+            r.state = State::ALL[i % 7];
+            log.discover(&r).unwrap();
+        }
+        let mut r = log.get(10).unwrap().unwrap();
+        r.state = State::Saved;
+        log.update(10, &r).unwrap();
+        log.enqueue(3, 1, 2).unwrap();
+        log.enqueue(8, 1, 2).unwrap();
+        let records = log.page(&Query::default(), None, 100).unwrap();
+        (records, log.counts(), log.frontier(1, 2, None, 10).unwrap())
+        // Dropped here without `flush`: sled flushes when the last tree
+        // handle goes.
+    };
+    let log = open(dir.path());
+    assert_eq!(log.page(&Query::default(), None, 100).unwrap(), records);
+    assert_eq!(log.counts(), counts);
+    assert_eq!(log.len(), 50);
+    assert_eq!(log.frontier(1, 2, None, 10).unwrap(), frontier);
+    assert_eq!(log.frontier_len(), 2);
+    assert_eq!(log.id_of("http://r/7").unwrap(), Some(8));
+    // Ids go on from where they stopped.
+    assert_eq!(
+        log.discover(&rec("http://r/new", State::Queued)).unwrap(),
+        Some(51)
+    );
+}
+
+#[test]
+fn requeue_in_flight_puts_urls_back_in_their_queue() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let log = open(dir.path());
+        let cases = [(-2, "user"), (0, "index"), (1, "follow"), (0, "none")];
+        for (i, (priority, queue)) in cases.iter().enumerate() {
+            let mut r = rec(&format!("http://f/{i}"), State::InFlight);
+            r.priority = *priority;
+            r.queue = queue.to_string();
+            log.discover(&r).unwrap();
+        }
+        log.discover(&rec("http://f/done", State::Fetched)).unwrap();
+        log.flush().unwrap();
+    }
+    let log = open(dir.path());
+    assert_eq!(log.counts().in_flight, 4);
+    assert_eq!(log.requeue_in_flight().unwrap(), 4);
+    assert_eq!(log.counts().in_flight, 0);
+    assert_eq!(log.counts().queued, 4);
+    assert_eq!(log.counts().fetched, 1);
+    assert_eq!(log.frontier_len(), 4);
+    assert_eq!(log.frontier(0, 0, None, 10).unwrap(), [1]);
+    assert_eq!(log.frontier(2, 2, None, 10).unwrap(), [2]);
+    assert_eq!(log.frontier(3, 4, None, 10).unwrap(), [3]);
+    assert_eq!(log.frontier(2, 4, None, 10).unwrap(), [4]);
+    let r = log.get(2).unwrap().unwrap();
+    assert_eq!(
+        (r.state, r.reason.as_str()),
+        (State::Queued, REQUEUED_REASON)
+    );
+    assert_eq!(log.requeue_in_flight().unwrap(), 0);
+}
