@@ -212,8 +212,6 @@ impl UrlLog {
             sled::Config::new()
                 .path(dir)
                 .cache_capacity(cache_bytes)
-                // A crawl writes far more than it reads back.
-                .mode(sled::Mode::HighThroughput)
                 .open()
         }));
         let failed = |message: String| StoreError::Open {
