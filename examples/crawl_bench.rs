@@ -182,6 +182,7 @@ fn main() {
     let cpu = cpu_seconds() - cpu_before;
     let fetched = stats.fetched + stats.saved;
     let _ = server.kill();
+    let _ = server.wait();
     let _ = std::fs::remove_dir_all(&dir);
     println!("pages: {pages}, concurrency {CONCURRENCY}, one host on 127.0.0.1");
     println!("load generator: {raw:.0} pages/s");

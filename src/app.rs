@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::mpsc;
 
-use crate::cli::escape_control;
+use crate::cli::{disabled_warnings, escape_control};
 use crate::config::Config;
 use crate::crawl::engine::{Control, Engine, Event, Plan, Stats, check_start};
 use crate::rules::CompiledRules;
@@ -55,16 +55,8 @@ fn load(file: &str, text: &str) -> Result<(Config, CompiledRules), AppError> {
     let loaded = parse_text(file, text, DialectChoice::Given(Dialect::Native))
         .map_err(|e| AppError::Input(e.to_string()))?;
     let rules = CompiledRules::new(&loaded.parsed.rules);
-    for info in rules.disabled() {
-        if let Some(reason) = &info.disabled {
-            eprintln!(
-                "warning: {file}:{}: rule {} {:?} is disabled: {}",
-                info.line,
-                info.number,
-                info.name,
-                escape_control(reason)
-            );
-        }
+    for warning in disabled_warnings(file, &rules) {
+        eprintln!("{warning}");
     }
     Ok((config, rules))
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use super::RulesArgs;
-use super::output::{VerdictJson, escape_control, verdict_text};
+use super::output::{VerdictJson, disabled_warnings, escape_control, verdict_text};
 use crate::rules::dialect::{self, DialectChoice, Loaded, write::to_toml};
 use crate::rules::error::RuleFileError;
 use crate::rules::lint::lint_rules;
@@ -89,16 +89,8 @@ fn report(loaded: &Loaded, compiled: &CompiledRules) {
             escape_control(&note.message)
         );
     }
-    for info in compiled.disabled() {
-        if let Some(reason) = &info.disabled {
-            eprintln!(
-                "warning: {file}:{}: rule {} {:?} is disabled: {}",
-                info.line,
-                info.number,
-                info.name,
-                escape_control(reason)
-            );
-        }
+    for warning in disabled_warnings(file, compiled) {
+        eprintln!("{warning}");
     }
     for lint in lint_rules(&loaded.parsed.rules) {
         eprintln!(

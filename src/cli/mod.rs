@@ -7,7 +7,7 @@
 mod commands;
 mod output;
 
-pub use output::escape_control;
+pub use output::{disabled_warnings, escape_control};
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -214,3 +214,21 @@ pub fn escape_control(text: &str) -> String {
     }
     out
 }
+
+/// One warning line per disabled rule, naming the file and line: what
+/// `rules`, `explain`, `check` and a crawl print on stderr.
+pub fn disabled_warnings(file: &str, rules: &CompiledRules) -> Vec<String> {
+    rules
+        .disabled()
+        .filter_map(|info| {
+            let reason = info.disabled.as_deref()?;
+            Some(format!(
+                "warning: {file}:{}: rule {} {:?} is disabled: {}",
+                info.line,
+                info.number,
+                escape_control(&info.name),
+                escape_control(reason)
+            ))
+        })
+        .collect()
+}
