@@ -159,3 +159,102 @@ async fn killed_crawls_resume_to_the_same_log() {
         "the resumed crawl's log matches the uninterrupted one"
     );
 }
+
+/// Ctrl-C (SIGINT) stops a crawl cleanly: the process exits successfully
+/// with its summary, the log opens, and running the command again finishes
+/// the crawl.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_stops_cleanly_and_the_crawl_resumes() {
+    // Pages other than the first wait at the server until released, so the
+    // crawl is mid-way, with requests in flight, when it is interrupted.
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let (tx, mut hits) = watch::channel(0usize);
+    let count = Arc::new(AtomicUsize::new(0));
+    let held = gate.clone();
+    let router = Router::new().route(
+        "/p/{n}",
+        get(move |Path(n): Path<u32>| {
+            let (held, count, tx) = (held.clone(), count.clone(), tx.clone());
+            async move {
+                tx.send_replace(count.fetch_add(1, Ordering::SeqCst) + 1);
+                if n > 0 {
+                    let _permit = held.acquire().await;
+                }
+                let links: String = (1..=8)
+                    .filter(|_| n == 0)
+                    .map(|c| format!("<a href=\"/p/{c}\">{c}</a>"))
+                    .collect();
+                (
+                    [(header::CONTENT_TYPE, "text/html")],
+                    format!("<html><body>{links}</body></html>"),
+                )
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let origin = format!("http://{}", listener.local_addr().expect("addr"));
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("crawl.toml");
+    std::fs::write(
+        &config,
+        format!("[crawl]\nstart = [\"{origin}/p/0\"]\nconcurrency = 4\nper_host = 4\n"),
+    )
+    .expect("config");
+    let (db, out) = (dir.path().join("db"), dir.path().join("out"));
+
+    let mut child = crawl_command(&config, &db, &out)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    // The start page and some of its links have been requested.
+    hits.wait_for(|h| *h >= 3).await.expect("server alive");
+    let interrupted = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(interrupted.success());
+    let output = tokio::task::spawn_blocking(move || {
+        let _ = child.stdin.take();
+        child.wait_with_output()
+    })
+    .await
+    .expect("joins")
+    .expect("exits");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("crawl finished"));
+    let partial = states(&db);
+    assert_eq!(
+        partial.get(&format!("{origin}/p/0")).map(String::as_str),
+        Some("saved")
+    );
+    assert!(
+        partial.values().any(|s| s == "in-flight" || s == "queued"),
+        "{partial:?}"
+    );
+
+    gate.add_permits(1000);
+    let finished = tokio::task::spawn_blocking({
+        let mut c = crawl_command(&config, &db, &out);
+        move || c.output()
+    })
+    .await
+    .expect("joins")
+    .expect("runs");
+    assert!(
+        finished.status.success(),
+        "{}",
+        String::from_utf8_lossy(&finished.stderr)
+    );
+    let done = states(&db);
+    assert_eq!(done.len(), 9);
+    assert!(done.values().all(|s| s == "saved"), "{done:?}");
+}
