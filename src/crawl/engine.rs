@@ -10,20 +10,21 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use url::Url;
 
-use super::fetch::{FetchError, Fetched, Fetcher, Head};
+use super::fetch::{FetchError, Fetched, Fetcher};
 use super::frontier::{Frontier, QUEUES, level_of};
 use super::hosts::Hosts;
-use super::links::{LinkOptions, Page};
+use super::links::Page;
+use super::report::{layer, now_ms, refusal, retrace, trace_lines};
+use super::task::{Outcome, fetch_one};
 use crate::config::CrawlSettings;
-use crate::rules::verdict::Step;
 use crate::rules::{CompiledRules, Known, Queue, TraceMode, UrlFacts, Verdict, normalize};
-use crate::store::{Change, ErrorClass, ErrorInfo, State, TraceLine, UrlLog, UrlRecord};
+use crate::store::{Change, ErrorClass, ErrorInfo, State, UrlLog, UrlRecord};
 
 /// At most this many redirect hops from the first URL (SPEC §2.3).
 pub const MAX_REDIRECTS: u8 = 10;
@@ -96,15 +97,15 @@ pub enum StartError {
 
 /// A URL waiting in the frontier.
 #[derive(Debug, Clone)]
-struct Item {
-    id: u64,
-    url: Url,
-    link_depth: u32,
+pub(crate) struct Item {
+    pub(crate) id: u64,
+    pub(crate) url: Url,
+    pub(crate) link_depth: u32,
     /// Redirect hops that led here.
-    hops: u8,
-    level: usize,
-    queue: Queue,
-    attempts: u32,
+    pub(crate) hops: u8,
+    pub(crate) level: usize,
+    pub(crate) queue: Queue,
+    pub(crate) attempts: u32,
 }
 
 /// Where a URL came from.
@@ -113,31 +114,6 @@ enum Origin {
     Start,
     Link,
     Redirect(u8),
-}
-
-/// What a fetch task reports.
-#[derive(Debug)]
-enum Outcome {
-    Done {
-        item: Item,
-        host: u32,
-        fetched: Fetched,
-        verdict: Option<Verdict>,
-        page: Option<Page>,
-        saved: Option<String>,
-    },
-    /// Address or content-type rules (phases 1b, 2) said no.
-    Refused {
-        item: Item,
-        host: u32,
-        head: Option<Head>,
-        verdict: Verdict,
-    },
-    Failed {
-        item: Item,
-        host: u32,
-        error: FetchError,
-    },
 }
 
 /// Checks the start URLs against the rules: each must be fully qualified
@@ -189,82 +165,6 @@ pub fn check_start(rules: &CompiledRules, start: &[String]) -> Result<Vec<Url>, 
         urls.push(url);
     }
     Ok(urls)
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
-/// The decisive trace of a verdict, as log lines.
-fn trace_lines(rules: &CompiledRules, verdict: &Verdict) -> Vec<TraceLine> {
-    let info = rules.rule_info();
-    verdict
-        .trace
-        .iter()
-        .map(|e| {
-            let i = &info[e.rule as usize];
-            let mut detail = match e.step {
-                Step::Matched => i.effects.clone(),
-                _ => String::new(),
-            };
-            if e.filtered {
-                detail.push_str(if detail.is_empty() {
-                    "filtered"
-                } else {
-                    "; filtered"
-                });
-            }
-            if e.priority_ignored {
-                detail.push_str("; priority ignored (content-type rule)");
-            }
-            TraceLine {
-                rule: i.number.clone(),
-                name: i.name.clone(),
-                line: i.line as u32,
-                step: e.step.name().into(),
-                detail,
-            }
-        })
-        .collect()
-}
-
-/// One line saying why a verdict keeps a URL from being fetched.
-fn refusal(rules: &CompiledRules, verdict: &Verdict) -> String {
-    let info = rules.rule_info();
-    let name = |r: u32| {
-        let i = &info[r as usize];
-        format!("rule {} {:?} (line {})", i.number, i.name, i.line)
-    };
-    if let Some(&r) = verdict.filtered_by.first() {
-        format!("filtered by {}", name(r))
-    } else if let Some(r) = verdict.fetch_set_by {
-        format!("excluded by {}", name(r))
-    } else {
-        format!(
-            "not allowed by the disposition `{}`",
-            rules.disposition().name()
-        )
-    }
-}
-
-/// Replaces the rule lines of a logged trace with a later evaluation's,
-/// keeping the crawler's own lines (start, redirect, depth, ...): the final
-/// verdict, not every phase, is what "why" needs.
-fn retrace(trace: &mut Vec<TraceLine>, rules: Vec<TraceLine>) {
-    trace.retain(|t| !t.rule.starts_with(|c: char| c.is_ascii_digit()));
-    trace.extend(rules);
-}
-
-fn layer(rule: &str, detail: String) -> TraceLine {
-    TraceLine {
-        rule: rule.into(),
-        name: rule.into(),
-        line: 0,
-        step: "matched".into(),
-        detail,
-    }
 }
 
 /// The crawl engine; [`Engine::run`] drives it to the end.
@@ -1052,112 +952,5 @@ impl Engine {
                 retrace(&mut r.trace, trace);
             });
         }
-    }
-}
-
-/// Fetches one URL: address rules after DNS (phase 1b), content-type rules
-/// after the headers (phase 2), then the body, links and saving.
-async fn fetch_one(
-    fetcher: Fetcher,
-    rules: Arc<CompiledRules>,
-    item: Item,
-    host: u32,
-    out: PathBuf,
-    agent: String,
-) -> Outcome {
-    let address = match fetcher.resolve(&item.url).await {
-        Ok(ip) => ip,
-        Err(error) => return Outcome::Failed { item, host, error },
-    };
-    let known = Known {
-        address: Some(address),
-        link_depth: item.link_depth,
-        content_type: None,
-    };
-    let mut scratch = rules.scratch();
-    let phase1b = rules.evaluate(
-        &UrlFacts::new(&item.url, &known),
-        &mut scratch,
-        TraceMode::Decisive,
-    );
-    if !phase1b.fetch {
-        return Outcome::Refused {
-            item,
-            host,
-            head: None,
-            verdict: phase1b,
-        };
-    }
-    let mut phase2: Option<Verdict> = None;
-    let result = fetcher
-        .get(&item.url, None, |head| {
-            if !(200..300).contains(&head.status) {
-                return false;
-            }
-            let known = match &head.content_type {
-                Some(t) => known.clone().with_content_type(t),
-                None => known.clone(),
-            };
-            let verdict = rules.evaluate(
-                &UrlFacts::new(&item.url, &known),
-                &mut scratch,
-                TraceMode::Decisive,
-            );
-            let wanted = verdict.fetch;
-            phase2 = Some(verdict);
-            wanted
-        })
-        .await;
-    let fetched = match result {
-        Ok(f) => f,
-        Err(error) => return Outcome::Failed { item, host, error },
-    };
-    if let Some(verdict) = &phase2
-        && !verdict.fetch
-    {
-        return Outcome::Refused {
-            item,
-            host,
-            head: Some(fetched.head),
-            verdict: phase2.unwrap_or(phase1b),
-        };
-    }
-    let verdict = phase2.unwrap_or(phase1b);
-    let is_html = fetched
-        .head
-        .content_type
-        .as_deref()
-        .is_none_or(|t| t == "text/html" || t == "application/xhtml+xml");
-    let mut page = None;
-    let mut saved = None;
-    if let Some(body) = &fetched.body {
-        if is_html && verdict.follow {
-            let options = LinkOptions {
-                resources: verdict.save,
-                max_links: 100_000,
-            };
-            let product = agent.split('/').next().unwrap_or(&agent).to_string();
-            // Inline, not on the blocking pool: a page takes well under a
-            // millisecond, less than handing it to another thread costs.
-            page = Some(super::links::extract(body, &item.url, &options, &product));
-        }
-        let noindex = page.as_ref().is_some_and(|p| p.robots.noindex);
-        if verdict.save && !noindex {
-            let url = item.url.clone();
-            let body = body.clone();
-            let result =
-                tokio::task::spawn_blocking(move || super::mirror::save(&out, &url, &body)).await;
-            if let Ok(Ok(path)) = result {
-                saved = Some(path.to_string_lossy().into_owned());
-            }
-        }
-    }
-    Outcome::Done {
-        item,
-        host,
-        fetched,
-        verdict: Some(verdict),
-        page,
-        saved,
     }
 }

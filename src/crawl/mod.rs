@@ -5,6 +5,8 @@
 //! Pure parts (no I/O): [`frontier`] (the queues and the scheduling rule),
 //! [`links`] (links, robots meta and title from an HTML body). [`mirror`]
 //! maps a URL to its file in the saved mirror and writes it.
+//! [`engine`] is the coordinator loop; `task` is one fetch (DNS, phases 1b
+//! and 2, body, links, saving); `report` turns verdicts into log text.
 //! Only `fetch` names reqwest.
 
 pub mod engine;
@@ -13,3 +15,5 @@ pub mod frontier;
 pub mod hosts;
 pub mod links;
 pub mod mirror;
+mod report;
+mod task;

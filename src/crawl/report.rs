@@ -1,0 +1,85 @@
+//! How verdicts and crawler decisions become URL-log text: the trace lines
+//! of a verdict, the one-line reason a URL is refused, and the crawler's own
+//! trace entries (start, redirect, depth, live rules).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::rules::verdict::Step;
+use crate::rules::{CompiledRules, Verdict};
+use crate::store::TraceLine;
+
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The decisive trace of a verdict, as log lines.
+pub(crate) fn trace_lines(rules: &CompiledRules, verdict: &Verdict) -> Vec<TraceLine> {
+    let info = rules.rule_info();
+    verdict
+        .trace
+        .iter()
+        .map(|e| {
+            let i = &info[e.rule as usize];
+            let mut detail = match e.step {
+                Step::Matched => i.effects.clone(),
+                _ => String::new(),
+            };
+            if e.filtered {
+                detail.push_str(if detail.is_empty() {
+                    "filtered"
+                } else {
+                    "; filtered"
+                });
+            }
+            if e.priority_ignored {
+                detail.push_str("; priority ignored (content-type rule)");
+            }
+            TraceLine {
+                rule: i.number.clone(),
+                name: i.name.clone(),
+                line: i.line as u32,
+                step: e.step.name().into(),
+                detail,
+            }
+        })
+        .collect()
+}
+
+/// One line saying why a verdict keeps a URL from being fetched.
+pub(crate) fn refusal(rules: &CompiledRules, verdict: &Verdict) -> String {
+    let info = rules.rule_info();
+    let name = |r: u32| {
+        let i = &info[r as usize];
+        format!("rule {} {:?} (line {})", i.number, i.name, i.line)
+    };
+    if let Some(&r) = verdict.filtered_by.first() {
+        format!("filtered by {}", name(r))
+    } else if let Some(r) = verdict.fetch_set_by {
+        format!("excluded by {}", name(r))
+    } else {
+        format!(
+            "not allowed by the disposition `{}`",
+            rules.disposition().name()
+        )
+    }
+}
+
+/// Replaces the rule lines of a logged trace with a later evaluation's,
+/// keeping the crawler's own lines (start, redirect, depth, ...): the final
+/// verdict, not every phase, is what "why" needs.
+pub(crate) fn retrace(trace: &mut Vec<TraceLine>, rules: Vec<TraceLine>) {
+    trace.retain(|t| !t.rule.starts_with(|c: char| c.is_ascii_digit()));
+    trace.extend(rules);
+}
+
+pub(crate) fn layer(rule: &str, detail: String) -> TraceLine {
+    TraceLine {
+        rule: rule.into(),
+        name: rule.into(),
+        line: 0,
+        step: "matched".into(),
+        detail,
+    }
+}
