@@ -207,19 +207,47 @@ impl UrlLog {
     /// about `cache_bytes` (sled's default is 1 GiB, too much to leave
     /// unset). A sled panic while recovering a damaged database is turned
     /// into [`StoreError::Open`] instead of taking the process down.
+    ///
+    /// sled locks the folder; a handle just dropped in this process can
+    /// keep the lock for a moment (its flusher thread ends on its own), so a
+    /// lock conflict is retried for up to a second before it is reported as
+    /// the log being in use.
     pub fn open(dir: &Path, cache_bytes: u64) -> Result<UrlLog, StoreError> {
-        let opened = catch_unwind(AssertUnwindSafe(|| {
-            sled::Config::new()
-                .path(dir)
-                .cache_capacity(cache_bytes)
-                .open()
-        }));
+        let attempt = || {
+            catch_unwind(AssertUnwindSafe(|| {
+                sled::Config::new()
+                    .path(dir)
+                    .cache_capacity(cache_bytes)
+                    .open()
+            }))
+        };
+        // sled wraps the lock failure in an `io::Error` of its own text.
+        let is_lock_conflict = |e: &sled::Error| {
+            matches!(e, sled::Error::Io(io)
+                if io.kind() == std::io::ErrorKind::WouldBlock
+                    || io.to_string().contains("could not acquire lock"))
+        };
+        let mut opened = attempt();
+        for _ in 0..20 {
+            match &opened {
+                Ok(Err(e)) if is_lock_conflict(e) => {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    opened = attempt();
+                }
+                _ => break,
+            }
+        }
         let failed = |message: String| StoreError::Open {
             path: dir.to_path_buf(),
             message,
         };
         let db = match opened {
             Ok(Ok(db)) => db,
+            Ok(Err(e)) if is_lock_conflict(&e) => {
+                return Err(failed(
+                    "the URL log is in use by another process (is a crawl running on it?)".into(),
+                ));
+            }
             Ok(Err(e)) => return Err(failed(e.to_string())),
             Err(panic) => {
                 let what = panic
