@@ -203,7 +203,19 @@ impl Crawl {
 /// Runs a whole crawl of `start` with `settings` (TOML lines for [crawl])
 /// and `rules` (native [[rules]]), returning the log.
 async fn crawl(start: &[String], settings: &str, rules: &str) -> Crawl {
+    crawl_in(start, settings, rules, |_| {}).await
+}
+
+/// [`crawl`], with `prepare` run on the temp folder first (it holds `db`
+/// and the mirror folder `mirror`).
+async fn crawl_in(
+    start: &[String],
+    settings: &str,
+    rules: &str,
+    prepare: impl FnOnce(&std::path::Path),
+) -> Crawl {
     let dir = tempfile::tempdir().expect("temp dir");
+    prepare(dir.path());
     let start_list: Vec<String> = start.iter().map(|s| format!("{s:?}")).collect();
     let text = format!(
         "[crawl]\nstart = [{}]\n{settings}\n{rules}",
@@ -559,4 +571,26 @@ async fn address_and_content_type_rules_apply_during_the_fetch() {
         start.reason
     );
     assert_eq!(start.status, None, "nothing was requested");
+}
+
+/// A page the mirror cannot write is still logged, as fetched, with why it
+/// was not saved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mirror_write_failure_is_logged() {
+    let origin =
+        serve(Router::new().route("/", get(|| async { html("<p>hello</p>".into()) }))).await;
+    // A file where the mirror folder should be.
+    let c = crawl_in(&[format!("{origin}/")], "", "", |dir| {
+        std::fs::write(dir.join("mirror"), "not a folder").expect("write");
+    })
+    .await;
+    let r = &c.records()[&format!("{origin}/")];
+    assert_eq!(r.state, State::Fetched, "{r:?}");
+    assert!(
+        r.reason
+            .contains("not saved: the mirror could not write it"),
+        "{}",
+        r.reason
+    );
+    assert_eq!(r.saved_path, None);
 }

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::rules::dialect::{Dialect, DialectChoice};
+use crate::rules::dialect::DialectChoice;
 
 /// A terminal crawl console: ordered crawl rules, explained rule by rule.
 #[derive(Debug, Parser)]
@@ -207,9 +207,4 @@ fn crawl(
         watch: true,
     };
     app_result(crate::app::crawl(request).map(|_| ()))
-}
-
-/// The dialect names, for help text and errors.
-pub fn dialect_names() -> Vec<&'static str> {
-    Dialect::ALL.iter().map(|d| d.name()).collect()
 }

@@ -2,9 +2,9 @@
 //! host table and every write to the URL log; fetch tasks do the network
 //! work and send their outcome back on a bounded channel.
 //!
-//! Order of writes, for crash safety: a fetched page's links are discovered
-//! (logged and queued) before the page itself is marked done, so after a
-//! `kill -9` the page is fetched again and nothing it led to is lost.
+//! Crash safety: a fetched page's new links (logged and queued), its own
+//! update and its removal from the persisted queue are one transaction, so
+//! after a `kill -9` either all of it is there or the page is fetched again.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -19,9 +19,8 @@ use url::Url;
 use super::fetch::{FetchError, Fetched, Fetcher};
 use super::frontier::{Frontier, QUEUES, level_of};
 use super::hosts::Hosts;
-use super::links::Page;
 use super::report::{layer, now_ms, refusal, retrace, trace_lines};
-use super::task::{Outcome, fetch_one};
+use super::task::{Content, Outcome, fetch_one};
 use crate::config::CrawlSettings;
 use crate::rules::{CompiledRules, Known, Queue, TraceMode, UrlFacts, Verdict, normalize};
 use crate::store::{Change, ErrorClass, ErrorInfo, State, UrlLog, UrlRecord};
@@ -633,8 +632,7 @@ impl Engine {
                 host,
                 fetched,
                 verdict,
-                page,
-                saved,
+                content,
             } => {
                 // 503 with Retry-After is the server asking for a pause.
                 let pause = fetched
@@ -642,7 +640,7 @@ impl Engine {
                     .retry_after
                     .filter(|_| fetched.head.status == 503);
                 self.hosts.finished(host, now, pause.is_some(), pause);
-                self.done(item, host, fetched, verdict, page, saved);
+                self.done(item, host, fetched, verdict, content);
             }
             Outcome::Refused {
                 item,
@@ -730,9 +728,14 @@ impl Engine {
         host: u32,
         fetched: Fetched,
         verdict: Option<Verdict>,
-        page: Option<Page>,
-        saved: Option<String>,
+        content: Content,
     ) {
+        let Content { page, size, saved } = content;
+        let (saved, save_error) = match saved {
+            Some(Ok(path)) => (Some(path), None),
+            Some(Err(e)) => (None, Some(e)),
+            None => (None, None),
+        };
         let head = fetched.head.clone();
         let status = head.status;
         // Redirects: each hop is a new URL through the rules.
@@ -847,7 +850,6 @@ impl Engine {
                 }
             }
         }
-        let size = fetched.body.as_ref().map(|b| b.len() as u64);
         let was_saved = saved.is_some();
         if was_saved {
             self.stats.saved += 1;
@@ -864,6 +866,9 @@ impl Engine {
                 "body cut at max_body_bytes {}",
                 self.plan.settings.max_body_bytes
             ));
+        }
+        if let Some(e) = &save_error {
+            extra.push(format!("not saved: the mirror could not write it: {e}"));
         }
         if nofollow_links > 0 {
             extra.push(format!("{nofollow_links} rel=nofollow links not followed"));

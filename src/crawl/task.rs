@@ -19,8 +19,7 @@ pub(crate) enum Outcome {
         host: u32,
         fetched: Fetched,
         verdict: Option<Verdict>,
-        page: Option<Page>,
-        saved: Option<String>,
+        content: Content,
     },
     /// Address or content-type rules (phases 1b, 2) said no.
     Refused {
@@ -34,6 +33,18 @@ pub(crate) enum Outcome {
         host: u32,
         error: FetchError,
     },
+}
+
+/// What the task made of a response body; the body itself stays here.
+#[derive(Debug, Default)]
+pub(crate) struct Content {
+    /// Links, robots meta and title of an HTML page that is followed.
+    pub page: Option<Page>,
+    /// Bytes of body read.
+    pub size: Option<u64>,
+    /// `None` when the rules do not save the page; else where it went, or
+    /// why the mirror could not write it.
+    pub saved: Option<Result<String, String>>,
 }
 
 /// Fetches one URL: address rules after DNS (phase 1b), content-type rules
@@ -89,7 +100,7 @@ pub(crate) async fn fetch_one(
             wanted
         })
         .await;
-    let fetched = match result {
+    let mut fetched = match result {
         Ok(f) => f,
         Err(error) => return Outcome::Failed { item, host, error },
     };
@@ -111,26 +122,30 @@ pub(crate) async fn fetch_one(
         .is_none_or(|t| t == "text/html" || t == "application/xhtml+xml");
     let mut page = None;
     let mut saved = None;
-    if let Some(body) = &fetched.body {
+    let body = fetched.body.take();
+    let size = body.as_ref().map(|b| b.len() as u64);
+    if let Some(body) = body {
         if is_html && verdict.follow {
             let options = LinkOptions {
                 resources: verdict.save,
                 max_links: 100_000,
             };
             let product = agent.split('/').next().unwrap_or(&agent).to_string();
-            // Inline, not on the blocking pool: a page takes well under a
-            // millisecond, less than handing it to another thread costs.
-            page = Some(super::links::extract(body, &item.url, &options, &product));
+            // Inline rather than on the blocking pool: a typical page takes
+            // well under a millisecond, less than a hand-off to another
+            // thread costs (a 5 MB page takes tens of milliseconds).
+            page = Some(super::links::extract(&body, &item.url, &options, &product));
         }
         let noindex = page.as_ref().is_some_and(|p| p.robots.noindex);
         if verdict.save && !noindex {
             let url = item.url.clone();
-            let body = body.clone();
             let result =
                 tokio::task::spawn_blocking(move || super::mirror::save(&out, &url, &body)).await;
-            if let Ok(Ok(path)) = result {
-                saved = Some(path.to_string_lossy().into_owned());
-            }
+            saved = Some(match result {
+                Ok(Ok(path)) => Ok(path.to_string_lossy().into_owned()),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(e) => Err(e.to_string()),
+            });
         }
     }
     Outcome::Done {
@@ -138,7 +153,6 @@ pub(crate) async fn fetch_one(
         host,
         fetched,
         verdict: Some(verdict),
-        page,
-        saved,
+        content: Content { page, size, saved },
     }
 }
