@@ -166,12 +166,12 @@ impl<'a> Ops<'a> {
             next_url: URLS,
             fetched: Query {
                 state: Some(State::Fetched),
-                text: None,
+                ..Query::default()
             },
             all: Query::default(),
             search: Query {
-                state: None,
                 text: Some(Regex::new("/archive/").expect("regex")),
+                ..Query::default()
             },
         }
     }
@@ -268,6 +268,7 @@ const OPS: [Op; 14] = [
         let q = Query {
             state: Some(State::Fetched),
             text: o.search.text.clone(),
+            ..Query::default()
         };
         o.page(&q, Some(URLS / 2))
     }),

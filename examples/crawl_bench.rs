@@ -7,7 +7,13 @@
 //! ```sh
 //! cargo run --release --example crawl_bench            # 20,000 pages
 //! cargo run --release --example crawl_bench -- 5000    # a quicker run
+//! cargo run --release --example crawl_bench -- 20000 --console
 //! ```
+//!
+//! With `--console`, the console's own loop (the same `tui::drive` the
+//! terminal uses, drawing into a 200x60 test buffer) watches the crawl from
+//! a thread of its own, on the URL log view following the tail; its frames
+//! per second and that thread's CPU share are reported.
 //!
 //! The crawl uses `exclude-scan` for every page (fetched and scanned, not
 //! saved), so that the figures measure crawling, not writing a 560 MB mirror.
@@ -26,6 +32,13 @@ use crawlspace::crawl::engine::{Engine, Plan, check_start};
 use crawlspace::rules::CompiledRules;
 use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crawlspace::store::UrlLog;
+use crawlspace::tui::action::Action;
+use crawlspace::tui::app::App;
+use crawlspace::tui::save::SaveTarget;
+use crawlspace::tui::{Console, drive};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyModifiers};
 
 const CONCURRENCY: usize = 16;
 
@@ -65,7 +78,12 @@ fn serve(pages: u32) -> ! {
 
 /// User plus system CPU seconds of this process, from /proc.
 fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    cpu_seconds_of("/proc/self/stat")
+}
+
+/// User plus system CPU seconds in a `/proc/.../stat` file.
+fn cpu_seconds_of(file: &str) -> f64 {
+    let stat = std::fs::read_to_string(file).unwrap_or_default();
     let fields: Vec<&str> = stat
         .rsplit(')')
         .next()
@@ -98,6 +116,7 @@ fn main() {
         serve(args.get(2).and_then(|n| n.parse().ok()).unwrap_or(20_000));
     }
     let pages: u32 = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(20_000);
+    let with_console = args.iter().any(|a| a == "--console");
     let mut server = Command::new(std::env::current_exe().expect("exe"))
         .args(["serve", &pages.to_string()])
         .stdout(Stdio::piped())
@@ -169,14 +188,59 @@ fn main() {
             start,
             out: dir.join("mirror"),
         };
-        let engine = Engine::new(plan, log, Arc::new(compiled)).expect("engine");
+        let engine = Engine::new(plan, log.clone(), Arc::new(compiled)).expect("engine");
         let (events, mut events_rx) = tokio::sync::mpsc::channel(16);
-        tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
-        let (_control, control_rx) = tokio::sync::mpsc::channel(1);
-        engine
-            .run(events, control_rx, Duration::from_millis(500))
+        let (control, control_rx) = tokio::sync::mpsc::channel(16);
+        if !with_console {
+            tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
+            return engine
+                .run(events, control_rx, Duration::from_millis(500))
+                .await
+                .expect("crawl");
+        }
+        // The console on a thread of its own, so its CPU time is its own.
+        let (keys, keys_rx) = tokio::sync::mpsc::channel(8);
+        let console_log = log.clone();
+        let console = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("console runtime");
+            let rules = parse_text("bench.toml", &text, DialectChoice::Given(Dialect::Native))
+                .expect("rules")
+                .parsed
+                .rules;
+            let save = SaveTarget::for_config(std::path::Path::new("bench.toml"), &text);
+            let mut app = App::new("bench".into(), rules, save, [10000, 2000, 1000, 100, 10, 1]);
+            app.update(Action::Key(KeyEvent::new(KeyCode::Char('3'), KeyModifiers::NONE)));
+            let console = Console {
+                app,
+                log: console_log,
+                control,
+                events: events_rx,
+            };
+            let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("terminal");
+            let started = Instant::now();
+            let frames = runtime
+                .block_on(drive(&mut terminal, console, keys_rx))
+                .expect("console");
+            let cpu = cpu_seconds_of("/proc/thread-self/stat");
+            (frames, started.elapsed(), cpu)
+        });
+        let stats = engine
+            .run(events, control_rx, Duration::from_millis(100))
             .await
-            .expect("crawl")
+            .expect("crawl");
+        let quit = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);
+        let _ = keys.send(TermEvent::Key(quit)).await;
+        let (frames, wall, cpu) = console.join().expect("console thread");
+        println!(
+            "console: {frames} frames in {:.1} s = {:.1} frames/s; its thread used {cpu:.2} s CPU = {:.1}% of a core",
+            wall.as_secs_f64(),
+            frames as f64 / wall.as_secs_f64(),
+            100.0 * cpu / wall.as_secs_f64()
+        );
+        stats
     });
     let secs = started.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu_before;

@@ -14,7 +14,9 @@ use crate::config::Config;
 use crate::crawl::engine::{Control, Engine, Event, Plan, Stats, check_start};
 use crate::rules::CompiledRules;
 use crate::rules::dialect::{Dialect, DialectChoice, parse_text};
+use crate::rules::model::RuleSet;
 use crate::store::{Query, State, UrlLog};
+use crate::tui::save::SaveTarget;
 
 /// The URL log's page cache (sled's own default is about 1 GiB).
 const LOG_CACHE_BYTES: u64 = 64 << 20;
@@ -50,7 +52,7 @@ impl AppError {
 }
 
 /// Loads settings and rules from one native config file.
-fn load(file: &str, text: &str) -> Result<(Config, CompiledRules), AppError> {
+fn load(file: &str, text: &str) -> Result<(Config, RuleSet, CompiledRules), AppError> {
     let config = Config::from_toml(file, text).map_err(|e| AppError::Input(e.to_string()))?;
     let loaded = parse_text(file, text, DialectChoice::Given(Dialect::Native))
         .map_err(|e| AppError::Input(e.to_string()))?;
@@ -58,7 +60,7 @@ fn load(file: &str, text: &str) -> Result<(Config, CompiledRules), AppError> {
     for warning in disabled_warnings(file, &rules) {
         eprintln!("{warning}");
     }
-    Ok((config, rules))
+    Ok((config, loaded.parsed.rules, rules))
 }
 
 /// Runs a crawl to the end (or Ctrl-C) and prints its summary.
@@ -71,7 +73,13 @@ pub fn crawl(request: CrawlRequest) -> Result<Stats, AppError> {
 }
 
 async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
-    let (config, rules) = load(&request.config_file, &request.config_text)?;
+    let (config, rule_set, rules) = load(&request.config_file, &request.config_text)?;
+    // The console needs a terminal; checked before anything is opened.
+    if !request.headless && !std::io::stdout().is_terminal() {
+        return Err(AppError::Input(
+            "the console needs a terminal: run with --headless to crawl without it".into(),
+        ));
+    }
     let start = check_start(&rules, &config.crawl.start)
         .map_err(|e| AppError::Input(format!("{}: {e}", request.config_file)))?;
     if start.is_empty() {
@@ -105,27 +113,51 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
         start,
         out: out.clone(),
     };
+    let weights = plan.weights;
+    let user_agent = plan.settings.user_agent.clone();
     let engine = Engine::new(plan, log.clone(), Arc::new(rules))
         .map_err(|e| AppError::Runtime(e.to_string()))?;
     // Progress events: a few a second; the engine drops one rather than wait.
     let (event_tx, event_rx) = mpsc::channel(16);
-    // Commands to the engine: Ctrl-C, a changed rules file.
+    // Commands to the engine: Ctrl-C, a changed rules file, the console.
     let (control_tx, control_rx) = mpsc::channel(16);
-    let ctrl_c = control_tx.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            let _ = ctrl_c.send(Control::Stop).await;
+    let stats = if request.headless {
+        let ctrl_c = control_tx.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                let _ = ctrl_c.send(Control::Stop).await;
+            }
+        });
+        if request.watch {
+            tokio::spawn(watch_rules(request.config_file.clone(), control_tx.clone()));
         }
-    });
-    if request.watch {
-        tokio::spawn(watch_rules(request.config_file.clone(), control_tx.clone()));
-    }
-    let printer = tokio::spawn(show_progress(event_rx));
-    let stats = engine
-        .run(event_tx, control_rx, Duration::from_millis(250))
-        .await
-        .map_err(|e| AppError::Runtime(e.to_string()))?;
-    let _ = printer.await;
+        let printer = tokio::spawn(show_progress(event_rx));
+        let stats = engine
+            .run(event_tx, control_rx, Duration::from_millis(250))
+            .await
+            .map_err(|e| AppError::Runtime(e.to_string()))?;
+        let _ = printer.await;
+        stats
+    } else {
+        let crawl = tokio::spawn(engine.run(event_tx, control_rx, Duration::from_millis(100)));
+        let save = SaveTarget::for_config(Path::new(&request.config_file), &request.config_text);
+        let app = crate::tui::app::App::new(user_agent, rule_set, save, weights);
+        let console = crate::tui::Console {
+            app,
+            log: log.clone(),
+            control: control_tx.clone(),
+            events: event_rx,
+        };
+        let shown = crate::tui::run(console).await;
+        // Quitting the console stops the crawl; it flushes the log on its way out.
+        let _ = control_tx.send(Control::Stop).await;
+        let stats = crawl
+            .await
+            .map_err(|e| AppError::Runtime(format!("the crawl task failed: {e}")))?
+            .map_err(|e| AppError::Runtime(e.to_string()))?;
+        shown.map_err(|e| AppError::Runtime(format!("the console: {e}")))?;
+        stats
+    };
     log.flush()
         .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
     println!("{}", summary(&stats, &db, &out));
@@ -184,6 +216,7 @@ async fn show_progress(mut events: mpsc::Receiver<Event>) {
                     None => {}
                 }
             }
+            Event::Detail(_) => {}
             Event::Finished(_) => break,
         }
     }
@@ -240,19 +273,23 @@ pub fn demo(headless: bool) -> Result<Stats, AppError> {
         let folder = std::env::temp_dir().join(format!("crawlspace-demo-{}", std::process::id()));
         let mut text = DEMO_CONFIG.to_string();
         text = text.replacen("start = []", &format!("start = [{origin:?}]"), 1);
-        if !headless {
-            eprintln!("crawlspace: the console is not built yet; crawling headless");
-        }
+        // The config goes into the demo's folder, so that the console has a
+        // real file to save edited rules to.
+        std::fs::create_dir_all(&folder)
+            .map_err(|e| AppError::Runtime(format!("{}: {e}", folder.display())))?;
+        let config_file = folder.join("demo.toml");
+        std::fs::write(&config_file, &text)
+            .map_err(|e| AppError::Runtime(format!("{}: {e}", config_file.display())))?;
         eprintln!(
-            "crawlspace: demo site on {origin}; URL log and mirror in {}",
+            "crawlspace: demo site on {origin}; config, URL log and mirror in {}",
             folder.display()
         );
         let request = CrawlRequest {
-            config_file: "config/demo.toml".into(),
+            config_file: config_file.to_string_lossy().into_owned(),
             config_text: text,
             db: Some(folder.join("db")),
             out: Some(folder.join("mirror")),
-            headless: true,
+            headless,
             watch: false,
         };
         let result = crawl_async(request).await;
@@ -284,7 +321,11 @@ pub fn log(db: &Path, state: Option<&str>, grep: Option<&str>, json: bool) -> Re
         .transpose()?;
     let log = UrlLog::open(db, LOG_CACHE_BYTES)
         .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
-    let query = Query { state, text };
+    let query = Query {
+        state,
+        text,
+        ..Query::default()
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut after = None;

@@ -19,3 +19,4 @@ pub mod crawl;
 pub mod demo;
 pub mod rules;
 pub mod store;
+pub mod tui;

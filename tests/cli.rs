@@ -422,3 +422,125 @@ fn check_survives_random_input() {
         assert!(v.get("error").is_some() || v.get("queue").is_some());
     }
 }
+
+const ROBOTS: &str = "\
+# robots.txt for the explain --robots tests
+User-agent: *
+Disallow: /private/
+Allow: /private/press/
+
+User-agent: testbot
+Disallow: /beta/
+";
+
+#[test]
+fn explain_robots_names_the_deciding_line() {
+    let (_dir, rules) = rules_file("collection.cfg", "include_patterns=/\n");
+    let robots_path = rules.with_file_name("robots.txt");
+    std::fs::write(&robots_path, ROBOTS).expect("write robots.txt");
+    let robots = path_str(&robots_path);
+    let out = run(&[
+        "explain",
+        "--rules",
+        path_str(&rules),
+        "--robots",
+        robots,
+        "http://example.com/private/report.pdf",
+        "http://example.com/private/press/a.html",
+        "http://example.com/beta/",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(
+        s.contains("http://example.com/private/report.pdf\n  verdict: not fetched; queue none"),
+        "{s}"
+    );
+    assert!(
+        s.contains(&format!(
+            "  robots: disallowed by robots.txt {robots} line 3 \"Disallow: /private/\" (group *)\n"
+        )),
+        "{s}"
+    );
+    assert!(
+        s.contains(&format!(
+            "  robots: allowed by robots.txt {robots} line 4 \"Allow: /private/press/\" (group *)\n"
+        )),
+        "{s}"
+    );
+    // The default user agent (crawlspace/0.1) is not testbot.
+    assert!(
+        s.contains(&format!(
+            "http://example.com/beta/\n  verdict: fetch + save + follow; queue index_follow, priority normal, logged\n  robots: allowed: robots.txt {robots}: no rule matches (group *)\n"
+        )),
+        "{s}"
+    );
+}
+
+#[test]
+fn explain_robots_json_uses_the_configured_user_agent() {
+    let config = "[crawl]\nuser_agent = \"TestBot/2.0 (+http://example.com/bot)\"\n\n[[rules]]\nname = \"all\"\nmatch = { field = \"host\", domain = \"example.com\" }\naction = \"download\"\n";
+    let (_dir, rules) = rules_file("crawl.toml", config);
+    let robots_path = rules.with_file_name("robots.txt");
+    std::fs::write(&robots_path, ROBOTS).expect("write robots.txt");
+    let out = run(&[
+        "explain",
+        "--rules",
+        path_str(&rules),
+        "--robots",
+        path_str(&robots_path),
+        "--json",
+        "http://example.com/beta/x?y=1",
+        "http://example.com/private/x",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(lines.len(), 2);
+    let beta = &lines[0];
+    assert_eq!(
+        beta["robots"],
+        serde_json::json!({"allowed": false, "line": 7, "rule": "Disallow: /beta/", "group": "testbot"})
+    );
+    for key in ["fetch", "save", "follow"] {
+        assert_eq!(beta[key], false, "{key} in {beta}");
+    }
+    assert_eq!(beta["queue"], "none");
+    let trace = beta["trace"].as_array().expect("trace");
+    let last = trace.last().expect("a robots entry");
+    assert_eq!(last["rule"], "robots");
+    assert_eq!(last["line"], 7);
+    assert_eq!(last["step"], "matched");
+    assert!(
+        trace[0].get("rule").is_some() && trace[0]["rule"] == "1",
+        "the rules' own trace is kept: {beta}"
+    );
+    // testbot's group applies, so the * group's /private/ rule does not.
+    let private = &lines[1];
+    assert_eq!(
+        private["robots"],
+        serde_json::json!({"allowed": true, "line": null, "rule": null, "group": "testbot"})
+    );
+    assert_eq!(private["fetch"], true);
+    assert_eq!(private["queue"], "index_follow");
+}
+
+#[test]
+fn explain_robots_unreadable_file_exits_2_naming_it() {
+    let (dir, rules) = rules_file("collection.cfg", "include_patterns=/\n");
+    let missing = dir.path().join("no-such-robots.txt");
+    let out = run(&[
+        "explain",
+        "--rules",
+        path_str(&rules),
+        "--robots",
+        path_str(&missing),
+        "http://example.com/",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("no-such-robots.txt"), "{err}");
+    assert!(err.contains("cannot read the robots.txt file"), "{err}");
+    assert!(out.stdout.is_empty());
+}

@@ -181,14 +181,7 @@ impl Crawl {
         loop {
             let page = self
                 .log
-                .page(
-                    &Query {
-                        state: None,
-                        text: None,
-                    },
-                    after,
-                    500,
-                )
+                .page(&Query::default(), after, 500)
                 .expect("page");
             let Some((last, _)) = page.last() else { break };
             after = Some(*last);

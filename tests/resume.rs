@@ -76,10 +76,7 @@ fn states(db: &std::path::Path) -> BTreeMap<String, String> {
     loop {
         let page = log
             .page(
-                &Query {
-                    state: None,
-                    text: None,
-                },
+                &Query::default(),
                 after,
                 1000,
             )

@@ -10,8 +10,11 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use super::RulesArgs;
-use super::output::{VerdictJson, disabled_warnings, escape_control, verdict_text};
-use crate::rules::dialect::{self, DialectChoice, Loaded, write::to_toml};
+use super::output::{
+    RobotsView, VerdictJson, disabled_warnings, escape_control, verdict_robots_text,
+};
+use crate::crawl::robots::Robots;
+use crate::rules::dialect::{self, Dialect, DialectChoice, Loaded, write::to_toml};
 use crate::rules::error::RuleFileError;
 use crate::rules::lint::lint_rules;
 use crate::rules::{CompiledRules, Known, TraceMode, UrlFacts, normalize};
@@ -102,13 +105,81 @@ fn report(loaded: &Loaded, compiled: &CompiledRules) {
     }
 }
 
+/// The robots.txt of `explain --robots`, read and parsed, with the user
+/// agent whose groups apply.
+struct RobotsFile {
+    name: String,
+    robots: Robots,
+    user_agent: String,
+}
+
+impl RobotsFile {
+    /// Reads `path`; the user agent is `[crawl] user_agent` when the rules
+    /// file is a native config that sets it, else the shipped default.
+    fn load(path: &Path, rules: &Path, dialect: Dialect) -> Result<RobotsFile, Failure> {
+        let name = path.to_string_lossy().into_owned();
+        let bytes = std::fs::read(path).map_err(|e| {
+            Failure::Usage(format!(
+                "{}: cannot read the robots.txt file: {e}",
+                escape_control(&name)
+            ))
+        })?;
+        let robots = Robots::parse(&bytes);
+        if robots.truncated() {
+            eprintln!(
+                "note: {}: longer than {} KiB; the rest is ignored (RFC 9309)",
+                escape_control(&name),
+                crate::crawl::robots::PARSE_LIMIT / 1024
+            );
+        }
+        if robots.ignored_lines() > 0 {
+            eprintln!(
+                "note: {}: {} line(s) ignored (not a directive robots.txt defines)",
+                escape_control(&name),
+                robots.ignored_lines()
+            );
+        }
+        let configured = (dialect == Dialect::Native)
+            .then(|| std::fs::read_to_string(rules).ok())
+            .flatten()
+            .and_then(|text| text.parse::<toml::Table>().ok())
+            .and_then(|doc| {
+                doc.get("crawl")?
+                    .get("user_agent")?
+                    .as_str()
+                    .map(str::to_string)
+            });
+        let user_agent =
+            configured.unwrap_or_else(|| crate::config::Config::defaults().crawl.user_agent);
+        Ok(RobotsFile {
+            name,
+            robots,
+            user_agent,
+        })
+    }
+
+    fn decide(&self, url: &url::Url) -> RobotsView {
+        let path = match url.query() {
+            Some(query) => format!("{}?{query}", url.path()),
+            None => url.path().to_string(),
+        };
+        let decision = self.robots.check(&self.user_agent, &path);
+        let text = decision.describe(&self.name);
+        RobotsView { decision, text }
+    }
+}
+
 pub fn explain(
     args: &RulesArgs,
     known: &Known,
     json: bool,
+    robots: Option<&Path>,
     urls: &[String],
 ) -> Result<ExitCode, Failure> {
-    let (_, compiled) = load(args)?;
+    let (loaded, compiled) = load(args)?;
+    let robots = robots
+        .map(|path| RobotsFile::load(path, &args.rules, loaded.dialect))
+        .transpose()?;
     let mut scratch = compiled.scratch();
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -132,14 +203,17 @@ pub fn explain(
             };
             let facts = UrlFacts::new(&url, known);
             let verdict = compiled.evaluate(&facts, &mut scratch, TraceMode::Full);
+            let robots = robots.as_ref().map(|r| r.decide(&url));
             if json {
-                serde_json::to_writer(
-                    &mut out,
-                    &VerdictJson::new(url.as_str(), &verdict, &compiled),
-                )?;
+                let mut answer = VerdictJson::new(url.as_str(), &verdict, &compiled);
+                if let Some(robots) = &robots {
+                    answer = answer.with_robots(robots);
+                }
+                serde_json::to_writer(&mut out, &answer)?;
                 writeln!(out)?;
             } else {
-                write!(out, "{}", verdict_text(url.as_str(), &verdict, &compiled))?;
+                let text = verdict_robots_text(url.as_str(), &verdict, &compiled, robots.as_ref());
+                write!(out, "{text}")?;
             }
         }
         out.flush()

@@ -8,6 +8,7 @@ mod commands;
 mod output;
 
 pub use output::{disabled_warnings, escape_control};
+pub use output::{priority_name, verdict_text};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -65,6 +66,10 @@ pub enum Command {
         /// One JSON object per URL instead of text.
         #[arg(long)]
         json: bool,
+        /// Also decide each URL by this robots.txt, as the configured
+        /// `user_agent` (from a full config given to --rules, else the default).
+        #[arg(long, value_name = "FILE")]
+        robots: Option<PathBuf>,
         #[arg(value_name = "URL", required = true)]
         urls: Vec<String>,
     },
@@ -122,6 +127,7 @@ pub fn run(cli: Cli) -> ExitCode {
             address,
             link_depth,
             json,
+            robots,
             urls,
         }) => {
             let known = crate::rules::Known {
@@ -133,7 +139,7 @@ pub fn run(cli: Cli) -> ExitCode {
                 Some(t) => known.with_content_type(&t),
                 None => known,
             };
-            commands::explain(&rules, &known, json, &urls)
+            commands::explain(&rules, &known, json, robots.as_deref(), &urls)
         }
         Some(Command::Check { rules }) => commands::check(&rules),
         Some(Command::Import { dialect, file }) => commands::import(dialect, &file),
@@ -195,9 +201,6 @@ fn crawl(
     let text = std::fs::read_to_string(config).map_err(|e| {
         commands::Failure::Usage(format!("{file}: cannot read the config file: {e}"))
     })?;
-    if !headless {
-        eprintln!("crawlspace: the console is not built yet; crawling headless");
-    }
     let request = crate::app::CrawlRequest {
         config_file: file,
         config_text: text,

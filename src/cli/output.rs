@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::crawl::robots::RobotsDecision;
 use crate::rules::verdict::{Step, TraceEntry, Verdict};
 use crate::rules::{CompiledRules, RuleInfo};
 
@@ -26,7 +27,28 @@ pub struct VerdictJson<'a> {
     pub meta: Vec<MetaJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<&'a str>,
+    /// What `explain --robots` found; absent without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub robots: Option<RobotsJson<'a>>,
     pub trace: Vec<TraceJson<'a>>,
+}
+
+/// robots.txt's answer for one URL: `line`, `rule` and `group` are null
+/// when no rule (or no group) decided.
+#[derive(Serialize)]
+pub struct RobotsJson<'a> {
+    pub allowed: bool,
+    pub line: Option<u32>,
+    pub rule: Option<&'a str>,
+    pub group: Option<&'a str>,
+}
+
+/// robots.txt's decision on one URL in `explain --robots`, with its
+/// one-line description (`robots.txt FILE line 7 "Disallow: /p/" (group *)`).
+#[derive(Debug)]
+pub struct RobotsView {
+    pub decision: RobotsDecision,
+    pub text: String,
 }
 
 #[derive(Serialize)]
@@ -72,12 +94,43 @@ impl<'a> VerdictJson<'a> {
                 .map(|(name, value)| MetaJson { name, value })
                 .collect(),
             source: verdict.source.as_deref(),
+            robots: None,
             trace: verdict
                 .trace
                 .iter()
                 .map(|e| trace_json(e, &info[e.rule as usize]))
                 .collect(),
         }
+    }
+
+    /// Adds robots.txt's answer. A URL robots.txt disallows is not fetched,
+    /// whatever the rules say: the flags go false, the queue `none`, and the
+    /// trace ends with a `robots` entry naming the deciding line.
+    pub fn with_robots(mut self, robots: &'a RobotsView) -> VerdictJson<'a> {
+        let d = &robots.decision;
+        self.robots = Some(RobotsJson {
+            allowed: d.allowed,
+            line: d.line(),
+            rule: d.rule(),
+            group: d.group(),
+        });
+        if !d.allowed {
+            self.fetch = false;
+            self.save = false;
+            self.follow = false;
+            self.queue = "none";
+            self.trace.push(TraceJson {
+                rule: "robots",
+                name: "robots.txt",
+                line: d.line().map_or(0, |l| l as usize),
+                step: "matched",
+                filtered: false,
+                did: Some("not fetched"),
+                why: Some(&robots.text),
+                priority_ignored: false,
+            });
+        }
+        self
     }
 }
 
@@ -105,12 +158,25 @@ pub fn priority_name(shift: i8) -> &'static str {
 
 /// A verdict and its trace as text for a person.
 pub fn verdict_text(url: &str, verdict: &Verdict, rules: &CompiledRules) -> String {
+    verdict_robots_text(url, verdict, rules, None)
+}
+
+/// [`verdict_text`] with robots.txt's answer (`explain --robots`): a
+/// `robots:` line under the verdict and, when robots.txt disallows, "not
+/// fetched" and a last trace line for it.
+pub fn verdict_robots_text(
+    url: &str,
+    verdict: &Verdict,
+    rules: &CompiledRules,
+    robots: Option<&RobotsView>,
+) -> String {
     let info = rules.rule_info();
+    let disallowed = robots.filter(|r| !r.decision.allowed);
     let mut out = String::new();
     let _ = writeln!(out, "{}", escape_control(url));
     let summary = if verdict.filtered {
         "FILTERED (not fetched)".to_string()
-    } else if !verdict.fetch {
+    } else if !verdict.fetch || disallowed.is_some() {
         "not fetched".to_string()
     } else {
         let mut what = vec!["fetch"];
@@ -122,13 +188,25 @@ pub fn verdict_text(url: &str, verdict: &Verdict, rules: &CompiledRules) -> Stri
         }
         what.join(" + ")
     };
+    let queue = if disallowed.is_some() {
+        "none"
+    } else {
+        verdict.queue().name()
+    };
     let _ = writeln!(
         out,
-        "  verdict: {summary}; queue {}, priority {}, {}",
-        verdict.queue().name(),
+        "  verdict: {summary}; queue {queue}, priority {}, {}",
         priority_name(verdict.priority),
         if verdict.log { "logged" } else { "not logged" }
     );
+    if let Some(r) = robots {
+        let how = match (r.decision.allowed, r.decision.line().is_some()) {
+            (true, true) => "allowed by",
+            (false, _) => "disallowed by",
+            (true, false) => "allowed:",
+        };
+        let _ = writeln!(out, "  robots: {how} {}", escape_control(&r.text));
+    }
     for &rule in &verdict.filtered_by {
         let i = &info[rule as usize];
         let _ = writeln!(
@@ -138,6 +216,9 @@ pub fn verdict_text(url: &str, verdict: &Verdict, rules: &CompiledRules) -> Stri
         );
     }
     match verdict.fetch_set_by {
+        _ if disallowed.is_some() => {
+            let _ = writeln!(out, "  fetch decided by robots.txt");
+        }
         Some(rule) => {
             let i = &info[rule as usize];
             let _ = writeln!(
@@ -197,6 +278,13 @@ pub fn verdict_text(url: &str, verdict: &Verdict, rules: &CompiledRules) -> Stri
             step => step.name().replace('-', " "),
         };
         let _ = writeln!(out, "    {label:<48} {what}");
+    }
+    if let Some(r) = disallowed {
+        let label = match r.decision.line() {
+            Some(line) => format!("robots.txt (line {line})"),
+            None => "robots.txt".to_string(),
+        };
+        let _ = writeln!(out, "    {label:<48} disallowed → not fetched");
     }
     out
 }

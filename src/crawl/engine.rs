@@ -16,9 +16,10 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use url::Url;
 
+use super::detail::{Detail, HostIdle, HostRow, MAX_HOST_ROWS, QueueRow};
 use super::fetch::{FetchError, Fetched, Fetcher};
 use super::frontier::{Frontier, QUEUES, level_of};
-use super::hosts::Hosts;
+use super::hosts::{Hosts, Idle};
 use super::report::{layer, now_ms, refusal, retrace, trace_lines};
 use super::task::{Content, Outcome, fetch_one};
 use crate::config::CrawlSettings;
@@ -45,6 +46,8 @@ pub enum Control {
     /// A new rule set: new verdicts use it; queued URLs it filters are dropped.
     Rules(Arc<CompiledRules>),
     Weights([u32; 6]),
+    /// Asks for an [`Event::Detail`] (queues, hosts, rule hits).
+    Detail,
     Stop,
 }
 
@@ -80,6 +83,8 @@ impl Stats {
 #[derive(Debug, Clone)]
 pub enum Event {
     Stats(Stats),
+    /// The answer to [`Control::Detail`].
+    Detail(Box<Detail>),
     Finished(Stats),
 }
 
@@ -186,6 +191,12 @@ pub struct Engine {
     stopping: bool,
     /// URLs met since the last write, written with the next one.
     pending: Vec<Discovered>,
+    /// Matches per rule of the rules in force (for the console's rule health).
+    rule_hits: Vec<u64>,
+    rules_version: u64,
+    /// A [`Control::Detail`] arrived: answered on the events channel at the
+    /// next turn of the loop.
+    detail_wanted: bool,
 }
 
 /// A newly met URL waiting to be written, and queued once it has an id.
@@ -231,6 +242,9 @@ impl Engine {
             paused: false,
             stopping: false,
             pending: Vec::new(),
+            rule_hits: vec![0; rules.rule_info().len()],
+            rules_version: 0,
+            detail_wanted: false,
             plan,
             log,
             rules,
@@ -302,6 +316,9 @@ impl Engine {
                 last_tick = now;
                 let _ = events.try_send(Event::Stats(self.snapshot()));
             }
+            if std::mem::take(&mut self.detail_wanted) {
+                let _ = events.try_send(Event::Detail(Box::new(self.detail(now))));
+            }
             let wake = self.next_wake(now).unwrap_or(now + tick).min(now + tick);
             tokio::select! {
                 outcome = done_rx.recv() => {
@@ -337,6 +354,7 @@ impl Engine {
             Control::Resume => self.paused = false,
             Control::Rules(rules) => self.swap_rules(rules),
             Control::Weights(w) => self.frontier.set_weights(w),
+            Control::Detail => self.detail_wanted = true,
             Control::Stop => self.stopping = true,
         }
         self.stopping
@@ -347,6 +365,78 @@ impl Engine {
         self.stats.paused = self.paused;
         self.stats.elapsed = self.started.elapsed();
         self.stats.clone()
+    }
+
+    /// The queues, the busiest hosts and the rule hits, for the console.
+    fn detail(&self, now: Instant) -> Detail {
+        let weights = self.frontier.weights();
+        let lengths = self.frontier.lengths();
+        let picks = self.frontier.picks();
+        let queues = QUEUES
+            .iter()
+            .enumerate()
+            .map(|(i, &queue)| QueueRow {
+                queue,
+                weight: weights[i],
+                length: lengths[i],
+                picks: picks[i],
+            })
+            .collect();
+        let all = self.hosts.all();
+        let mut hosts: Vec<HostRow> = all
+            .iter()
+            .enumerate()
+            .map(|(id, h)| {
+                let pending = self.frontier.waiting_for(id as u32);
+                let idle = match (pending, self.hosts.idle(id as u32, now)) {
+                    (0, _) => HostIdle::Empty,
+                    (_, Idle::Ready) => HostIdle::Ready,
+                    (_, Idle::Busy) => HostIdle::Busy,
+                    (_, Idle::Politeness(d)) => HostIdle::Politeness(d),
+                    (_, Idle::Backoff(d)) => HostIdle::Backoff(d),
+                };
+                HostRow {
+                    origin: h.origin.clone(),
+                    pending,
+                    in_flight: h.in_flight,
+                    fetched: h.fetched,
+                    delay: h.delay,
+                    errors_in_row: h.errors_in_row,
+                    idle,
+                    robots: if self.plan.settings.obey_robots {
+                        "not fetched yet".into()
+                    } else {
+                        "off (obey_robots = false)".into()
+                    },
+                }
+            })
+            .collect();
+        hosts.sort_by(|a, b| {
+            (b.pending + b.in_flight)
+                .cmp(&(a.pending + a.in_flight))
+                .then(b.fetched.cmp(&a.fetched))
+        });
+        hosts.truncate(MAX_HOST_ROWS);
+        Detail {
+            queues,
+            hosts,
+            hosts_total: all.len(),
+            rule_hits: self.rule_hits.clone(),
+            rules_version: self.rules_version,
+        }
+    }
+
+    /// Counts the rules that matched in a verdict (rule health): once per
+    /// URL, from its final verdict. A verdict reached under rules replaced
+    /// while it was in flight may count against the new list.
+    fn count_hits(&mut self, verdict: &Verdict) {
+        for entry in &verdict.trace {
+            if entry.step == crate::rules::Step::Matched
+                && let Some(hits) = self.rule_hits.get_mut(entry.rule as usize)
+            {
+                *hits += 1;
+            }
+        }
     }
 
     /// When something could next be done without a fetch finishing.
@@ -455,6 +545,11 @@ impl Engine {
                     ),
                 ));
             }
+        }
+        // A URL to be fetched is evaluated again with its address and
+        // headers; its hits are counted then, from the complete verdict.
+        if refused.is_some() {
+            self.count_hits(&verdict);
         }
         // Depth limits are a crawler-level veto: always logged.
         let logged = verdict.log || refused.as_deref().is_some_and(|r| r.starts_with("beyond"));
@@ -640,6 +735,9 @@ impl Engine {
                     .retry_after
                     .filter(|_| fetched.head.status == 503);
                 self.hosts.finished(host, now, pause.is_some(), pause);
+                if let Some(verdict) = &verdict {
+                    self.count_hits(verdict);
+                }
                 self.done(item, host, fetched, verdict, content);
             }
             Outcome::Refused {
@@ -649,6 +747,7 @@ impl Engine {
                 verdict,
             } => {
                 self.hosts.finished(host, now, false, None);
+                self.count_hits(&verdict);
                 let reason = refusal(&self.rules, &verdict);
                 let trace = trace_lines(&self.rules, &verdict);
                 self.stats.filtered += 1;
@@ -918,6 +1017,8 @@ impl Engine {
     /// logged as filtered by the new rule (SPEC §2.6).
     fn swap_rules(&mut self, rules: Arc<CompiledRules>) {
         self.scratch = rules.scratch();
+        self.rule_hits = vec![0; rules.rule_info().len()];
+        self.rules_version += 1;
         self.rules = rules;
         let rules = self.rules.clone();
         let mut scratch = rules.scratch();

@@ -3,12 +3,16 @@
 //! §2.2 with per-host politeness, and records everything in the URL log.
 //!
 //! Pure parts (no I/O): [`frontier`] (the queues and the scheduling rule),
-//! [`links`] (links, robots meta and title from an HTML body). [`mirror`]
+//! [`links`] (links, robots meta and title from an HTML body), [`robots`]
+//! (robots.txt per RFC 9309: groups, longest match, the deciding line).
+//! [`mirror`]
 //! maps a URL to its file in the saved mirror and writes it.
-//! [`engine`] is the coordinator loop; `task` is one fetch (DNS, phases 1b
+//! [`engine`] is the coordinator loop and [`detail`] what it tells the
+//! console about queues, hosts and rule hits; `task` is one fetch (DNS, phases 1b
 //! and 2, body, links, saving); `report` turns verdicts into log text.
 //! Only `fetch` names reqwest.
 
+pub mod detail;
 pub mod engine;
 pub mod fetch;
 pub mod frontier;
@@ -16,4 +20,5 @@ pub mod hosts;
 pub mod links;
 pub mod mirror;
 mod report;
+pub mod robots;
 mod task;

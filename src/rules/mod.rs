@@ -14,6 +14,7 @@ pub mod eval;
 pub mod facts;
 #[cfg(test)]
 pub(crate) mod fuzz;
+pub mod health;
 pub(crate) mod index;
 pub mod lint;
 pub mod model;

@@ -117,6 +117,8 @@ impl From<sled::Error> for StoreError {
 #[derive(Clone, Debug, Default)]
 pub struct Query {
     pub state: Option<State>,
+    /// Only records routed to this queue (`index_follow`, `none`, ...).
+    pub queue: Option<String>,
     pub text: Option<regex::Regex>,
 }
 
@@ -124,6 +126,7 @@ impl Query {
     /// Whether `record` is one the query lists.
     pub fn matches(&self, record: &UrlRecord) -> bool {
         self.state.is_none_or(|s| s == record.state)
+            && self.queue.as_ref().is_none_or(|q| *q == record.queue)
             && self
                 .text
                 .as_ref()

@@ -148,6 +148,7 @@ fn damaged_index_entries_and_counts() {
     let fetched = Query {
         state: Some(State::Fetched),
         text: None,
+        ..Query::default()
     };
     assert!(matches!(
         log.page(&fetched, None, 100),

@@ -7,7 +7,10 @@ fn paging_by_state_respects_after_before_and_limit() {
     let (_dir, log, model) = mixed_log();
     let states = State::ALL.into_iter().map(Some).chain([None]);
     for state in states {
-        let query = Query { state, text: None };
+        let query = Query {
+            state,
+            ..Query::default()
+        };
         let listed: Vec<u64> = model
             .iter()
             .filter(|(_, s)| state.is_none_or(|w| w == *s))
@@ -59,6 +62,7 @@ fn paging_walks_a_whole_state_page_by_page() {
     let query = Query {
         state: Some(State::Queued),
         text: None,
+        ..Query::default()
     };
     let want: Vec<u64> = model
         .iter()
@@ -120,6 +124,7 @@ fn text_filter_searches_url_and_reason() {
         let query = Query {
             state,
             text: Some(Regex::new(re).unwrap()),
+            ..Query::default()
         };
         assert_eq!(
             ids(&log.page(&query, None, 10).unwrap()),

@@ -63,6 +63,7 @@ fn two_hundred_thousand_urls_page_by_state() {
         let query = Query {
             state: Some(state),
             text: None,
+            ..Query::default()
         };
         let (mut after, mut seen, mut expect) = (None, 0u64, 2 - parity);
         loop {
@@ -85,6 +86,7 @@ fn two_hundred_thousand_urls_page_by_state() {
     let none = Query {
         state: Some(State::Error),
         text: None,
+        ..Query::default()
     };
     assert!(log.page(&none, None, 10).unwrap().is_empty());
 }

@@ -108,6 +108,7 @@ fn update_moves_records_between_state_indexes() {
         let query = Query {
             state: Some(state),
             text: None,
+            ..Query::default()
         };
         let page = log.page(&query, None, 100).unwrap();
         assert_eq!(page.len() as u64, want.get(state), "{state}");
@@ -118,7 +119,8 @@ fn update_moves_records_between_state_indexes() {
             .page(
                 &Query {
                     state: Some(State::Queued),
-                    text: None
+                    text: None,
+                    ..Query::default()
                 },
                 None,
                 100

@@ -1,0 +1,279 @@
+//! The console benchmark (issue 5's speed targets), on a real sled log of
+//! 1,000,000 URLs in a temporary folder:
+//! - drawing one full frame of each view at 200x60 (into ratatui's
+//!   `TestBackend`), with the log view showing a page read from that log
+//!   and the detail pane a record with its referrer chain;
+//! - reading the pages the log view asks for (the tail, the middle, a state
+//!   filter), which the console does off its UI task;
+//! - the what-if count over all 1,000,000 URLs, chunked as the console runs
+//!   it.
+//!
+//! `cargo bench --bench console` prints a table (plain timed loops; the
+//! figures are means).
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crawlspace::crawl::detail::{Detail, HostIdle, HostRow, QueueRow};
+use crawlspace::crawl::engine::Stats;
+use crawlspace::crawl::frontier::QUEUES;
+use crawlspace::rules::CompiledRules;
+use crawlspace::rules::dialect::native;
+use crawlspace::store::{Change, State, TraceLine, UrlLog, UrlRecord};
+use crawlspace::tui::action::Action;
+use crawlspace::tui::app::App;
+use crawlspace::tui::log_reader::{LogQuery, PageFrom, read_page, read_record, scan_all};
+use crawlspace::tui::save::SaveTarget;
+use crawlspace::tui::view::draw;
+use crawlspace::tui::whatif::WhatIf;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+const URLS: u64 = 1_000_000;
+const BATCH: u64 = 1000;
+const SIZE: (u16, u16) = (200, 60);
+
+const RULES: &str = include_str!("../config/demo.toml");
+
+fn state_of(i: u64) -> State {
+    [
+        State::Saved,
+        State::Fetched,
+        State::Queued,
+        State::Filtered,
+        State::Saved,
+        State::Error,
+    ][(i % 6) as usize]
+}
+
+fn record(i: u64) -> UrlRecord {
+    let state = state_of(i);
+    UrlRecord {
+        // One host, 500 ports: the demo's rules keep 127.0.0.1 only.
+        url: format!(
+            "http://127.0.0.1:{}/docs/{}/page-{i}.html?lang=en",
+            8000 + i % 500,
+            i % 37
+        ),
+        state,
+        reason: "link from a fetched page; rule 5 \"pages: saved and scanned\"".into(),
+        fetch: state != State::Filtered,
+        save: true,
+        follow: true,
+        queue: "index_follow".into(),
+        link_depth: (i % 9) as u32,
+        referrer: i.checked_sub(40).filter(|r| *r > 0),
+        status: matches!(state, State::Saved | State::Fetched).then_some(200),
+        content_type: matches!(state, State::Saved).then(|| "text/html".into()),
+        trace: vec![
+            TraceLine {
+                rule: "1".into(),
+                name: "stay on the demo host".into(),
+                line: 34,
+                step: "matched".into(),
+                detail: "filter must-have, log".into(),
+            },
+            TraceLine {
+                rule: "5".into(),
+                name: "pages: saved and scanned".into(),
+                line: 62,
+                step: "matched".into(),
+                detail: "download".into(),
+            },
+        ],
+        ..UrlRecord::default()
+    }
+}
+
+fn fill(log: &UrlLog) -> Duration {
+    let start = Instant::now();
+    for first in (1..=URLS).step_by(BATCH as usize) {
+        let records: Vec<UrlRecord> = (first..first + BATCH).map(record).collect();
+        let changes: Vec<Change> = records
+            .iter()
+            .map(|record| Change::Discover {
+                record,
+                enqueue: None,
+            })
+            .collect();
+        log.apply(&changes).expect("fill");
+    }
+    log.flush().expect("flush");
+    start.elapsed()
+}
+
+fn mean(runs: u32, mut f: impl FnMut()) -> Duration {
+    f(); // warm
+    let start = Instant::now();
+    for _ in 0..runs {
+        f();
+    }
+    start.elapsed() / runs
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    app.update(Action::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+fn main() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = Arc::new(UrlLog::open(&dir.path().join("db"), 64 << 20).expect("open"));
+    let filled = fill(&log);
+    println!("fill: {URLS} URLs in {:.1} s", filled.as_secs_f64());
+
+    // Reads the log view makes (off the UI task in the console).
+    let rows = crawlspace::tui::view::layout::log_list_rows(SIZE);
+    let all = LogQuery::default();
+    let queued = LogQuery {
+        state: Some(State::Queued),
+        ..LogQuery::default()
+    };
+    println!("| operation (1,000,000 URLs in the log) | mean |");
+    println!("|---|---|");
+    for (name, query, from) in [
+        ("log page: the tail (following)", &all, PageFrom::End),
+        ("log page: from the middle", &all, PageFrom::After(URLS / 2)),
+        (
+            "log page: one state, from the middle",
+            &queued,
+            PageFrom::After(URLS / 2),
+        ),
+    ] {
+        let t = mean(200, || {
+            black_box(read_page(&log, query, from, rows, 1));
+        });
+        println!("| {name} ({rows} rows) | {} |", ms(t));
+    }
+    let t = mean(200, || {
+        black_box(read_record(&log, URLS / 2).expect("read"));
+    });
+    println!("| one record with its referrer chain | {} |", ms(t));
+
+    // The console mid-crawl, at 200x60.
+    let rules = native::parse(RULES).expect("demo rules").rules;
+    let save = SaveTarget::for_config(std::path::Path::new("demo.toml"), RULES);
+    let mut app = App::new(
+        "crawlspace/0.1".into(),
+        rules.clone(),
+        save,
+        [10000, 2000, 1000, 100, 10, 1],
+    );
+    app.update(Action::Resize(SIZE.0, SIZE.1));
+    app.update(Action::Stats(Stats {
+        discovered: URLS,
+        fetched: URLS / 3,
+        saved: URLS / 3,
+        elapsed: Duration::from_secs(600),
+        ..Stats::default()
+    }));
+    app.update(Action::Detail(Box::new(Detail {
+        queues: QUEUES
+            .iter()
+            .map(|&queue| QueueRow {
+                queue,
+                weight: 100,
+                length: 1000,
+                picks: 5000,
+            })
+            .collect(),
+        hosts: (0..200)
+            .map(|i| HostRow {
+                origin: format!("http://host{i}.example.com"),
+                pending: 5000 - i,
+                in_flight: 2,
+                fetched: 1000,
+                delay: Duration::from_millis(10),
+                errors_in_row: 0,
+                idle: HostIdle::Politeness(Duration::from_millis(4)),
+                robots: "parsed".into(),
+            })
+            .collect(),
+        hosts_total: 500,
+        rule_hits: vec![1000; 20],
+        rules_version: 0,
+    })));
+    for _ in 0..200 {
+        app.update(Action::Tick);
+    }
+    let mut terminal = Terminal::new(TestBackend::new(SIZE.0, SIZE.1)).expect("terminal");
+    println!("| draw one frame at 200x60 | mean |");
+    println!("|---|---|");
+    for (name, view) in [
+        ("Rules", '1'),
+        ("Queues", '2'),
+        ("URL log", '3'),
+        ("Explain", '4'),
+    ] {
+        key(&mut app, KeyCode::Esc);
+        key(&mut app, KeyCode::Char(view));
+        if view == '3' {
+            let page = read_page(&log, &all, PageFrom::End, rows, 0);
+            let mut page = page;
+            for r in app.take_requests() {
+                if let crawlspace::tui::app::Request::LogPage { seq, .. } = r {
+                    page.seq = seq;
+                }
+            }
+            app.update(Action::LogPage(page));
+            app.update(Action::Tick);
+            let id = app.log.selected_id().expect("a row");
+            let view = read_record(&log, id).expect("read").expect("record");
+            app.update(Action::Record(Box::new(view)));
+        }
+        if view == '4' {
+            for c in "http://127.0.0.1:8080/products/widgets/item-7".chars() {
+                key(&mut app, KeyCode::Char(c));
+            }
+        }
+        let t = mean(300, || {
+            terminal.draw(|f| draw(f, &app)).expect("draw");
+        });
+        println!("| {name} view | {} |", ms(t));
+    }
+
+    // What-if over the whole log: the demo rules against a copy with one
+    // more exclusion.
+    let old = Arc::new(CompiledRules::new(&rules));
+    let mut edited = rules.clone();
+    edited.rules.insert(
+        0,
+        native::parse("[[rules]]\nname='no page-1xx'\nmatch={field='path',regex='page-1[0-9][0-9]\\.html$'}\naction='exclude'\n")
+            .expect("rule")
+            .rules
+            .rules
+            .remove(0),
+    );
+    let new = Arc::new(CompiledRules::new(&edited));
+    // The walk alone (reading and decoding every record), then the count.
+    let start = Instant::now();
+    let mut walked = 0u64;
+    scan_all(&log, 20_000, |rows| {
+        walked += rows.len() as u64;
+        true
+    });
+    println!(
+        "reading all {walked} records alone: {:.2} s",
+        start.elapsed().as_secs_f64()
+    );
+    let start = Instant::now();
+    let mut count = WhatIf::new(old, new, log.len());
+    scan_all(&log, 20_000, |rows| {
+        for (_, r) in rows {
+            count.add(r);
+        }
+        true
+    });
+    let took = start.elapsed();
+    println!(
+        "what-if over {} URLs: {:.2} s ({} would change verdict)",
+        count.report.scanned,
+        took.as_secs_f64(),
+        count.report.changed()
+    );
+}

@@ -1,0 +1,72 @@
+//! What the console shows about a running crawl beyond the counters: the
+//! queues with their weights and picks, the busiest hosts and why each is
+//! idle, and how often each rule matched. Plain data, built by the engine
+//! when asked ([`super::engine::Control::Detail`]) so a headless crawl never
+//! pays for it.
+
+use std::time::Duration;
+
+use crate::rules::Queue;
+
+/// At most this many hosts are listed, those with the most waiting first.
+pub const MAX_HOST_ROWS: usize = 200;
+
+/// One queue of SPEC §2.2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueRow {
+    pub queue: Queue,
+    pub weight: u32,
+    /// URLs waiting in it (all priority levels).
+    pub length: usize,
+    /// URLs taken from it since the crawl started.
+    pub picks: u64,
+}
+
+/// Why a host with waiting URLs is not fetching right now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostIdle {
+    /// Nothing waiting for it.
+    Empty,
+    /// It may fetch now (waiting for a free slot overall, if anything).
+    Ready,
+    /// `per_host` requests already in flight.
+    Busy,
+    /// Waiting out the pause between requests (`delay_ms` or robots.txt
+    /// `Crawl-delay`).
+    Politeness(Duration),
+    /// Waiting out a backoff after temporary errors.
+    Backoff(Duration),
+}
+
+/// One host (scheme, host, port).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostRow {
+    pub origin: String,
+    /// URLs waiting for it in the queues.
+    pub pending: usize,
+    pub in_flight: usize,
+    pub fetched: u64,
+    /// Pause between its requests.
+    pub delay: Duration,
+    pub errors_in_row: u32,
+    pub idle: HostIdle,
+    /// What robots.txt says for it, one line (`not fetched yet`, `parsed,
+    /// 12 rules`, `HTTP 503: all disallowed`, `off`).
+    pub robots: String,
+}
+
+/// The detail of a running crawl at one moment.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Detail {
+    pub queues: Vec<QueueRow>,
+    /// The busiest hosts, at most [`MAX_HOST_ROWS`].
+    pub hosts: Vec<HostRow>,
+    /// All hosts met, listed or not.
+    pub hosts_total: usize,
+    /// Matches per rule (by rule index, document order) of the rule set in
+    /// force, counted since it took effect.
+    pub rule_hits: Vec<u64>,
+    /// How many rule sets have been applied during the crawl (0: the first),
+    /// so a viewer can tell which rule list `rule_hits` counts for.
+    pub rules_version: u64,
+}

@@ -1,0 +1,42 @@
+//! Everything that can change the console's state: keys and mouse from the
+//! terminal, news from the crawl, and results of work done off the UI task.
+//! [`super::app::App::update`] is the only place that acts on them.
+
+use ratatui::crossterm::event::KeyEvent;
+
+use super::log_reader::{LogPage, RecordView};
+use super::traps::TrapHint;
+use super::whatif::Report;
+use crate::crawl::detail::Detail;
+use crate::crawl::engine::Stats;
+
+/// One input to [`super::app::App::update`].
+#[derive(Debug)]
+pub enum Action {
+    /// A key press, read according to the current view and mode.
+    Key(KeyEvent),
+    /// Mouse wheel up over the screen: scroll the focused list.
+    ScrollUp,
+    /// Mouse wheel down.
+    ScrollDown,
+    /// The terminal changed size (columns, rows).
+    Resize(u16, u16),
+    /// A tenth of a second passed: ask for fresh data, sample the rate.
+    Tick,
+    /// The crawl's counters.
+    Stats(Stats),
+    /// Queues, hosts and rule hits of the crawl.
+    Detail(Box<Detail>),
+    /// The crawl ended (nothing left, or stopped).
+    Finished(Stats),
+    /// A page of the URL log, read off the UI task.
+    LogPage(LogPage),
+    /// The selected URL's record and referrer chain.
+    Record(Box<RecordView>),
+    /// Progress or the result of a what-if count.
+    WhatIf(Box<Report>),
+    /// Fresh trap hints from the latest discoveries.
+    Traps(Vec<TrapHint>),
+    /// The rules file was written (the message says where and how) or not.
+    Saved(Result<String, String>),
+}

@@ -1,0 +1,371 @@
+//! The console's state and its one `update` function (STYLE habit 8): keys,
+//! crawl news and off-task results come in as [`Action`]s; what must happen
+//! outside (a command to the crawl, a log page to read, a file to write)
+//! goes out as [`Request`]s that the run loop carries out without waiting.
+//! Drawing only reads this state. Each view keeps its own state and key
+//! handling in a submodule.
+
+mod explain;
+mod form;
+mod log;
+mod queues;
+mod rules;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+pub use explain::{ExplainFocus, ExplainState};
+pub use form::{Form, FormFocus, MATCHER_KEYS};
+pub use log::LogState;
+pub use queues::QueuesState;
+pub use rules::RulesState;
+
+use super::action::Action;
+use super::log_reader::{LogQuery, PageFrom};
+use super::save::SaveTarget;
+use super::traps::TrapHint;
+use super::whatif::Report;
+use crate::crawl::detail::Detail;
+use crate::crawl::engine::{Control, Stats};
+use crate::rules::CompiledRules;
+use crate::rules::model::RuleSet;
+
+/// Rate samples kept for the throughput sparkline (one per second).
+pub const RATE_SAMPLES: usize = 120;
+
+/// Ticks (0.1 s) between rate samples.
+const TICKS_PER_SAMPLE: u64 = 10;
+
+/// The four views of SPEC §4, in key order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Rules,
+    Queues,
+    Log,
+    Explain,
+}
+
+impl View {
+    pub const ALL: [View; 4] = [View::Rules, View::Queues, View::Log, View::Explain];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            View::Rules => "Rules",
+            View::Queues => "Queues",
+            View::Log => "URL log",
+            View::Explain => "Explain",
+        }
+    }
+
+    fn index(self) -> usize {
+        View::ALL.iter().position(|v| *v == self).unwrap_or(0)
+    }
+}
+
+/// What is drawn over the current view.
+#[derive(Debug)]
+pub enum Overlay {
+    None,
+    /// Every key of the current view.
+    Help,
+    /// Editing one rule.
+    Form(Box<Form>),
+    /// What-if before applying the edited rules.
+    WhatIf(Box<Report>),
+    /// Trap hints, one selected.
+    Traps {
+        selected: usize,
+    },
+}
+
+/// Work for the run loop: nothing here blocks the UI.
+#[derive(Debug)]
+pub enum Request {
+    /// A command for the running crawl.
+    Control(Control),
+    /// Read a page of the URL log.
+    LogPage {
+        query: LogQuery,
+        from: PageFrom,
+        limit: usize,
+        seq: u64,
+    },
+    /// Read one record and its referrer chain.
+    Record(u64),
+    /// Count verdict changes over the whole log; a newer one replaces it.
+    WhatIf {
+        old: Arc<CompiledRules>,
+        new: Arc<CompiledRules>,
+    },
+    /// Stop the what-if count in progress.
+    CancelWhatIf,
+    /// Look for trap hints among the latest discoveries.
+    Traps,
+    /// Write the rules file.
+    Save {
+        path: std::path::PathBuf,
+        text: String,
+        message: String,
+    },
+}
+
+/// What the crawl has told the console.
+#[derive(Debug, Default)]
+pub struct CrawlView {
+    pub stats: Stats,
+    pub detail: Detail,
+    pub finished: bool,
+    /// URLs done per second, one sample a second, oldest first.
+    pub rates: VecDeque<u64>,
+    /// Picks per queue in the last second (SPEC §2.2 order).
+    pub pick_rates: [u64; 6],
+    /// `fetched + saved + errors` at the last sample.
+    last_done: u64,
+    /// Picks per queue at the last sample.
+    last_picks: [u64; 6],
+}
+
+/// Everything the console shows.
+#[derive(Debug)]
+pub struct App {
+    pub view: View,
+    pub overlay: Overlay,
+    /// Terminal size (columns, rows).
+    pub size: (u16, u16),
+    pub crawl: CrawlView,
+    pub rules: RulesState,
+    pub queues: QueuesState,
+    pub log: LogState,
+    pub explain: ExplainState,
+    pub traps: Vec<TrapHint>,
+    /// The last thing worth telling the user (saved, applied, an error).
+    pub message: Option<String>,
+    /// The product token of the crawl's user agent (for the title).
+    pub title: String,
+    requests: Vec<Request>,
+    ticks: u64,
+    quit: bool,
+}
+
+impl App {
+    /// A console over a crawl that runs `rules` with queue `weights`.
+    pub fn new(title: String, rules: RuleSet, save: SaveTarget, weights: [u32; 6]) -> App {
+        let mut app = App {
+            view: View::Rules,
+            overlay: Overlay::None,
+            size: (80, 24),
+            crawl: CrawlView::default(),
+            rules: RulesState::new(rules, save),
+            queues: QueuesState::new(weights),
+            log: LogState::default(),
+            explain: ExplainState::default(),
+            traps: Vec::new(),
+            message: None,
+            title,
+            requests: Vec::new(),
+            ticks: 0,
+            quit: false,
+        };
+        app.explain.evaluate(&app.rules.compiled);
+        app
+    }
+
+    /// Takes the requests made since the last call, oldest first.
+    pub fn take_requests(&mut self) -> Vec<Request> {
+        std::mem::take(&mut self.requests)
+    }
+
+    pub(crate) fn request(&mut self, request: Request) {
+        self.requests.push(request);
+    }
+
+    /// The user asked to leave.
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    /// Acts on one input.
+    pub fn update(&mut self, action: Action) {
+        match action {
+            Action::Key(key) => self.key(key),
+            Action::ScrollUp => self.scroll(true),
+            Action::ScrollDown => self.scroll(false),
+            Action::Resize(w, h) => {
+                self.size = (w, h);
+                if self.view == View::Log {
+                    self.log_refresh();
+                }
+            }
+            Action::Tick => self.tick(),
+            Action::Stats(stats) => self.crawl.stats = stats,
+            Action::Detail(detail) => {
+                self.rules.take_hits(&detail);
+                self.crawl.detail = *detail;
+            }
+            Action::Finished(stats) => {
+                self.crawl.stats = stats;
+                self.crawl.finished = true;
+                self.message = Some("the crawl has finished: browse the log, or q to quit".into());
+            }
+            Action::LogPage(page) => self.log_page(page),
+            Action::Record(view) => self.log.take_record(*view),
+            Action::WhatIf(report) => {
+                if let Overlay::WhatIf(current) = &mut self.overlay {
+                    *current = report;
+                }
+            }
+            Action::Traps(hints) => self.traps = hints,
+            Action::Saved(result) => {
+                self.message = Some(match result {
+                    Ok(m) => m,
+                    Err(e) => format!("not saved: {e}"),
+                })
+            }
+        }
+    }
+
+    fn tick(&mut self) {
+        self.ticks += 1;
+        if !self.crawl.finished {
+            // Queues and rule hits: asked for, answered when the crawl can.
+            if self.ticks % 3 == 0 {
+                self.request(Request::Control(Control::Detail));
+            }
+            if self.view == View::Log && self.log.follow && self.ticks % 5 == 0 {
+                self.log_refresh();
+            }
+        }
+        if self.ticks % TICKS_PER_SAMPLE == 0 {
+            let s = &self.crawl.stats;
+            let done = s.fetched + s.saved + s.errors;
+            let c = &mut self.crawl;
+            c.rates.push_back(done.saturating_sub(c.last_done));
+            c.last_done = done;
+            for (i, q) in c.detail.queues.iter().enumerate().take(6) {
+                c.pick_rates[i] = q.picks.saturating_sub(c.last_picks[i]);
+                c.last_picks[i] = q.picks;
+            }
+            while c.rates.len() > RATE_SAMPLES {
+                c.rates.pop_front();
+            }
+        }
+        if self.ticks % 50 == 1 && !self.crawl.finished {
+            self.request(Request::Traps);
+        }
+        self.log.tick(&mut self.requests);
+    }
+
+    fn key(&mut self, key: KeyEvent) {
+        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+            self.quit = true;
+            return;
+        }
+        // Overlays and text inputs take keys first.
+        match &self.overlay {
+            Overlay::Help => {
+                if matches!(
+                    key.code,
+                    KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q')
+                ) {
+                    self.overlay = Overlay::None;
+                }
+                return;
+            }
+            Overlay::Form(_) => return self.form_key(key),
+            Overlay::WhatIf(_) => return self.whatif_key(key),
+            Overlay::Traps { .. } => return self.traps_key(key),
+            Overlay::None => {}
+        }
+        if self.view == View::Explain && self.explain.editing {
+            return self.explain_key(key);
+        }
+        if self.view == View::Log && self.log.filter_input.is_some() {
+            return self.log_filter_key(key);
+        }
+        match key.code {
+            KeyCode::Char('q') => self.quit = true,
+            KeyCode::Char('?') => self.overlay = Overlay::Help,
+            KeyCode::Char('p') => self.toggle_pause(),
+            KeyCode::Char(c @ '1'..='4') => self.show(View::ALL[c as usize - '1' as usize]),
+            KeyCode::Tab => self.show(View::ALL[(self.view.index() + 1) % 4]),
+            KeyCode::BackTab => self.show(View::ALL[(self.view.index() + 3) % 4]),
+            _ => match self.view {
+                View::Rules => self.rules_key(key),
+                View::Queues => self.queues_key(key),
+                View::Log => self.log_key(key),
+                View::Explain => self.explain_key(key),
+            },
+        }
+    }
+
+    fn show(&mut self, view: View) {
+        self.view = view;
+        match view {
+            View::Log => self.log_refresh(),
+            View::Explain => {
+                self.explain.editing = true;
+                let rules = self.rules.compiled.clone();
+                self.explain.evaluate(&rules);
+            }
+            _ => {}
+        }
+    }
+
+    fn toggle_pause(&mut self) {
+        if self.crawl.finished {
+            self.message = Some("the crawl has finished: nothing to pause".into());
+            return;
+        }
+        let paused = !self.crawl.stats.paused;
+        // Shown at once; the next counters from the crawl confirm it.
+        self.crawl.stats.paused = paused;
+        self.request(Request::Control(if paused {
+            Control::Pause
+        } else {
+            Control::Resume
+        }));
+        self.message = Some(if paused { "paused" } else { "resumed" }.into());
+    }
+
+    fn scroll(&mut self, up: bool) {
+        if !matches!(self.overlay, Overlay::None) {
+            return;
+        }
+        match self.view {
+            View::Rules => self.rules.select_step(up),
+            View::Queues => self.queues.select_step(up),
+            View::Log => self.log_step(up),
+            View::Explain => self.explain.scroll_step(up),
+        }
+    }
+
+    fn traps_key(&mut self, key: KeyEvent) {
+        let Overlay::Traps { selected } = &mut self.overlay else {
+            return;
+        };
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => *selected = selected.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => {
+                *selected = (*selected + 1).min(self.traps.len().saturating_sub(1))
+            }
+            KeyCode::Enter | KeyCode::Char('a') => {
+                let chosen = *selected;
+                self.overlay = Overlay::None;
+                if let Some(hint) = self.traps.get(chosen).cloned() {
+                    self.rules.add_rule(hint.rule);
+                    self.message = Some(format!(
+                        "added the trap rule; press c to see what it changes and apply it ({})",
+                        hint.summary
+                    ));
+                }
+            }
+            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('t') => self.overlay = Overlay::None,
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

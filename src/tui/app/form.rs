@@ -1,0 +1,306 @@
+//! The rule form: a rule's name, field, matcher and pattern, validated on
+//! every key with the same compiler the crawl uses (a bad regex shows the
+//! compiler's message as it is typed) and linted like `crawlspace rules`.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use tui_input::Input;
+
+use super::{App, Overlay};
+use crate::rules::CompiledRules;
+use crate::rules::lint::lint_test;
+use crate::rules::model::{Case, Condition, Field, Matcher, Rule, RuleSet, Test};
+use crate::tui::edit;
+use crate::tui::input::text_request;
+
+/// The matcher keys, in the order the form cycles through them.
+pub const MATCHER_KEYS: [&str; 9] = [
+    "regex", "exact", "prefix", "suffix", "contains", "wildcard", "domain", "cidr", "range",
+];
+
+/// Which part of the form has the keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormFocus {
+    Name,
+    Field,
+    Matcher,
+    Pattern,
+    Case,
+}
+
+impl FormFocus {
+    const ORDER: [FormFocus; 5] = [
+        FormFocus::Name,
+        FormFocus::Field,
+        FormFocus::Matcher,
+        FormFocus::Pattern,
+        FormFocus::Case,
+    ];
+
+    fn step(self, forward: bool, test_editable: bool) -> FormFocus {
+        if !test_editable {
+            return FormFocus::Name;
+        }
+        let at = Self::ORDER.iter().position(|f| *f == self).unwrap_or(0);
+        let n = Self::ORDER.len();
+        Self::ORDER[if forward {
+            (at + 1) % n
+        } else {
+            (at + n - 1) % n
+        }]
+    }
+}
+
+/// Where the form's rule goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FormTarget {
+    /// Replaces the name and test of the rule at this path.
+    Edit(Vec<usize>),
+    /// A new rule after this one (or first in an empty list).
+    New(Option<Vec<usize>>),
+}
+
+/// The form's state.
+#[derive(Debug)]
+pub struct Form {
+    pub target: FormTarget,
+    pub name: Input,
+    /// Index into `Field::ALL`.
+    pub field: usize,
+    /// Index into [`MATCHER_KEYS`].
+    pub matcher: usize,
+    pub pattern: Input,
+    pub case: Case,
+    pub focus: FormFocus,
+    /// The rule's condition when it is more than one test: shown, not
+    /// edited here (only the name is).
+    pub compound: Option<String>,
+    /// Why the test cannot be used as typed.
+    pub error: Option<String>,
+    /// Lint warnings for the test as typed.
+    pub lints: Vec<String>,
+}
+
+impl Form {
+    pub fn new_rule(after: Option<Vec<usize>>) -> Form {
+        let mut form = Form {
+            target: FormTarget::New(after),
+            name: Input::new("new rule".into()),
+            field: Field::ALL
+                .iter()
+                .position(|f| *f == Field::Path)
+                .unwrap_or(0),
+            matcher: 2, // prefix: the most common first rule
+            pattern: Input::default(),
+            case: Case::Insensitive,
+            focus: FormFocus::Pattern,
+            compound: None,
+            error: None,
+            lints: Vec::new(),
+        };
+        form.validate();
+        form
+    }
+
+    pub fn edit_rule(path: Vec<usize>, rule: &Rule) -> Form {
+        let mut form = Form::new_rule(None);
+        form.target = FormTarget::Edit(path);
+        form.name = Input::new(rule.name.clone());
+        match &rule.condition {
+            Some(Condition::Test(t)) => {
+                form.field = Field::ALL.iter().position(|f| *f == t.field).unwrap_or(0);
+                form.matcher = MATCHER_KEYS
+                    .iter()
+                    .position(|k| *k == t.matcher.key())
+                    .unwrap_or(0);
+                form.pattern = Input::new(t.matcher.value_text());
+                form.case = t.case;
+            }
+            Some(other) => {
+                form.compound = Some(other.to_string());
+                form.focus = FormFocus::Name;
+            }
+            None => {
+                form.compound = Some("always (no condition)".into());
+                form.focus = FormFocus::Name;
+            }
+        }
+        form.validate();
+        form
+    }
+
+    pub fn field(&self) -> Field {
+        Field::ALL[self.field % Field::ALL.len()]
+    }
+
+    pub fn matcher_key(&self) -> &'static str {
+        MATCHER_KEYS[self.matcher % MATCHER_KEYS.len()]
+    }
+
+    /// The test as typed, or why it cannot be used.
+    pub fn test(&self) -> Result<Test, String> {
+        let text = self.pattern.value().to_string();
+        if text.is_empty() {
+            return Err("type a pattern".into());
+        }
+        let matcher = match self.matcher_key() {
+            "regex" => Matcher::Regex(text),
+            "exact" => Matcher::Exact(text),
+            "prefix" => Matcher::Prefix(text),
+            "suffix" => Matcher::Suffix(text),
+            "contains" => Matcher::Contains(text),
+            "wildcard" => Matcher::Wildcard(text),
+            "domain" => Matcher::Domain(text),
+            "cidr" => Matcher::Cidr(text.parse()?),
+            _ => Matcher::Range(text.parse()?),
+        };
+        let test = Test {
+            field: self.field(),
+            matcher,
+            case: self.case,
+        };
+        // Compiled exactly as the crawl would: a regex error or size limit
+        // comes back as the rule's "disabled" reason.
+        let mut probe = Rule::new("probe", 0);
+        probe.condition = Some(Condition::Test(test.clone()));
+        let compiled = CompiledRules::new(&RuleSet {
+            rules: vec![probe],
+            ..RuleSet::default()
+        });
+        if let Some(why) = compiled.disabled().next().and_then(|i| i.disabled.clone()) {
+            return Err(why);
+        }
+        Ok(test)
+    }
+
+    /// Re-checks the form after a change.
+    pub fn validate(&mut self) {
+        if self.compound.is_some() {
+            self.error = self
+                .name
+                .value()
+                .trim()
+                .is_empty()
+                .then(|| "the rule needs a name".into());
+            self.lints.clear();
+            return;
+        }
+        match self.test() {
+            Ok(test) => {
+                self.error = None;
+                self.lints = lint_test(&test).into_iter().map(|(_, m)| m).collect();
+            }
+            Err(e) => {
+                self.error = Some(e);
+                self.lints.clear();
+            }
+        }
+        if self.name.value().trim().is_empty() {
+            self.error = Some("the rule needs a name".into());
+        }
+    }
+}
+
+impl App {
+    pub(super) fn form_key(&mut self, key: KeyEvent) {
+        let Overlay::Form(form) = &mut self.overlay else {
+            return;
+        };
+        let editable = form.compound.is_none();
+        match key.code {
+            KeyCode::Esc => {
+                self.overlay = Overlay::None;
+                self.message = Some("edit cancelled".into());
+                return;
+            }
+            KeyCode::Enter => return self.form_submit(),
+            KeyCode::Tab | KeyCode::Down => form.focus = form.focus.step(true, editable),
+            KeyCode::BackTab | KeyCode::Up => form.focus = form.focus.step(false, editable),
+            code => match form.focus {
+                FormFocus::Field | FormFocus::Matcher => {
+                    let forward = match code {
+                        KeyCode::Right | KeyCode::Char(' ') => Some(true),
+                        KeyCode::Left => Some(false),
+                        _ => None,
+                    };
+                    if let Some(forward) = forward {
+                        let (value, n) = if form.focus == FormFocus::Field {
+                            (&mut form.field, Field::ALL.len())
+                        } else {
+                            (&mut form.matcher, MATCHER_KEYS.len())
+                        };
+                        *value = if forward {
+                            (*value + 1) % n
+                        } else {
+                            (*value + n - 1) % n
+                        };
+                    }
+                }
+                FormFocus::Case => {
+                    if matches!(code, KeyCode::Char(' ') | KeyCode::Left | KeyCode::Right) {
+                        form.case = match form.case {
+                            Case::Insensitive => Case::Sensitive,
+                            Case::Sensitive => Case::Insensitive,
+                        };
+                    }
+                }
+                FormFocus::Name => {
+                    if let Some(r) = text_request(key) {
+                        form.name.handle(r);
+                    }
+                }
+                FormFocus::Pattern => {
+                    if let Some(r) = text_request(key) {
+                        form.pattern.handle(r);
+                    }
+                }
+            },
+        }
+        form.validate();
+    }
+
+    fn form_submit(&mut self) {
+        let Overlay::Form(form) = &self.overlay else {
+            return;
+        };
+        if let Some(e) = &form.error {
+            self.message = Some(format!("cannot save the rule yet: {e}"));
+            return;
+        }
+        let name = form.name.value().trim().to_string();
+        let test = if form.compound.is_none() {
+            match form.test() {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    self.message = Some(format!("cannot save the rule yet: {e}"));
+                    return;
+                }
+            }
+        } else {
+            None
+        };
+        let target = form.target.clone();
+        self.overlay = Overlay::None;
+        match target {
+            FormTarget::Edit(path) => {
+                self.rules.edit(|rules| {
+                    let rule = edit::get_mut(rules, &path)?;
+                    rule.name = name;
+                    if let Some(test) = test {
+                        rule.condition = Some(Condition::Test(test));
+                    }
+                    Some(path)
+                });
+            }
+            FormTarget::New(after) => {
+                let mut rule = Rule::new(name, 0);
+                rule.condition = test.map(Condition::Test);
+                rule.action = Some(crate::rules::model::Action::Exclude);
+                rule.log = Some(true);
+                let at = after.or_else(|| self.rules.selected_path());
+                self.rules
+                    .edit(|rules| Some(edit::insert_after(rules, at.as_deref(), rule)));
+            }
+        }
+        self.message = Some("rule changed; c shows what it changes and applies it".into());
+    }
+}

@@ -1,0 +1,361 @@
+//! The URL log view's state and keys: a window of records read a page at a
+//! time (by id, through the store's indexes, so it stays smooth at millions
+//! of URLs), filters by state, queue and text, following the tail, and the
+//! selected record's detail with its referrer chain.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use regex::Regex;
+use tui_input::Input;
+
+use super::{App, Request};
+use crate::store::{State, UrlRecord};
+use crate::tui::input::text_request;
+use crate::tui::log_reader::{LogPage, LogQuery, PageFrom, RecordView};
+use crate::tui::view::layout::log_list_rows;
+
+/// The state filter cycles through these (`None`: every state).
+const STATES: [Option<State>; 8] = [
+    None,
+    Some(State::Queued),
+    Some(State::InFlight),
+    Some(State::Fetched),
+    Some(State::Saved),
+    Some(State::Filtered),
+    Some(State::Error),
+    Some(State::Deleted),
+];
+
+/// The queue filter cycles through these.
+const QUEUES: [Option<&str>; 8] = [
+    None,
+    Some("user"),
+    Some("redirect"),
+    Some("index"),
+    Some("index_follow"),
+    Some("follow"),
+    Some("refresh"),
+    Some("none"),
+];
+
+/// Which row to select once a requested page arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Select {
+    First,
+    Last,
+    Row(usize),
+    Id(u64),
+}
+
+/// The Log view's state.
+#[derive(Debug)]
+pub struct LogState {
+    pub query: LogQuery,
+    /// The window of records shown, oldest first.
+    pub rows: Vec<(u64, UrlRecord)>,
+    pub selected: usize,
+    /// Keep showing the newest records as the crawl logs them.
+    pub follow: bool,
+    /// The selected record in full, once read.
+    pub record: Option<RecordView>,
+    /// Records in the log.
+    pub total: u64,
+    /// The text filter being typed (`/`), with its error if not a regex.
+    pub filter_input: Option<Input>,
+    pub filter_error: Option<String>,
+    /// Lines scrolled in the detail pane.
+    pub detail_scroll: u16,
+    pub error: Option<String>,
+    /// The newest page request; older answers are dropped.
+    seq: u64,
+    /// A page request is out.
+    loading: bool,
+    select: Select,
+    /// The record asked for, so it is asked once.
+    record_wanted: Option<u64>,
+}
+
+impl Default for LogState {
+    fn default() -> LogState {
+        LogState {
+            query: LogQuery::default(),
+            rows: Vec::new(),
+            selected: 0,
+            follow: true,
+            record: None,
+            total: 0,
+            filter_input: None,
+            filter_error: None,
+            detail_scroll: 0,
+            error: None,
+            seq: 0,
+            loading: false,
+            select: Select::Last,
+            record_wanted: None,
+        }
+    }
+}
+
+impl LogState {
+    pub fn selected_id(&self) -> Option<u64> {
+        self.rows.get(self.selected).map(|(id, _)| *id)
+    }
+
+    /// A one-line description of the filters in force.
+    pub fn filter_text(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(s) = self.query.state {
+            parts.push(format!("state {}", s.name()));
+        }
+        if let Some(q) = &self.query.queue {
+            parts.push(format!("queue {q}"));
+        }
+        if let Some(t) = &self.query.text {
+            parts.push(format!("text /{}/", t.as_str()));
+        }
+        if parts.is_empty() {
+            "all URLs".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+
+    /// Asks for the selected record's detail when it changed.
+    pub(super) fn tick(&mut self, requests: &mut Vec<Request>) {
+        let id = self.selected_id();
+        if id != self.record_wanted {
+            self.record_wanted = id;
+            if let Some(id) = id {
+                requests.push(Request::Record(id));
+            }
+        }
+    }
+
+    pub(super) fn take_record(&mut self, view: RecordView) {
+        if Some(view.id) == self.selected_id() {
+            self.record = Some(view);
+        }
+    }
+}
+
+impl App {
+    fn page_rows(&self) -> usize {
+        log_list_rows(self.size).max(1)
+    }
+
+    /// Asks for a page; `select` says which row to select when it comes.
+    fn log_request(&mut self, from: PageFrom, select: Select) {
+        self.log.seq += 1;
+        self.log.loading = true;
+        self.log.select = select;
+        let request = Request::LogPage {
+            query: self.log.query.clone(),
+            from,
+            limit: self.page_rows(),
+            seq: self.log.seq,
+        };
+        self.request(request);
+    }
+
+    /// Re-reads the window: the tail when following, else from its top.
+    pub(super) fn log_refresh(&mut self) {
+        if self.log.follow {
+            self.log_request(PageFrom::End, Select::Last);
+        } else {
+            let keep = Select::Row(self.log.selected);
+            match self.log.rows.first() {
+                Some(&(id, _)) => self.log_request(PageFrom::After(id.saturating_sub(1)), keep),
+                None => self.log_request(PageFrom::Start, Select::First),
+            }
+        }
+    }
+
+    pub(super) fn log_page(&mut self, page: LogPage) {
+        if page.seq != self.log.seq {
+            return; // an answer to an older request
+        }
+        self.log.loading = false;
+        self.log.total = page.total;
+        self.log.error = page.error;
+        let moved = page.rows.is_empty() && !matches!(page.from, PageFrom::Start | PageFrom::End);
+        if moved {
+            // Nothing further that way: keep the window and select its edge.
+            match page.from {
+                PageFrom::After(_) => self.log.selected = self.log.rows.len().saturating_sub(1),
+                _ => self.log.selected = 0,
+            }
+            return;
+        }
+        self.log.rows = page.rows;
+        let last = self.log.rows.len().saturating_sub(1);
+        self.log.selected = match self.log.select {
+            Select::First => 0,
+            Select::Last => last,
+            Select::Row(i) => i.min(last),
+            Select::Id(id) => self
+                .log
+                .rows
+                .iter()
+                .position(|(r, _)| *r == id)
+                .unwrap_or(0),
+        };
+        self.log.detail_scroll = 0;
+    }
+
+    /// One row up or down; at the window's edge the window moves by one.
+    pub(super) fn log_step(&mut self, up: bool) {
+        let n = self.log.rows.len();
+        if up {
+            if self.log.selected > 0 {
+                self.log.selected -= 1;
+            } else if let Some(&(last, _)) = self.log.rows.last() {
+                self.log.follow = false;
+                self.log_request(PageFrom::Before(last), Select::First);
+            }
+        } else if self.log.selected + 1 < n {
+            self.log.selected += 1;
+        } else if let Some(&(first, _)) = self.log.rows.first()
+            && n >= self.page_rows()
+        {
+            self.log_request(PageFrom::After(first), Select::Last);
+        }
+        self.log.detail_scroll = 0;
+    }
+
+    fn log_page_step(&mut self, up: bool) {
+        self.log.follow = false;
+        match (up, self.log.rows.first(), self.log.rows.last()) {
+            (true, Some(&(first, _)), _) => {
+                self.log_request(PageFrom::Before(first), Select::Row(self.log.selected))
+            }
+            (false, _, Some(&(last, _))) => {
+                self.log_request(PageFrom::After(last), Select::Row(self.log.selected))
+            }
+            _ => {}
+        }
+    }
+
+    /// Filters changed: back to the start (or the tail when following).
+    fn log_filters_changed(&mut self) {
+        self.log.rows.clear();
+        self.log.record = None;
+        if self.log.follow {
+            self.log_request(PageFrom::End, Select::Last);
+        } else {
+            self.log_request(PageFrom::Start, Select::First);
+        }
+    }
+
+    pub(super) fn log_key(&mut self, key: KeyEvent) {
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.log.follow = false;
+                self.log_step(true)
+            }
+            KeyCode::Down | KeyCode::Char('j') => self.log_step(false),
+            KeyCode::PageUp => self.log_page_step(true),
+            KeyCode::PageDown => self.log_page_step(false),
+            KeyCode::Home | KeyCode::Char('g') => {
+                self.log.follow = false;
+                self.log_request(PageFrom::Start, Select::First);
+            }
+            KeyCode::End | KeyCode::Char('G') | KeyCode::Char('F') => {
+                self.log.follow = true;
+                self.log_request(PageFrom::End, Select::Last);
+            }
+            KeyCode::Char('s') => {
+                let at = STATES
+                    .iter()
+                    .position(|s| *s == self.log.query.state)
+                    .unwrap_or(0);
+                self.log.query.state = STATES[(at + 1) % STATES.len()];
+                self.log_filters_changed();
+            }
+            KeyCode::Char('Q') => {
+                let at = QUEUES
+                    .iter()
+                    .position(|q| *q == self.log.query.queue.as_deref())
+                    .unwrap_or(0);
+                self.log.query.queue = QUEUES[(at + 1) % QUEUES.len()].map(str::to_string);
+                self.log_filters_changed();
+            }
+            KeyCode::Char('/') => {
+                let current = self.log.query.text.as_ref().map(|r| r.as_str().to_string());
+                self.log.filter_input = Some(Input::new(current.unwrap_or_default()));
+                self.log.filter_error = None;
+            }
+            KeyCode::Char('c') => {
+                self.log.query = LogQuery::default();
+                self.log_filters_changed();
+            }
+            KeyCode::Char('r') => self.jump_to_referrer(),
+            KeyCode::Char('J') => self.log.detail_scroll = self.log.detail_scroll.saturating_add(3),
+            KeyCode::Char('K') => self.log.detail_scroll = self.log.detail_scroll.saturating_sub(3),
+            _ => {}
+        }
+    }
+
+    fn jump_to_referrer(&mut self) {
+        let referrer = self
+            .log
+            .record
+            .as_ref()
+            .filter(|v| Some(v.id) == self.log.selected_id())
+            .and_then(|v| v.chain.first().map(|(id, _)| *id));
+        match referrer {
+            Some(id) => {
+                self.log.follow = false;
+                self.log.query = LogQuery::default();
+                let from = id.checked_sub(1).map_or(PageFrom::Start, PageFrom::After);
+                self.log_request(from, Select::Id(id));
+            }
+            None => self.message = Some("this URL has no referrer (a start URL)".into()),
+        }
+    }
+
+    pub(super) fn log_filter_key(&mut self, key: KeyEvent) {
+        let Some(input) = &mut self.log.filter_input else {
+            return;
+        };
+        match key.code {
+            KeyCode::Esc => {
+                self.log.filter_input = None;
+                self.log.filter_error = None;
+            }
+            KeyCode::Enter => {
+                let text = input.value().to_string();
+                if text.is_empty() {
+                    self.log.query.text = None;
+                } else {
+                    match Regex::new(&text) {
+                        Ok(re) => self.log.query.text = Some(re),
+                        Err(e) => {
+                            self.log.filter_error = Some(one_line(&e.to_string()));
+                            return;
+                        }
+                    }
+                }
+                self.log.filter_input = None;
+                self.log.filter_error = None;
+                self.log_filters_changed();
+            }
+            _ => {
+                if let Some(r) = text_request(key) {
+                    input.handle(r);
+                }
+                // Checked as typed, applied on Enter.
+                self.log.filter_error = Regex::new(input.value())
+                    .err()
+                    .map(|e| one_line(&e.to_string()));
+            }
+        }
+    }
+}
+
+/// The regex crate's multi-line error as one line.
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .unwrap_or(text)
+        .to_string()
+}

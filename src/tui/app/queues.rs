@@ -1,0 +1,60 @@
+//! The Queues view's state and keys: one queue selected, its weight raised
+//! or lowered live (sent to the crawl at once).
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+
+use super::{App, Request};
+use crate::crawl::engine::Control;
+
+/// Highest weight the console sets.
+const MAX_WEIGHT: u32 = 1_000_000;
+
+#[derive(Debug)]
+pub struct QueuesState {
+    /// Index into the six queues of SPEC §2.2.
+    pub selected: usize,
+    /// The weights in force (as last sent to the crawl).
+    pub weights: [u32; 6],
+}
+
+impl QueuesState {
+    pub fn new(weights: [u32; 6]) -> QueuesState {
+        QueuesState {
+            selected: 0,
+            weights,
+        }
+    }
+
+    pub fn select_step(&mut self, up: bool) {
+        self.selected = if up {
+            self.selected.saturating_sub(1)
+        } else {
+            (self.selected + 1).min(5)
+        };
+    }
+}
+
+impl App {
+    pub(super) fn queues_key(&mut self, key: KeyEvent) {
+        let q = &mut self.queues;
+        let old = q.weights[q.selected];
+        let mut new = old;
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => q.select_step(true),
+            KeyCode::Down | KeyCode::Char('j') => q.select_step(false),
+            // Doubling and halving: weights span four orders of magnitude.
+            KeyCode::Char('+') | KeyCode::Char('=') | KeyCode::Right => {
+                new = old.saturating_mul(2).clamp(1, MAX_WEIGHT)
+            }
+            KeyCode::Char('-') | KeyCode::Left => new = (old / 2).max(1),
+            _ => {}
+        }
+        if new != old {
+            q.weights[q.selected] = new;
+            let weights = q.weights;
+            let name = crate::crawl::frontier::QUEUES[q.selected].name();
+            self.request(Request::Control(Control::Weights(weights)));
+            self.message = Some(format!("weight of {name}: {old} → {new}"));
+        }
+    }
+}

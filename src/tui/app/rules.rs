@@ -1,0 +1,327 @@
+//! The Rules view's state and keys: the edited rule list with its undo
+//! history, lints, shadowing and hit counts, and the apply flow (what-if,
+//! then the new rules go to the crawl and to the rules file).
+
+use std::sync::Arc;
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::{App, Form, Overlay, Request};
+use crate::crawl::detail::Detail;
+use crate::crawl::engine::Control;
+use crate::rules::CompiledRules;
+use crate::rules::health::shadowed;
+use crate::rules::lint::{Lint, lint_rules};
+use crate::rules::model::{Rule, RuleSet};
+use crate::tui::edit::{self, History, Row};
+use crate::tui::save::SaveTarget;
+
+/// The rule list being edited and the one the crawl runs.
+#[derive(Debug)]
+pub struct RulesState {
+    pub edited: RuleSet,
+    pub applied: RuleSet,
+    /// `edited`, compiled: what the Explain view and the what-if use.
+    pub compiled: Arc<CompiledRules>,
+    pub applied_compiled: Arc<CompiledRules>,
+    pub history: History,
+    /// Index into [`RulesState::rows`].
+    pub selected: usize,
+    pub rows: Vec<Row>,
+    pub lints: Vec<Lint>,
+    /// Per row: why the rule can never take effect.
+    pub shadows: Vec<Option<String>>,
+    /// Matches per rule of the applied list, when known for it.
+    pub hits: Option<Vec<u64>>,
+    /// Rule sets applied during this crawl (the crawl counts the same way).
+    applied_version: u64,
+    pub save: SaveTarget,
+}
+
+impl RulesState {
+    pub fn new(rules: RuleSet, save: SaveTarget) -> RulesState {
+        let compiled = Arc::new(CompiledRules::new(&rules));
+        let mut state = RulesState {
+            applied: rules.clone(),
+            applied_compiled: compiled.clone(),
+            edited: rules,
+            compiled,
+            history: History::default(),
+            selected: 0,
+            rows: Vec::new(),
+            lints: Vec::new(),
+            shadows: Vec::new(),
+            hits: None,
+            applied_version: 0,
+            save,
+        };
+        state.refresh();
+        state
+    }
+
+    /// Edited but not applied yet.
+    pub fn dirty(&self) -> bool {
+        self.edited != self.applied
+    }
+
+    /// Recomputes everything derived from the edited list.
+    fn refresh(&mut self) {
+        self.rows = edit::rows(&self.edited);
+        self.lints = lint_rules(&self.edited);
+        self.shadows = shadowed(&self.edited);
+        self.compiled = Arc::new(CompiledRules::new(&self.edited));
+        self.selected = self.selected.min(self.rows.len().saturating_sub(1));
+    }
+
+    pub fn selected_path(&self) -> Option<Vec<usize>> {
+        self.rows.get(self.selected).map(|r| r.path.clone())
+    }
+
+    pub fn selected_rule(&self) -> Option<&Rule> {
+        edit::get(&self.edited, &self.rows.get(self.selected)?.path)
+    }
+
+    pub fn select_step(&mut self, up: bool) {
+        self.selected = if up {
+            self.selected.saturating_sub(1)
+        } else {
+            (self.selected + 1).min(self.rows.len().saturating_sub(1))
+        };
+    }
+
+    /// Selects the rule at `path` (after an edit moved it).
+    fn select_path(&mut self, path: &[usize]) {
+        if let Some(i) = self.rows.iter().position(|r| r.path == path) {
+            self.selected = i;
+        }
+    }
+
+    /// Applies `change` to the edited list as one undoable step; `change`
+    /// returns the path to select afterwards, or `None` when nothing changed.
+    pub fn edit(&mut self, change: impl FnOnce(&mut RuleSet) -> Option<Vec<usize>>) -> bool {
+        let before = self.edited.clone();
+        let Some(select) = change(&mut self.edited) else {
+            return false;
+        };
+        if self.edited == before {
+            return false;
+        }
+        self.history.before_edit(&before);
+        self.refresh();
+        self.select_path(&select);
+        true
+    }
+
+    /// Adds `rule` after the selected one and selects it.
+    pub fn add_rule(&mut self, rule: Rule) {
+        let at = self.selected_path();
+        self.edit(|rules| Some(edit::insert_after(rules, at.as_deref(), rule)));
+    }
+
+    /// Takes the crawl's hit counts when they count for the applied list.
+    pub fn take_hits(&mut self, detail: &Detail) {
+        self.hits =
+            (detail.rules_version == self.applied_version).then(|| detail.rule_hits.clone());
+    }
+
+    /// Hits of the rule in `row`, when the edited list is the applied one.
+    pub fn hits_of(&self, row: usize) -> Option<u64> {
+        if self.dirty() {
+            return None;
+        }
+        self.hits.as_ref()?.get(self.rows.get(row)?.index).copied()
+    }
+
+    /// Lints of the rule in `row`.
+    pub fn lints_of(&self, row: usize) -> impl Iterator<Item = &Lint> {
+        let path: Vec<usize> = self
+            .rows
+            .get(row)
+            .map(|r| r.path.iter().map(|i| i + 1).collect())
+            .unwrap_or_default();
+        self.lints.iter().filter(move |l| l.path == path)
+    }
+
+    /// Makes the edited list the applied one.
+    fn mark_applied(&mut self) {
+        self.applied = self.edited.clone();
+        self.applied_compiled = self.compiled.clone();
+        self.applied_version += 1;
+        self.hits = None;
+    }
+
+    fn undo(&mut self) -> bool {
+        match self.history.undo(&self.edited) {
+            Some(previous) => {
+                self.edited = previous;
+                self.refresh();
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn redo(&mut self) -> bool {
+        match self.history.redo(&self.edited) {
+            Some(next) => {
+                self.edited = next;
+                self.refresh();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl App {
+    pub(super) fn rules_key(&mut self, key: KeyEvent) {
+        let path = self.rules.selected_path();
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        // Changes a field of the selected rule.
+        let set = |app: &mut App, f: &dyn Fn(&mut Rule)| {
+            let Some(path) = path.clone() else { return };
+            app.rules.edit(|rules| {
+                f(edit::get_mut(rules, &path)?);
+                Some(path)
+            });
+        };
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => self.rules.select_step(true),
+            KeyCode::Down | KeyCode::Char('j') => self.rules.select_step(false),
+            KeyCode::Home | KeyCode::Char('g') => self.rules.selected = 0,
+            KeyCode::End | KeyCode::Char('G') => {
+                self.rules.selected = self.rules.rows.len().saturating_sub(1)
+            }
+            KeyCode::PageUp => (0..10).for_each(|_| self.rules.select_step(true)),
+            KeyCode::PageDown => (0..10).for_each(|_| self.rules.select_step(false)),
+            KeyCode::Char(' ') => set(self, &|r| r.enabled = !r.enabled),
+            KeyCode::Char('a') => set(self, &|r| r.action = edit::next_action(r.action)),
+            KeyCode::Char('s') => set(self, &|r| r.stop = !r.stop),
+            KeyCode::Char('+') | KeyCode::Char('=') => set(self, &|r| {
+                r.priority = edit::step_priority(r.priority, true)
+            }),
+            KeyCode::Char('-') => set(self, &|r| {
+                r.priority = edit::step_priority(r.priority, false)
+            }),
+            KeyCode::Char('l') => set(self, &|r| r.log = edit::next_log(r.log)),
+            KeyCode::Char('f') => set(self, &|r| r.filter = edit::next_filter(r.filter)),
+            KeyCode::Char('K') => self.move_selected(|r, p| edit::move_rule(r, p, true)),
+            KeyCode::Char('J') => self.move_selected(|r, p| edit::move_rule(r, p, false)),
+            KeyCode::Char('>') => self.move_selected(edit::indent),
+            KeyCode::Char('<') => self.move_selected(edit::outdent),
+            KeyCode::Char('n') => self.overlay = Overlay::Form(Box::new(Form::new_rule(path))),
+            KeyCode::Char('d') => {
+                if let Some(rule) = self.rules.selected_rule().cloned() {
+                    let mut copy = rule;
+                    copy.name = format!("{} (copy)", copy.name);
+                    self.rules.add_rule(copy);
+                }
+            }
+            KeyCode::Char('x') | KeyCode::Delete => {
+                if let Some(path) = path {
+                    let removed = self.rules.selected_rule().map(|r| r.name.clone());
+                    self.rules.edit(|rules| {
+                        edit::remove(rules, &path)?;
+                        let mut select = path.clone();
+                        if let Some(last) = select.last_mut() {
+                            *last = last.saturating_sub(1);
+                        }
+                        Some(select)
+                    });
+                    if let Some(name) = removed {
+                        self.message = Some(format!("deleted rule {name:?} (u undoes)"));
+                    }
+                }
+            }
+            KeyCode::Enter | KeyCode::Char('e') => {
+                if let (Some(path), Some(rule)) = (path, self.rules.selected_rule()) {
+                    self.overlay = Overlay::Form(Box::new(Form::edit_rule(path, rule)));
+                }
+            }
+            KeyCode::Char('u') => self.undo_redo(true),
+            KeyCode::Char('r') if ctrl => self.undo_redo(false),
+            KeyCode::Char('U') => self.undo_redo(false),
+            KeyCode::Char('c') => self.start_apply(),
+            KeyCode::Char('w') => self.save_rules(),
+            KeyCode::Char('t') => {
+                if self.traps.is_empty() {
+                    self.message = Some("no trap hints yet: no URL pattern keeps growing".into());
+                } else {
+                    self.overlay = Overlay::Traps { selected: 0 };
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn undo_redo(&mut self, undo: bool) {
+        let done = if undo {
+            self.rules.undo()
+        } else {
+            self.rules.redo()
+        };
+        if !done {
+            let what = if undo { "undo" } else { "redo" };
+            self.message = Some(format!("nothing to {what}"));
+        }
+    }
+
+    fn move_selected(&mut self, op: impl FnOnce(&mut RuleSet, &[usize]) -> Option<Vec<usize>>) {
+        let Some(path) = self.rules.selected_path() else {
+            return;
+        };
+        if !self.rules.edit(|rules| op(rules, &path)) {
+            self.message = Some("the rule cannot move that way".into());
+        }
+    }
+
+    /// `c`: counts what the edit would change before it is applied.
+    fn start_apply(&mut self) {
+        if !self.rules.dirty() {
+            self.message = Some("no edits to apply".into());
+            return;
+        }
+        self.overlay = Overlay::WhatIf(Box::default());
+        self.request(Request::WhatIf {
+            old: self.rules.applied_compiled.clone(),
+            new: self.rules.compiled.clone(),
+        });
+    }
+
+    pub(super) fn whatif_key(&mut self, key: KeyEvent) {
+        match key.code {
+            KeyCode::Char('y') | KeyCode::Enter => {
+                self.overlay = Overlay::None;
+                self.request(Request::CancelWhatIf);
+                self.apply();
+            }
+            KeyCode::Char('n') | KeyCode::Esc | KeyCode::Char('q') => {
+                self.overlay = Overlay::None;
+                self.request(Request::CancelWhatIf);
+                self.message = Some("not applied: the crawl keeps its rules".into());
+            }
+            _ => {}
+        }
+    }
+
+    /// Sends the edited rules to the crawl and writes them to the file.
+    fn apply(&mut self) {
+        let compiled = self.rules.compiled.clone();
+        self.rules.mark_applied();
+        if !self.crawl.finished {
+            self.request(Request::Control(Control::Rules(compiled)));
+        }
+        self.message = Some("applied to the crawl; saving the rules file".into());
+        self.save_rules();
+    }
+
+    /// `w`: writes the edited rules to the rules file.
+    fn save_rules(&mut self) {
+        let (path, text, message) = self.rules.save.render(&self.rules.edited);
+        self.request(Request::Save {
+            path,
+            text,
+            message,
+        });
+    }
+}

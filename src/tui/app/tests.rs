@@ -1,0 +1,438 @@
+//! `App::update` driven by actions, without a terminal: every key that
+//! changes state, and what it asks the run loop to do.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::*;
+use crate::rules::dialect::native;
+use crate::store::{State, UrlRecord};
+use crate::tui::log_reader::LogPage;
+use crate::tui::save::SaveTarget;
+
+const RULES: &str = r#"
+[[rules]]
+name = "stay home"
+match = { field = "host", exact = "h" }
+filter = "must-have"
+log = true
+
+[[rules]]
+name = "no pdf"
+match = { field = "extension", exact = "pdf" }
+action = "exclude"
+"#;
+
+pub(crate) fn app() -> App {
+    let rules = native::parse(RULES).expect("rules").rules;
+    let save = SaveTarget::for_config(std::path::Path::new("crawl.toml"), RULES);
+    let mut app = App::new("test".into(), rules, save, [10000, 2000, 1000, 100, 10, 1]);
+    app.update(Action::Resize(100, 30));
+    app
+}
+
+fn key(code: KeyCode) -> Action {
+    Action::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn ch(c: char) -> Action {
+    key(KeyCode::Char(c))
+}
+
+fn typed(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.update(ch(c));
+    }
+}
+
+#[test]
+fn number_keys_tab_and_help() {
+    let mut app = app();
+    assert_eq!(app.view, View::Rules);
+    app.update(ch('3'));
+    assert_eq!(app.view, View::Log);
+    app.update(key(KeyCode::Tab));
+    assert_eq!(app.view, View::Explain);
+    app.update(key(KeyCode::Esc)); // stop typing in Explain
+    app.update(key(KeyCode::Tab));
+    assert_eq!(app.view, View::Rules);
+    app.update(key(KeyCode::BackTab));
+    assert_eq!(app.view, View::Explain);
+    app.update(ch('2'));
+    assert_eq!(app.view, View::Explain, "typing a 2 in the URL input");
+    app.update(key(KeyCode::Esc));
+    app.update(ch('2'));
+    assert_eq!(app.view, View::Queues);
+    app.update(ch('?'));
+    assert!(matches!(app.overlay, Overlay::Help));
+    app.update(ch('q'));
+    assert!(matches!(app.overlay, Overlay::None), "q closes help first");
+    assert!(!app.should_quit());
+    app.update(ch('q'));
+    assert!(app.should_quit());
+}
+
+#[test]
+fn rule_keys_edit_and_undo() {
+    let mut app = app();
+    app.update(ch(' '));
+    assert!(!app.rules.edited.rules[0].enabled);
+    assert!(app.rules.dirty());
+    app.update(ch('j'));
+    app.update(ch('a')); // exclude → exclude-scan
+    assert_eq!(
+        app.rules.edited.rules[1].action.map(|a| a.name()),
+        Some("exclude-scan")
+    );
+    app.update(ch('s'));
+    assert!(app.rules.edited.rules[1].stop);
+    app.update(ch('+'));
+    assert_eq!(
+        app.rules.edited.rules[1].priority.map(|p| p.name()),
+        Some("high")
+    );
+    app.update(ch('K'));
+    assert_eq!(app.rules.edited.rules[0].name, "no pdf", "moved up");
+    assert_eq!(app.rules.selected, 0, "selection follows the rule");
+    app.update(ch('>'));
+    assert_eq!(
+        app.message.as_deref(),
+        Some("the rule cannot move that way")
+    );
+    app.update(ch('j'));
+    app.update(ch('>'));
+    assert_eq!(
+        app.rules.edited.rules[0].rules[0].name, "stay home",
+        "moved into the block"
+    );
+    for _ in 0..6 {
+        app.update(ch('u'));
+    }
+    assert!(!app.rules.dirty(), "six undos restore the original");
+    app.update(Action::Key(KeyEvent::new(
+        KeyCode::Char('r'),
+        KeyModifiers::CONTROL,
+    )));
+    assert!(
+        !app.rules.edited.rules[0].enabled,
+        "redo brings the first edit back"
+    );
+}
+
+#[test]
+fn apply_goes_through_the_what_if_then_to_the_crawl_and_the_file() {
+    let mut app = app();
+    app.update(ch('c'));
+    assert_eq!(app.message.as_deref(), Some("no edits to apply"));
+    app.update(ch('x')); // delete "stay home"
+    app.update(ch('c'));
+    assert!(matches!(app.overlay, Overlay::WhatIf(_)));
+    let requests = app.take_requests();
+    assert!(requests.iter().any(|r| matches!(r, Request::WhatIf { .. })));
+    app.update(ch('y'));
+    let requests = app.take_requests();
+    let rules = requests.iter().find_map(|r| match r {
+        Request::Control(Control::Rules(rules)) => Some(rules.clone()),
+        _ => None,
+    });
+    assert_eq!(rules.expect("rules sent").rule_info().len(), 1);
+    let saved = requests.iter().find_map(|r| match r {
+        Request::Save { text, .. } => Some(text.clone()),
+        _ => None,
+    });
+    let saved = saved.expect("saved");
+    assert!(
+        saved.contains("no pdf") && !saved.contains("stay home"),
+        "{saved}"
+    );
+    assert!(!app.rules.dirty());
+}
+
+#[test]
+fn the_form_validates_as_you_type_and_adds_the_rule() {
+    let mut app = app();
+    app.update(ch('n'));
+    let Overlay::Form(form) = &app.overlay else {
+        panic!("no form")
+    };
+    assert_eq!(form.focus, FormFocus::Pattern);
+    // Back to the matcher, and choose regex.
+    app.update(key(KeyCode::BackTab));
+    for _ in 0..7 {
+        app.update(key(KeyCode::Right)); // prefix → … → regex (wraps)
+    }
+    app.update(key(KeyCode::Tab));
+    typed(&mut app, "/a(b");
+    let Overlay::Form(form) = &app.overlay else {
+        panic!("no form")
+    };
+    assert_eq!(form.matcher_key(), "regex");
+    let error = form.error.clone().expect("a bad regex is an error");
+    assert!(error.contains("unclosed group"), "{error}");
+    app.update(key(KeyCode::Enter));
+    assert!(
+        matches!(app.overlay, Overlay::Form(_)),
+        "not saved while invalid"
+    );
+    typed(&mut app, ")");
+    app.update(key(KeyCode::Enter));
+    assert!(matches!(app.overlay, Overlay::None));
+    let added = &app.rules.edited.rules[1];
+    assert_eq!(added.name, "new rule");
+    assert_eq!(
+        added.condition.as_ref().map(|c| c.to_string()).as_deref(),
+        Some("path regex \"/a(b)\"")
+    );
+}
+
+#[test]
+fn the_form_shows_lints() {
+    let mut app = app();
+    app.update(key(KeyCode::Enter)); // edit "stay home": host exact h
+    typed(&mut app, "\u{8}"); // not a key the input takes: no change
+    for _ in 0..3 {
+        app.update(key(KeyCode::BackTab)); // pattern → matcher → field → name
+    }
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::Left)); // exact → regex
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::End));
+    typed(&mut app, "ost.example.com");
+    let Overlay::Form(form) = &app.overlay else {
+        panic!("no form")
+    };
+    assert_eq!(form.matcher_key(), "regex");
+    assert!(form.error.is_none(), "{:?}", form.error);
+    assert!(
+        form.lints.iter().any(|l| l.contains("`.`")),
+        "an unescaped dot is linted: {:?}",
+        form.lints
+    );
+    app.update(key(KeyCode::Esc));
+    assert!(!app.rules.dirty(), "Esc keeps the rule as it was");
+}
+
+fn record(url: &str, state: State) -> UrlRecord {
+    UrlRecord {
+        url: url.into(),
+        state,
+        reason: "because".into(),
+        ..UrlRecord::default()
+    }
+}
+
+fn page(app: &App, rows: Vec<(u64, UrlRecord)>) -> Option<LogPage> {
+    let _ = app;
+    Some(LogPage {
+        seq: 0,
+        from: crate::tui::log_reader::PageFrom::End,
+        rows,
+        total: 100,
+        error: None,
+    })
+}
+
+/// The last page request, answered with `rows`.
+fn answer(app: &mut App, rows: Vec<(u64, UrlRecord)>) -> Request {
+    let request = app
+        .take_requests()
+        .into_iter()
+        .filter(|r| matches!(r, Request::LogPage { .. }))
+        .last()
+        .expect("a page request");
+    let Request::LogPage { seq, from, .. } = &request else {
+        unreachable!()
+    };
+    let mut p = page(app, rows).expect("page");
+    p.seq = *seq;
+    p.from = *from;
+    app.update(Action::LogPage(p));
+    request
+}
+
+#[test]
+fn the_log_pages_filters_and_follows() {
+    let mut app = app();
+    app.update(ch('3'));
+    let n = crate::tui::view::layout::log_list_rows(app.size) as u64;
+    let window = |from: u64| -> Vec<(u64, UrlRecord)> {
+        (from..from + n)
+            .map(|i| (i, record(&format!("http://h/{i}"), State::Fetched)))
+            .collect()
+    };
+    let first = answer(&mut app, window(100));
+    assert!(
+        matches!(
+            first,
+            Request::LogPage {
+                from: PageFrom::End,
+                ..
+            }
+        ),
+        "following the tail"
+    );
+    assert_eq!(app.log.selected_id(), Some(99 + n));
+    // Up moves within the window; it stops following.
+    app.update(ch('k'));
+    assert_eq!(app.log.selected_id(), Some(98 + n));
+    assert!(!app.log.follow);
+    // Down past the bottom asks for the window one further on.
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Down));
+    let next = answer(&mut app, window(101));
+    assert!(
+        matches!(
+            next,
+            Request::LogPage {
+                from: PageFrom::After(100),
+                ..
+            }
+        ),
+        "{next:?}"
+    );
+    assert_eq!(app.log.selected_id(), Some(100 + n), "the new last row");
+    // Up past the top asks for the window one before.
+    app.update(key(KeyCode::Home));
+    answer(&mut app, window(1));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Up));
+    app.update(key(KeyCode::Up));
+    let back = answer(&mut app, Vec::new());
+    assert!(
+        matches!(back, Request::LogPage { from: PageFrom::Before(b), .. } if b == n),
+        "{back:?}"
+    );
+    assert_eq!(
+        app.log.selected_id(),
+        Some(1),
+        "nothing before the first: stays on it"
+    );
+    // The state filter cycles.
+    app.update(ch('s'));
+    let Request::LogPage { query, .. } = answer(&mut app, Vec::new()) else {
+        unreachable!()
+    };
+    assert_eq!(query.state, Some(State::Queued));
+    // A text filter that is not a regex is refused as typed.
+    app.update(ch('/'));
+    typed(&mut app, "a(");
+    assert!(app.log.filter_error.is_some());
+    app.update(key(KeyCode::Enter));
+    assert!(app.log.filter_input.is_some(), "not applied");
+    app.update(key(KeyCode::Backspace));
+    app.update(key(KeyCode::Enter));
+    let Request::LogPage { query, .. } = answer(&mut app, Vec::new()) else {
+        unreachable!()
+    };
+    assert_eq!(
+        query.text.map(|r| r.as_str().to_string()).as_deref(),
+        Some("a")
+    );
+}
+
+#[test]
+fn an_old_page_answer_is_dropped() {
+    let mut app = app();
+    app.update(ch('3'));
+    app.update(ch('s')); // a second request supersedes the first
+    let mut p = page(&app, vec![(1, record("http://h/old", State::Fetched))]).expect("page");
+    p.seq = 1;
+    app.update(Action::LogPage(p));
+    assert!(app.log.rows.is_empty());
+}
+
+#[test]
+fn pause_and_weights_are_commands_to_the_crawl() {
+    let mut app = app();
+    app.update(ch('p'));
+    assert!(app.crawl.stats.paused);
+    assert!(matches!(
+        app.take_requests()[..],
+        [Request::Control(Control::Pause)]
+    ));
+    app.update(ch('p'));
+    assert!(matches!(
+        app.take_requests()[..],
+        [Request::Control(Control::Resume)]
+    ));
+    app.update(ch('2'));
+    app.update(ch('j'));
+    app.update(ch('+'));
+    let requests = app.take_requests();
+    assert!(
+        matches!(
+            requests[..],
+            [Request::Control(Control::Weights([
+                10000, 4000, 1000, 100, 10, 1
+            ]))]
+        ),
+        "{requests:?}"
+    );
+}
+
+#[test]
+fn a_trap_hint_becomes_a_rule_with_one_key() {
+    let mut app = app();
+    app.update(ch('t'));
+    assert!(matches!(app.overlay, Overlay::None), "no hints yet");
+    let urls: Vec<String> = (0..20)
+        .map(|i| format!("http://h/cal/{}/01/", 2030 + i))
+        .collect();
+    app.update(Action::Traps(crate::tui::traps::hints(
+        urls.iter().map(String::as_str),
+    )));
+    app.update(ch('t'));
+    app.update(key(KeyCode::Enter));
+    assert!(app.rules.dirty());
+    assert!(
+        app.rules
+            .edited
+            .rules
+            .iter()
+            .any(|r| r.name == "trap: calendar under /cal/")
+    );
+}
+
+#[test]
+fn explain_follows_every_key() {
+    let mut app = app();
+    app.update(ch('4'));
+    typed(&mut app, "http://h/a.pdf");
+    assert!(
+        app.explain.result.contains("not fetched"),
+        "{}",
+        app.explain.result
+    );
+    assert!(app.explain.result.contains("no pdf"));
+    app.update(key(KeyCode::Backspace));
+    assert!(
+        app.explain.result.contains("fetch + save + follow"),
+        "{}",
+        app.explain.result
+    );
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::Tab));
+    typed(&mut app, "not-an-ip");
+    assert!(app.explain.result.contains("not an IP address"));
+}
+
+#[test]
+fn rule_hits_count_only_for_the_applied_list() {
+    let mut app = app();
+    let detail = Detail {
+        rule_hits: vec![7, 0],
+        ..Detail::default()
+    };
+    app.update(Action::Detail(Box::new(detail.clone())));
+    assert_eq!(app.rules.hits_of(0), Some(7));
+    app.update(ch(' '));
+    assert_eq!(app.rules.hits_of(0), None, "edited: hits would mislead");
+    app.update(ch('c'));
+    app.update(ch('y'));
+    app.update(Action::Detail(Box::new(detail)));
+    assert_eq!(
+        app.rules.hits_of(0),
+        None,
+        "counts for the old list are dropped"
+    );
+}

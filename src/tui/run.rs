@@ -1,0 +1,268 @@
+//! The run loop: terminal set-up and restore (on every exit path, panics
+//! included), the input thread, and carrying out the app's requests off the
+//! UI task.
+
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+use ratatui::crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent, KeyEventKind, MouseEventKind,
+};
+use ratatui::crossterm::execute;
+use tokio::sync::mpsc;
+
+use super::action::Action;
+use super::app::{App, Request};
+use super::log_reader::{latest_urls, read_page, read_record, scan_all};
+use super::traps;
+use super::whatif::WhatIf;
+use crate::crawl::engine::{Control, Event};
+use crate::store::UrlLog;
+
+/// How often the screen is redrawn at least (and the app ticks).
+const TICK: Duration = Duration::from_millis(100);
+
+/// Records read per chunk of a what-if count; progress is shown between.
+const WHATIF_CHUNK: usize = 20_000;
+
+/// Latest discoveries looked at for trap hints.
+const TRAP_WINDOW: usize = 5_000;
+
+/// What the console needs from its caller.
+#[derive(Debug)]
+pub struct Console {
+    pub app: App,
+    pub log: Arc<UrlLog>,
+    /// Commands to the crawl. Bounded; a full channel drops the command and
+    /// says so rather than wait.
+    pub control: mpsc::Sender<Control>,
+    /// News from the crawl (bounded by the engine; it never waits on us).
+    pub events: mpsc::Receiver<Event>,
+}
+
+/// Restores the terminal when dropped, whatever the exit path.
+struct TerminalGuard;
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        let _ = execute!(io::stdout(), DisableMouseCapture);
+        ratatui::restore();
+    }
+}
+
+/// Runs the console until the user quits. The crawl keeps running when the
+/// console returns; the caller stops it.
+pub async fn run(console: Console) -> io::Result<()> {
+    // ratatui::init installs a panic hook that restores the terminal first.
+    let mut terminal = ratatui::init();
+    let _guard = TerminalGuard;
+    let _ = execute!(io::stdout(), EnableMouseCapture);
+    // Input: a thread blocking on the terminal, handing events over a
+    // bounded channel; it ends when `stop` is set or the channel closes.
+    let (input_tx, input_rx) = mpsc::channel::<TermEvent>(256);
+    let stop = Arc::new(AtomicBool::new(false));
+    let input_stop = stop.clone();
+    std::thread::spawn(move || {
+        while !input_stop.load(Ordering::Relaxed) {
+            match event::poll(Duration::from_millis(50)) {
+                Ok(true) => match event::read() {
+                    Ok(ev) => {
+                        if input_tx.blocking_send(ev).is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => return,
+                },
+                Ok(false) => {}
+                Err(_) => return,
+            }
+        }
+    });
+    let result = drive(&mut terminal, console, input_rx).await;
+    stop.store(true, Ordering::Relaxed);
+    result.map(|_| ())
+}
+
+/// The loop itself, on any ratatui backend (a real terminal, or a test
+/// buffer in the load benchmark): wait for something, drain everything
+/// ready, update, carry out the requests, draw once. Returns the frames
+/// drawn.
+pub async fn drive<B: Backend>(
+    terminal: &mut Terminal<B>,
+    console: Console,
+    mut input: mpsc::Receiver<TermEvent>,
+) -> io::Result<u64>
+where
+    B::Error: Send + Sync + 'static,
+{
+    let Console {
+        mut app,
+        log,
+        control,
+        mut events,
+    } = console;
+    let size = terminal.size().map_err(io::Error::other)?;
+    app.update(Action::Resize(size.width, size.height));
+    // Results of off-task work. Bounded: a burst waits in its worker, never
+    // in the UI.
+    let (results_tx, mut results_rx) = mpsc::channel::<Action>(64);
+    // The what-if count in progress; a newer one (or a cancel) bumps it and
+    // the old worker stops at its next chunk.
+    let whatif_generation = Arc::new(AtomicU64::new(0));
+    let mut ticker = tokio::time::interval(TICK);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut frames = 0;
+    loop {
+        let mut actions = Vec::new();
+        tokio::select! {
+            Some(ev) = input.recv() => actions.extend(term_action(ev)),
+            Some(ev) = events.recv() => actions.push(engine_action(ev)),
+            Some(a) = results_rx.recv() => actions.push(a),
+            _ = ticker.tick() => actions.push(Action::Tick),
+        }
+        // Drain whatever else is ready, then draw once.
+        while let Ok(ev) = input.try_recv() {
+            actions.extend(term_action(ev));
+        }
+        while let Ok(ev) = events.try_recv() {
+            actions.push(engine_action(ev));
+        }
+        while let Ok(a) = results_rx.try_recv() {
+            actions.push(a);
+        }
+        for action in actions {
+            app.update(action);
+        }
+        for request in app.take_requests() {
+            carry_out(
+                request,
+                &log,
+                &control,
+                &results_tx,
+                &whatif_generation,
+                &mut app,
+            );
+        }
+        if app.should_quit() {
+            break;
+        }
+        terminal
+            .draw(|frame| super::view::draw(frame, &app))
+            .map_err(io::Error::other)?;
+        frames += 1;
+    }
+    whatif_generation.fetch_add(1, Ordering::Relaxed);
+    Ok(frames)
+}
+
+fn term_action(ev: TermEvent) -> Option<Action> {
+    match ev {
+        TermEvent::Key(key) if key.kind != KeyEventKind::Release => Some(Action::Key(key)),
+        TermEvent::Mouse(m) => match m.kind {
+            MouseEventKind::ScrollUp => Some(Action::ScrollUp),
+            MouseEventKind::ScrollDown => Some(Action::ScrollDown),
+            _ => None,
+        },
+        TermEvent::Resize(w, h) => Some(Action::Resize(w, h)),
+        _ => None,
+    }
+}
+
+fn engine_action(ev: Event) -> Action {
+    match ev {
+        Event::Stats(s) => Action::Stats(s),
+        Event::Detail(d) => Action::Detail(d),
+        Event::Finished(s) => Action::Finished(s),
+    }
+}
+
+/// Starts the work a request asks for, without waiting for it.
+fn carry_out(
+    request: Request,
+    log: &Arc<UrlLog>,
+    control: &mpsc::Sender<Control>,
+    results: &mpsc::Sender<Action>,
+    whatif_generation: &Arc<AtomicU64>,
+    app: &mut App,
+) {
+    match request {
+        Request::Control(command) => {
+            let asked_detail = matches!(command, Control::Detail);
+            if control.try_send(command).is_err() && !asked_detail {
+                app.message = Some("the crawl is not taking commands (finished or busy)".into());
+            }
+        }
+        Request::LogPage {
+            query,
+            from,
+            limit,
+            seq,
+        } => {
+            let (log, results) = (log.clone(), results.clone());
+            tokio::task::spawn_blocking(move || {
+                let page = read_page(&log, &query, from, limit, seq);
+                let _ = results.blocking_send(Action::LogPage(page));
+            });
+        }
+        Request::Record(id) => {
+            let (log, results) = (log.clone(), results.clone());
+            tokio::task::spawn_blocking(move || {
+                if let Ok(Some(view)) = read_record(&log, id) {
+                    let _ = results.blocking_send(Action::Record(Box::new(view)));
+                }
+            });
+        }
+        Request::WhatIf { old, new } => {
+            let generation = whatif_generation.fetch_add(1, Ordering::Relaxed) + 1;
+            let (log, results, current) = (log.clone(), results.clone(), whatif_generation.clone());
+            tokio::task::spawn_blocking(move || {
+                let mut count = WhatIf::new(old, new, log.len());
+                scan_all(&log, WHATIF_CHUNK, |rows| {
+                    if current.load(Ordering::Relaxed) != generation {
+                        return false;
+                    }
+                    for (_, record) in rows {
+                        count.add(record);
+                    }
+                    let _ = results.blocking_send(Action::WhatIf(Box::new(count.report.clone())));
+                    true
+                });
+                if current.load(Ordering::Relaxed) == generation {
+                    count.report.done = true;
+                    let _ = results.blocking_send(Action::WhatIf(Box::new(count.report)));
+                }
+            });
+        }
+        Request::CancelWhatIf => {
+            whatif_generation.fetch_add(1, Ordering::Relaxed);
+        }
+        Request::Traps => {
+            let (log, results) = (log.clone(), results.clone());
+            tokio::task::spawn_blocking(move || {
+                let urls = latest_urls(&log, TRAP_WINDOW);
+                let hints = traps::hints(urls.iter().map(String::as_str));
+                let _ = results.blocking_send(Action::Traps(hints));
+            });
+        }
+        Request::Save {
+            path,
+            text,
+            message,
+        } => {
+            let results = results.clone();
+            tokio::task::spawn_blocking(move || {
+                // Written beside, then renamed: a crash never leaves half a file.
+                let tmp = path.with_extension("toml.tmp");
+                let outcome = std::fs::write(&tmp, &text)
+                    .and_then(|()| std::fs::rename(&tmp, &path))
+                    .map(|()| message)
+                    .map_err(|e| format!("{}: {e}", path.display()));
+                let _ = results.blocking_send(Action::Saved(outcome));
+            });
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Where edited rules are written (SPEC §4: every applied change goes back
+//! to the rules file). A native config whose `[[rules]]` tables come last
+//! is rewritten in place: everything before the first `[[rules]]` is kept
+//! byte for byte (comments, `[crawl]`, `[queues]`) and the rules after it
+//! are written by the native writer. Any other layout gets a rules-only file
+//! beside it (`NAME.rules.toml`) rather than a rewrite that could lose what
+//! the user wrote; the message says which.
+
+use std::path::{Path, PathBuf};
+
+use crate::rules::dialect::write::to_toml;
+use crate::rules::model::{Rule, RuleSet};
+
+/// How the console saves rules for one config file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SaveTarget {
+    /// Rewrite `path`: `head` (the text before the rules) then the rules.
+    InPlace { path: PathBuf, head: String },
+    /// Write a rules-only file at `path`, beside `config`.
+    Beside { path: PathBuf, config: PathBuf },
+}
+
+impl SaveTarget {
+    /// Decides how to save rules for the config file `path` holding `text`.
+    pub fn for_config(path: &Path, text: &str) -> SaveTarget {
+        let mut offset = 0;
+        let mut rules_start = None;
+        let mut foreign_after = false;
+        for line in text.split_inclusive('\n') {
+            let t = line.trim_start();
+            if t.starts_with("[[rules]]") && rules_start.is_none() {
+                rules_start = Some(offset);
+            } else if rules_start.is_some()
+                && t.starts_with('[')
+                && !t.starts_with("[[rules")
+                && !t.starts_with("[rules")
+            {
+                foreign_after = true;
+            }
+            offset += line.len();
+        }
+        match (rules_start, foreign_after) {
+            (_, true) => SaveTarget::Beside {
+                path: beside(path),
+                config: path.to_path_buf(),
+            },
+            (start, false) => {
+                let head = &text[..start.unwrap_or(text.len())];
+                let mut head = head.to_string();
+                if !head.is_empty() && !head.ends_with('\n') {
+                    head.push('\n');
+                }
+                SaveTarget::InPlace {
+                    path: path.to_path_buf(),
+                    head,
+                }
+            }
+        }
+    }
+
+    /// The file to write, its text, and what to tell the user.
+    pub fn render(&self, rules: &RuleSet) -> (PathBuf, String, String) {
+        // Source lines of imported or earlier rules are stale once edited.
+        let mut rules = rules.clone();
+        clear_lines(&mut rules.rules);
+        let body = to_toml(&rules, "");
+        match self {
+            SaveTarget::InPlace { path, head } => {
+                // The head keeps its own `[crawl]` table (with `disposition`):
+                // drop the writer's, or the file would define it twice.
+                let disposition =
+                    format!("[crawl]\ndisposition = {:?}\n", rules.disposition.name());
+                let body = body.replacen(&disposition, "", 1);
+                let gap = if head.is_empty() || head.ends_with("\n\n") {
+                    ""
+                } else {
+                    "\n"
+                };
+                let text = format!("{head}{gap}{}\n", body.trim());
+                let message = format!(
+                    "rules saved in {} (native TOML, the rest of the file kept)",
+                    path.display()
+                );
+                (path.clone(), text, message)
+            }
+            SaveTarget::Beside { path, config } => {
+                let message = format!(
+                    "rules saved as native TOML in {} ({} has tables after its rules, so it was left as it is)",
+                    path.display(),
+                    config.display()
+                );
+                (path.clone(), body, message)
+            }
+        }
+    }
+}
+
+fn beside(path: &Path) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "crawl".into());
+    path.with_file_name(format!("{stem}.rules.toml"))
+}
+
+fn clear_lines(rules: &mut [Rule]) {
+    for rule in rules {
+        rule.origin.line = 0;
+        clear_lines(&mut rule.rules);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::dialect::native;
+
+    const CONFIG: &str = "# my crawl\n[crawl]\nstart = [\"http://h/\"]\ndisposition = \"disallow-log\"\n\n[queues]\nuser = 5\n\n[[rules]]\nname = \"a\"\naction = \"exclude\"\n";
+
+    #[test]
+    fn a_config_with_rules_last_is_rewritten_keeping_its_head() {
+        let target = SaveTarget::for_config(Path::new("c.toml"), CONFIG);
+        let mut rules = native::parse(CONFIG).expect("rules").rules;
+        rules.rules[0].name = "renamed".into();
+        let (path, text, message) = target.render(&rules);
+        assert_eq!(path, Path::new("c.toml"));
+        assert!(text.starts_with("# my crawl\n[crawl]\nstart"), "{text}");
+        assert!(message.contains("c.toml"));
+        // Reads back to the same rules, with the head's settings intact.
+        let back = native::parse(&text).expect("saved file parses");
+        assert_eq!(back.rules.rules[0].name, "renamed");
+        assert_eq!(back.rules.disposition.name(), "disallow-log");
+        crate::config::Config::from_toml("c.toml", &text).expect("still a valid config");
+    }
+
+    #[test]
+    fn a_table_after_the_rules_means_a_file_beside() {
+        let text = format!("{CONFIG}\n[queues]\nfollow = 3\n");
+        let target = SaveTarget::for_config(Path::new("dir/c.toml"), &text);
+        assert_eq!(
+            target,
+            SaveTarget::Beside {
+                path: PathBuf::from("dir/c.rules.toml"),
+                config: PathBuf::from("dir/c.toml")
+            }
+        );
+        let rules = native::parse(CONFIG).expect("rules").rules;
+        let (_, body, message) = target.render(&rules);
+        assert!(message.contains("dir/c.rules.toml"));
+        assert_eq!(native::parse(&body).expect("parses").rules.rules.len(), 1);
+    }
+
+    #[test]
+    fn a_config_without_rules_gets_them_appended() {
+        let text = "[crawl]\nstart = [\"http://h/\"]";
+        let target = SaveTarget::for_config(Path::new("c.toml"), text);
+        let rules = native::parse(CONFIG).expect("rules").rules;
+        let (_, saved, _) = target.render(&rules);
+        assert!(
+            saved.starts_with("[crawl]\nstart = [\"http://h/\"]\n\n[[rules]]"),
+            "{saved}"
+        );
+    }
+}

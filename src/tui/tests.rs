@@ -1,0 +1,378 @@
+//! Whole-screen snapshots of every view through ratatui's `TestBackend`
+//! (insta; the numbers are fixed by the test, so nothing volatile is left),
+//! at the size users meet most (120x36) and at the 80x24 minimum, and the
+//! escaping of what a crawled site controls.
+
+use std::time::Duration;
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::action::Action;
+use super::app::App;
+use super::log_reader::{LogPage, PageFrom, RecordView};
+use super::save::SaveTarget;
+use crate::crawl::detail::{Detail, HostIdle, HostRow, QueueRow};
+use crate::crawl::engine::Stats;
+use crate::crawl::frontier::QUEUES;
+use crate::rules::dialect::native;
+use crate::store::{ErrorClass, ErrorInfo, State, TraceLine, UrlRecord};
+
+const RULES: &str = r#"
+[[rules]]
+name = "stay on the demo host"
+match = { field = "host", exact = "127.0.0.1" }
+filter = "must-have"
+log = true
+
+[[rules]]
+name = "everything stops here"
+stop = true
+enabled = false
+
+[[rules]]
+name = "calendar trap"
+match = { field = "path", prefix = "/calendar/" }
+filter = "may-not-have"
+log = true
+
+[[rules]]
+name = "pages"
+match = { field = "extension", regex = '^(html?)?$' }
+action = "download"
+
+[[rules]]
+name = "staff area"
+match = { field = "path", prefix = "/private/" }
+action = "exclude"
+stop = true
+
+[[rules]]
+name = "staff reports"
+match = { field = "path", prefix = "/private/reports/" }
+action = "download"
+
+[[rules]]
+name = "catalogue"
+match = { field = "path", prefix = "/products/" }
+  [[rules.rules]]
+  name = "items: saved, not followed"
+  match = { field = "path", regex = 'item-[0-9]+$' }
+  action = "download-no-scan"
+  priority = "low"
+
+[[rules]]
+name = "host typo"
+match = { field = "host", regex = 'example.com' }
+action = "exclude"
+"#;
+
+fn stats() -> Stats {
+    Stats {
+        discovered: 412,
+        queued: 57,
+        in_flight: 2,
+        fetched: 31,
+        saved: 250,
+        filtered: 64,
+        errors: 8,
+        retries: 4,
+        dropped_by_new_rules: 0,
+        paused: false,
+        elapsed: Duration::from_secs(83),
+    }
+}
+
+fn detail() -> Detail {
+    let lengths = [0, 1, 20, 24, 13, 0];
+    let picks = [1, 3, 43, 112, 8, 0];
+    Detail {
+        queues: QUEUES
+            .iter()
+            .enumerate()
+            .map(|(i, &queue)| QueueRow {
+                queue,
+                weight: [10000, 2000, 1000, 100, 10, 1][i],
+                length: lengths[i],
+                picks: picks[i],
+            })
+            .collect(),
+        hosts: vec![
+            HostRow {
+                origin: "http://127.0.0.1:8080".into(),
+                pending: 57,
+                in_flight: 2,
+                fetched: 281,
+                delay: Duration::from_millis(10),
+                errors_in_row: 0,
+                idle: HostIdle::Politeness(Duration::from_millis(6)),
+                robots: "parsed: 2 groups, Crawl-delay none".into(),
+            },
+            HostRow {
+                origin: "http://slow.test:8080".into(),
+                pending: 3,
+                in_flight: 0,
+                fetched: 2,
+                delay: Duration::from_secs(2),
+                errors_in_row: 2,
+                idle: HostIdle::Backoff(Duration::from_millis(3500)),
+                robots: "HTTP 503: all disallowed".into(),
+            },
+        ],
+        hosts_total: 2,
+        rule_hits: vec![400, 0, 12, 230, 3, 0, 77, 68, 0],
+        rules_version: 0,
+    }
+}
+
+fn record(url: &str, state: State, reason: &str) -> UrlRecord {
+    UrlRecord {
+        url: url.into(),
+        state,
+        reason: reason.into(),
+        fetch: state != State::Filtered,
+        save: state == State::Saved,
+        follow: true,
+        filtered: state == State::Filtered,
+        queue: if state == State::Filtered {
+            "none"
+        } else {
+            "index_follow"
+        }
+        .into(),
+        link_depth: 2,
+        referrer: Some(1),
+        status: matches!(state, State::Saved | State::Fetched).then_some(200),
+        content_type: matches!(state, State::Saved).then(|| "text/html".into()),
+        size: matches!(state, State::Saved).then_some(5120),
+        ..UrlRecord::default()
+    }
+}
+
+fn log_rows() -> Vec<(u64, UrlRecord)> {
+    let o = "http://127.0.0.1:8080";
+    let mut filtered = record(
+        &format!("{o}/calendar/2031/07/"),
+        State::Filtered,
+        "filtered by rule 3 \"calendar trap\"",
+    );
+    filtered.trace = vec![
+        TraceLine {
+            rule: "1".into(),
+            name: "stay on the demo host".into(),
+            line: 3,
+            step: "matched".into(),
+            detail: "filter must-have, log".into(),
+        },
+        TraceLine {
+            rule: "3".into(),
+            name: "calendar trap".into(),
+            line: 14,
+            step: "matched".into(),
+            detail: "filter may-not-have, log → FILTERED".into(),
+        },
+    ];
+    filtered.robots =
+        Some("robots.txt http://127.0.0.1:8080/robots.txt: no rule matches (group *)".into());
+    let mut error = record(
+        &format!("{o}/error/503"),
+        State::Error,
+        "HTTP 503, gave up after 3 tries",
+    );
+    error.error = Some(ErrorInfo {
+        class: ErrorClass::Temporary,
+        count: 3,
+        message: "HTTP 503 Service Unavailable (Retry-After: 1)".into(),
+    });
+    vec![
+        (41, record(&format!("{o}/docs/"), State::Saved, "saved")),
+        (
+            42,
+            record(&format!("{o}/docs/install.html"), State::Saved, "saved"),
+        ),
+        (43, filtered),
+        (44, error),
+        (
+            45,
+            record(
+                &format!("{o}/products/widgets/item-7"),
+                State::Queued,
+                "queued in index",
+            ),
+        ),
+        // A page controls its links: this one tries to clear the screen.
+        (
+            46,
+            record(
+                &format!("{o}/weird/\u{1b}[2Jgotcha"),
+                State::Fetched,
+                "fetched",
+            ),
+        ),
+    ]
+}
+
+/// The console as a user sees it mid-crawl.
+fn app(size: (u16, u16)) -> App {
+    let rules = native::parse(RULES).expect("rules").rules;
+    let save = SaveTarget::for_config(std::path::Path::new("demo.toml"), RULES);
+    let mut app = App::new(
+        "crawlspace/0.1".into(),
+        rules,
+        save,
+        [10000, 2000, 1000, 100, 10, 1],
+    );
+    app.update(Action::Resize(size.0, size.1));
+    app.update(Action::Stats(stats()));
+    app.update(Action::Detail(Box::new(detail())));
+    for rate in [0u64, 40, 66, 70, 65, 68, 12, 55] {
+        // Rate samples come from the counters, one a second (10 ticks).
+        let mut s = stats();
+        s.fetched = app.crawl.stats.fetched + rate;
+        app.update(Action::Stats(s));
+        for _ in 0..10 {
+            app.update(Action::Tick);
+        }
+    }
+    app.update(Action::Stats(stats()));
+    app.take_requests();
+    app
+}
+
+fn key(app: &mut App, c: char) {
+    app.update(Action::Key(KeyEvent::new(
+        KeyCode::Char(c),
+        KeyModifiers::NONE,
+    )));
+}
+
+/// Opens the log view and answers its page request and record request.
+fn log_view(app: &mut App, selected: usize) {
+    key(app, '3');
+    let rows = log_rows();
+    app.update(Action::LogPage(LogPage {
+        seq: 1,
+        from: PageFrom::End,
+        rows: rows.clone(),
+        total: 412,
+        error: None,
+    }));
+    for _ in 0..(rows.len() - 1 - selected) {
+        key(app, 'k');
+    }
+    let (id, record) = rows[selected].clone();
+    app.update(Action::Tick);
+    app.update(Action::Record(Box::new(RecordView {
+        id,
+        record,
+        chain: vec![
+            (12, "http://127.0.0.1:8080/calendar/2031/06/".into()),
+            (1, "http://127.0.0.1:8080/".into()),
+        ],
+    })));
+}
+
+fn screen(app: &App) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(app.size.0, app.size.1)).expect("terminal");
+    terminal.draw(|f| super::view::draw(f, app)).expect("draw");
+    format!("{}", terminal.backend())
+}
+
+#[test]
+fn rules_view() {
+    insta::assert_snapshot!(screen(&app((120, 36))));
+}
+
+#[test]
+fn rules_view_small() {
+    insta::assert_snapshot!(screen(&app((80, 24))));
+}
+
+#[test]
+fn queues_view() {
+    let mut a = app((120, 36));
+    key(&mut a, '2');
+    insta::assert_snapshot!(screen(&a));
+}
+
+#[test]
+fn log_view_with_the_why() {
+    let mut a = app((120, 36));
+    log_view(&mut a, 2);
+    insta::assert_snapshot!(screen(&a));
+}
+
+#[test]
+fn log_view_small() {
+    let mut a = app((80, 24));
+    log_view(&mut a, 3);
+    insta::assert_snapshot!(screen(&a));
+}
+
+#[test]
+fn explain_view() {
+    let mut a = app((120, 36));
+    key(&mut a, '4');
+    for c in "http://127.0.0.1:8080/private/reports/q3.html".chars() {
+        key(&mut a, c);
+    }
+    insta::assert_snapshot!(screen(&a));
+}
+
+#[test]
+fn help_overlay() {
+    let mut a = app((120, 36));
+    key(&mut a, '?');
+    insta::assert_snapshot!(screen(&a));
+}
+
+#[test]
+fn form_overlay_with_a_bad_regex() {
+    let mut a = app((100, 30));
+    key(&mut a, 'G');
+    a.update(Action::Key(KeyEvent::new(
+        KeyCode::Enter,
+        KeyModifiers::NONE,
+    )));
+    key(&mut a, '(');
+    insta::assert_snapshot!(screen(&a));
+}
+
+#[test]
+fn crawled_text_cannot_reach_the_terminal_raw() {
+    let mut a = app((120, 36));
+    log_view(&mut a, 5);
+    let text = screen(&a);
+    assert!(!text.contains('\u{1b}'), "a raw escape reached the screen");
+    assert!(text.contains("\\u{1b}[2Jgotcha"), "{text}");
+}
+
+#[test]
+fn every_view_draws_at_tiny_sizes_without_panicking() {
+    for (w, h) in [(1, 1), (10, 5), (40, 12), (80, 24), (300, 100)] {
+        for view in ['1', '2', '3', '4', '?'] {
+            let mut a = app((w, h));
+            if view == '3' {
+                log_view(&mut a, 1);
+            } else {
+                key(&mut a, view);
+            }
+            screen(&a);
+        }
+    }
+}
+
+#[test]
+fn the_readme_lists_every_key_of_the_help() {
+    let readme = include_str!("../../README.md");
+    let views = super::app::View::ALL.map(super::view::keys_for);
+    for (key, what) in views
+        .iter()
+        .flat_map(|keys| keys.iter())
+        .chain(super::view::GLOBAL_KEYS)
+    {
+        let row = format!("| `{}` | {what} |", key.trim());
+        assert!(readme.contains(&row), "README.md lacks the key row {row}");
+    }
+}

@@ -1,0 +1,263 @@
+//! Trap hints (SPEC §4): URL patterns that keep growing during a crawl —
+//! calendars, repeated path segments, endless query strings — each proposed
+//! as a ready-made rule that the user can add with one key. Pure: fed the
+//! most recently discovered URLs, it groups them by pattern and proposes a
+//! rule for every group past a threshold.
+
+use std::collections::{HashMap, HashSet};
+
+use url::Url;
+
+use crate::rules::model::{Condition, Field, Filter, Matcher, Rule, Test};
+
+/// Distinct URLs a pattern needs before it is proposed.
+pub const MIN_URLS: usize = 12;
+
+/// At most this many hints are shown.
+pub const MAX_HINTS: usize = 6;
+
+/// Example URLs kept per hint.
+const EXAMPLES: usize = 3;
+
+/// One proposed rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrapHint {
+    /// One line: the pattern and how many URLs it has produced.
+    pub summary: String,
+    pub examples: Vec<String>,
+    /// A `may-not-have` filter that stops the pattern, logged.
+    pub rule: Rule,
+}
+
+/// Group key → (distinct URLs, examples, the proposed rule).
+type Groups = HashMap<String, (HashSet<String>, Vec<String>, Rule)>;
+
+/// Finds growing patterns among `urls` (most recent discoveries).
+pub fn hints<'a>(urls: impl IntoIterator<Item = &'a str>) -> Vec<TrapHint> {
+    let mut groups: Groups = HashMap::new();
+    for text in urls {
+        let Ok(url) = Url::parse(text) else { continue };
+        let path = url.path();
+        let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        if let Some(seg) = repeated_segment(&segments) {
+            let key = format!("repeat {seg}");
+            add(&mut groups, key, text, || repeat_rule(seg));
+        }
+        if let Some(prefix) = calendar_prefix(&segments) {
+            let key = format!("calendar {prefix}");
+            add(&mut groups, key, text, || calendar_rule(&prefix));
+        }
+        if url.query().is_some_and(|q| !q.is_empty()) {
+            let key = format!("query {path}");
+            add(&mut groups, key, text, || query_rule(path));
+        }
+    }
+    let mut found: Vec<TrapHint> = groups
+        .into_iter()
+        .filter(|(_, (urls, _, _))| urls.len() >= MIN_URLS)
+        .map(|(key, (urls, examples, rule))| TrapHint {
+            summary: summary(&key, urls.len()),
+            examples,
+            rule,
+        })
+        .collect();
+    found.sort_by(|a, b| b.summary.cmp(&a.summary));
+    found.sort_by_key(|h| std::cmp::Reverse(count_of(&h.summary)));
+    found.truncate(MAX_HINTS);
+    found
+}
+
+fn add(groups: &mut Groups, key: String, url: &str, rule: impl FnOnce() -> Rule) {
+    let entry = groups
+        .entry(key)
+        .or_insert_with(|| (HashSet::new(), Vec::new(), rule()));
+    if entry.0.insert(url.to_string()) && entry.1.len() < EXAMPLES {
+        entry.1.push(url.to_string());
+    }
+}
+
+fn summary(key: &str, n: usize) -> String {
+    let (kind, what) = key.split_once(' ').unwrap_or((key, ""));
+    match kind {
+        "repeat" => format!("{n} URLs repeat the path segment /{what}/ three times or more"),
+        "calendar" => format!("{n} URLs under {what} are calendar dates"),
+        _ => format!("{n} query strings on {what}"),
+    }
+}
+
+/// The count a summary starts with, for ordering.
+fn count_of(summary: &str) -> usize {
+    summary
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A segment that occurs three times or more in the path.
+fn repeated_segment<'a>(segments: &[&'a str]) -> Option<&'a str> {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for s in segments {
+        let c = counts.entry(s).or_default();
+        *c += 1;
+        if *c >= 3 {
+            return Some(s);
+        }
+    }
+    None
+}
+
+/// The path up to a date: `/calendar/` for `/calendar/2031/07/`, or for
+/// `/events/2031-07-01`.
+fn calendar_prefix(segments: &[&str]) -> Option<String> {
+    let year = |s: &str| {
+        s.len() == 4
+            && s.bytes().all(|b| b.is_ascii_digit())
+            && (s.starts_with("19") || s.starts_with("20"))
+    };
+    let month = |s: &str| s.parse::<u32>().is_ok_and(|m| (1..=12).contains(&m)) && s.len() <= 2;
+    let dated = |s: &str| {
+        let parts: Vec<&str> = s.split('-').collect();
+        parts.len() >= 2 && year(parts[0]) && month(parts[1])
+    };
+    for (i, s) in segments.iter().enumerate() {
+        let date = dated(s) || (year(s) && segments.get(i + 1).is_some_and(|m| month(m)));
+        if date {
+            let mut prefix = String::from("/");
+            for p in &segments[..i] {
+                prefix.push_str(p);
+                prefix.push('/');
+            }
+            return Some(prefix);
+        }
+    }
+    None
+}
+
+fn test(field: Field, matcher: Matcher) -> Condition {
+    Condition::Test(Test {
+        field,
+        matcher,
+        case: Default::default(),
+    })
+}
+
+fn trap_rule(name: String, condition: Condition) -> Rule {
+    let mut rule = Rule::new(name, 0);
+    rule.condition = Some(condition);
+    rule.filter = Some(Filter::MayNotHave);
+    rule.log = Some(true);
+    rule
+}
+
+fn repeat_rule(segment: &str) -> Rule {
+    let s = regex::escape(segment);
+    trap_rule(
+        format!("trap: /{segment}/ repeated in the path"),
+        test(
+            Field::Path,
+            Matcher::Regex(format!("/{s}/(?:.*/)?{s}/(?:.*/)?{s}(?:/|$)")),
+        ),
+    )
+}
+
+fn calendar_rule(prefix: &str) -> Rule {
+    trap_rule(
+        format!("trap: calendar under {prefix}"),
+        test(
+            Field::Path,
+            Matcher::Regex(format!("^{}(19|20)[0-9][0-9]", regex::escape(prefix))),
+        ),
+    )
+}
+
+fn query_rule(path: &str) -> Rule {
+    trap_rule(
+        format!("trap: query strings on {path}"),
+        Condition::All(vec![
+            test(Field::Path, Matcher::Exact(path.to_string())),
+            test(Field::Query, Matcher::Regex(".".into())),
+        ]),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::model::RuleSet;
+    use crate::rules::{CompiledRules, Known, UrlFacts};
+
+    /// Whether the hint's rule filters `url`.
+    fn stops(hint: &TrapHint, url: &str) -> bool {
+        let rules = CompiledRules::new(&RuleSet {
+            rules: vec![hint.rule.clone()],
+            ..RuleSet::default()
+        });
+        let url = Url::parse(url).expect("url");
+        let v = rules.evaluate(
+            &UrlFacts::new(&url, &Known::default()),
+            &mut rules.scratch(),
+            crate::rules::TraceMode::Off,
+        );
+        v.filtered
+    }
+
+    #[test]
+    fn each_kind_of_trap_is_proposed_with_a_working_rule() {
+        // (what, generator of the i-th URL, a URL the rule must stop, one it must not)
+        type Gen = fn(usize) -> String;
+        let cases: &[(&str, Gen, &str, &str)] = &[
+            (
+                "calendar months",
+                |i| format!("http://h/calendar/{}/{:02}/", 2030 + i / 12, i % 12 + 1),
+                "http://h/calendar/2099/01/",
+                "http://h/calendar/",
+            ),
+            (
+                "dated pages",
+                |i| format!("http://h/events/2031-{:02}-01", i % 12 + 1),
+                "http://h/events/2040-01-01",
+                "http://h/events/",
+            ),
+            (
+                "repeated segments",
+                |i| format!("http://h/a/b/a/b/a/{i}"),
+                "http://h/x/a/y/a/a",
+                "http://h/a/b/a/c",
+            ),
+            (
+                "endless query strings",
+                |i| format!("http://h/search?q={i}&page=1"),
+                "http://h/search?sort=up",
+                "http://h/search",
+            ),
+        ];
+        for (what, gen_url, stopped, kept) in cases {
+            let urls: Vec<String> = (0..MIN_URLS).map(gen_url).collect();
+            let found = hints(urls.iter().map(String::as_str));
+            let Some(hint) = found.first() else {
+                panic!("{what}: no hint");
+            };
+            assert!(
+                stops(hint, stopped),
+                "{what}: {} should stop {stopped}",
+                hint.summary
+            );
+            assert!(
+                !stops(hint, kept),
+                "{what}: {} should keep {kept}",
+                hint.summary
+            );
+            assert!(!hint.examples.is_empty());
+        }
+    }
+
+    #[test]
+    fn small_groups_are_not_proposed() {
+        let urls: Vec<String> = (0..MIN_URLS - 1)
+            .map(|i| format!("http://h/search?q={i}"))
+            .collect();
+        assert!(hints(urls.iter().map(String::as_str)).is_empty());
+        assert!(hints(["not a url", "http://h/"]).is_empty());
+    }
+}

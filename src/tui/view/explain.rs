@@ -1,0 +1,54 @@
+//! The Explain view: three inputs (URL, content type, address) and the
+//! verdict with its full trace under the edited rules.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Style, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+use tui_input::Input;
+
+use super::safe;
+use crate::tui::app::{App, ExplainFocus};
+
+pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
+    let e = &app.explain;
+    let [inputs, result] =
+        Layout::vertical([Constraint::Length(5), Constraint::Min(3)]).areas(area);
+    let width = usize::from(inputs.width.saturating_sub(20));
+    let line = |label: &'static str, input: &Input, focus: ExplainFocus| {
+        let active = e.editing && e.focus == focus;
+        let scroll = input.visual_scroll(width);
+        let shown: String = input.value().chars().skip(scroll).take(width).collect();
+        let mut spans = vec![
+            Span::raw(format!("{label:<15}")).bold(),
+            Span::raw(safe(&shown)),
+        ];
+        if active {
+            spans.push(Span::raw("▏").style(Style::new().slow_blink()));
+        }
+        let l = Line::from(spans);
+        if active { l } else { l.dim() }
+    };
+    let text = vec![
+        line("URL", &e.url, ExplainFocus::Url),
+        line("content type", &e.content_type, ExplainFocus::ContentType),
+        line("address", &e.address, ExplainFocus::Address),
+    ];
+    let title = if e.editing {
+        " explain under the edited rules · Tab next input · Esc done "
+    } else {
+        " explain under the edited rules · Enter to type "
+    };
+    frame.render_widget(
+        Paragraph::new(text).block(Block::bordered().title(title)),
+        inputs,
+    );
+    let lines: Vec<Line<'_>> = e.result.lines().map(|l| Line::from(safe(l))).collect();
+    frame.render_widget(
+        Paragraph::new(lines)
+            .scroll((e.scroll, 0))
+            .block(Block::bordered().title(" verdict and trace ")),
+        result,
+    );
+}

@@ -1,0 +1,108 @@
+//! Drawing: reads the [`App`] and paints one frame. Nothing here changes
+//! state (STYLE habit 8). Every string a crawled site controls goes through
+//! [`safe`] before it reaches the terminal.
+
+mod explain;
+mod help;
+pub mod layout;
+mod log;
+mod overlays;
+mod queues;
+mod rules;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Tabs};
+
+use super::app::{App, Overlay, View};
+use crate::cli::escape_control;
+
+pub use help::{GLOBAL_KEYS, keys_for};
+
+/// Text from a crawled site (or anywhere outside), made safe to draw:
+/// control characters become visible escapes.
+pub fn safe(text: &str) -> String {
+    escape_control(text)
+}
+
+/// Highlight for the selected row.
+pub(crate) fn selected_style() -> Style {
+    Style::new()
+        .bg(Color::Blue)
+        .fg(Color::White)
+        .add_modifier(Modifier::BOLD)
+}
+
+/// Paints the whole screen.
+pub fn draw(frame: &mut Frame<'_>, app: &App) {
+    let [tabs, body, status] = layout::bands(frame.area());
+    draw_tabs(frame, tabs, app);
+    match app.view {
+        View::Rules => rules::draw(frame, body, app),
+        View::Queues => queues::draw(frame, body, app),
+        View::Log => log::draw(frame, body, app),
+        View::Explain => explain::draw(frame, body, app),
+    }
+    draw_status(frame, status, app);
+    match &app.overlay {
+        Overlay::None => {}
+        Overlay::Help => help::draw(frame, body, app),
+        Overlay::Form(form) => overlays::form(frame, body, form),
+        Overlay::WhatIf(report) => overlays::whatif(frame, body, report),
+        Overlay::Traps { selected } => overlays::traps(frame, body, &app.traps, *selected),
+    }
+}
+
+fn draw_tabs(frame: &mut Frame<'_>, area: Rect, app: &App) {
+    let titles: Vec<Line<'_>> = View::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Line::from(format!("{} {}", i + 1, v.title())))
+        .collect();
+    let selected = View::ALL.iter().position(|v| *v == app.view).unwrap_or(0);
+    let tabs = Tabs::new(titles)
+        .select(selected)
+        .highlight_style(Style::new().reversed().bold())
+        .divider("│");
+    frame.render_widget(tabs, area);
+    let title = format!("crawlspace · {} ", app.title);
+    let width = title.chars().count() as u16;
+    if area.width > width + 50 {
+        let right = Rect::new(area.x + area.width - width, area.y, width, 1);
+        frame.render_widget(Paragraph::new(safe(&title)).dim(), right);
+    }
+}
+
+fn draw_status(frame: &mut Frame<'_>, area: Rect, app: &App) {
+    let s = &app.crawl.stats;
+    let state = if app.crawl.finished {
+        Span::styled(" FINISHED ", Style::new().bg(Color::Green).fg(Color::Black))
+    } else if s.paused {
+        Span::styled(" PAUSED ", Style::new().bg(Color::Yellow).fg(Color::Black))
+    } else {
+        Span::styled(" CRAWLING ", Style::new().bg(Color::Cyan).fg(Color::Black))
+    };
+    let secs = s.elapsed.as_secs();
+    let line = Line::from(vec![
+        state,
+        Span::raw(format!(
+            " fetched {}  saved {}  filtered {}  errors {}  queued {}  {:.1}/s  {:02}:{:02}:{:02}",
+            s.fetched,
+            s.saved,
+            s.filtered,
+            s.errors,
+            s.queued,
+            s.rate(),
+            secs / 3600,
+            secs / 60 % 60,
+            secs % 60
+        )),
+    ]);
+    let message = match &app.message {
+        Some(m) => Line::from(safe(m)).yellow(),
+        None => Line::from(help::hint(app)).dim(),
+    };
+    frame.render_widget(Paragraph::new(vec![line, message]), area);
+}

@@ -1,0 +1,151 @@
+//! Panels drawn over a view: the rule form, the what-if before applying,
+//! and the trap hints.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::{Style, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+
+use super::{safe, selected_style};
+use crate::tui::app::{Form, FormFocus};
+use crate::tui::traps::TrapHint;
+use crate::tui::whatif::{Change, Report};
+
+fn popup(frame: &mut Frame<'_>, area: Rect, height: u16) -> Rect {
+    let rect = area.centered(
+        Constraint::Percentage(94),
+        Constraint::Length(height.min(area.height)),
+    );
+    frame.render_widget(Clear, rect);
+    rect
+}
+
+pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
+    let focus = |f: FormFocus| form.focus == f;
+    let row = |label: &'static str, value: String, f: FormFocus| {
+        let mut spans = vec![Span::raw(format!("{label:<9}")).bold()];
+        if focus(f) {
+            spans.push(Span::styled(value, selected_style()));
+        } else {
+            spans.push(Span::raw(value));
+        }
+        Line::from(spans)
+    };
+    let mut lines = vec![row("name", safe(form.name.value()), FormFocus::Name)];
+    match &form.compound {
+        Some(c) => {
+            lines.push(Line::from(format!("when     {}", safe(c))));
+            lines.push(Line::from("         (a combined condition: edit it in the rules file; the name is editable here)").dim());
+        }
+        None => {
+            lines.push(row(
+                "field",
+                format!("◀ {} ▶", form.field().name()),
+                FormFocus::Field,
+            ));
+            lines.push(row(
+                "matcher",
+                format!("◀ {} ▶", form.matcher_key()),
+                FormFocus::Matcher,
+            ));
+            lines.push(row(
+                "pattern",
+                format!("{}▏", safe(form.pattern.value())),
+                FormFocus::Pattern,
+            ));
+            lines.push(row(
+                "case",
+                if form.case == crate::rules::model::Case::Sensitive {
+                    "sensitive"
+                } else {
+                    "insensitive"
+                }
+                .into(),
+                FormFocus::Case,
+            ));
+        }
+    }
+    lines.push(Line::from(""));
+    match &form.error {
+        Some(e) => lines.push(Line::from(format!("✗ {}", safe(e))).red()),
+        None => lines.push(Line::from("✓ valid").green()),
+    }
+    for lint in &form.lints {
+        lines.push(Line::from(format!("⚠ {}", safe(lint))).yellow());
+    }
+    let rect = popup(frame, area, lines.len() as u16 + 4);
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+            Block::bordered().title(" rule · Tab next · ←→ choose · Enter keep · Esc cancel "),
+        ),
+        rect,
+    );
+}
+
+pub fn whatif(frame: &mut Frame<'_>, area: Rect, report: &Report) {
+    let mut lines = Vec::new();
+    let progress = if report.done {
+        format!("all {} logged URLs compared", report.scanned)
+    } else {
+        format!(
+            "comparing… {} of {} logged URLs",
+            report.scanned, report.total
+        )
+    };
+    lines.push(Line::from(progress).bold());
+    lines.push(Line::from(format!(
+        "{} URLs would change verdict under the edited rules",
+        report.changed()
+    )));
+    for change in Change::ALL {
+        let t = report.tally(change);
+        lines.push(Line::from(""));
+        lines.push(Line::from(format!(
+            "{}: {} seen, {} still queued, {} already fetched",
+            change.label(),
+            t.seen,
+            t.queued,
+            t.fetched
+        )));
+        for s in &t.samples {
+            lines.push(Line::from(format!("    {}", safe(s))).dim());
+        }
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(vec![
+        Span::raw("y / Enter").bold(),
+        Span::raw(" apply to the crawl and save the rules file   "),
+        Span::raw("n / Esc").bold(),
+        Span::raw(" keep editing"),
+    ]));
+    let rect = popup(frame, area, lines.len() as u16 + 2);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: true })
+            .block(Block::bordered().title(" what if these edits were applied? ")),
+        rect,
+    );
+}
+
+pub fn traps(frame: &mut Frame<'_>, area: Rect, hints: &[TrapHint], selected: usize) {
+    let mut lines = Vec::new();
+    for (i, hint) in hints.iter().enumerate() {
+        let style = if i == selected {
+            selected_style()
+        } else {
+            Style::new()
+        };
+        lines.push(Line::from(safe(&hint.summary)).style(style));
+        lines.push(Line::from(format!("    rule: {}", safe(&hint.rule.name))).dim());
+        for e in &hint.examples {
+            lines.push(Line::from(format!("    e.g. {}", safe(e))).dim());
+        }
+    }
+    let rect = popup(frame, area, lines.len() as u16 + 2);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(Block::bordered().title(" trap hints · Enter adds the rule · Esc closes ")),
+        rect,
+    );
+}

@@ -1,0 +1,163 @@
+//! The Queues view: the six queues with weight, configured and observed
+//! share, length, pick rate and a gauge; the busiest hosts with why each
+//! is idle; the throughput sparkline.
+
+use std::time::Duration;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Style, Stylize};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, LineGauge, Paragraph, Row, Sparkline, Table};
+
+use super::{safe, selected_style};
+use crate::crawl::detail::HostIdle;
+use crate::crawl::frontier::QUEUES;
+use crate::tui::app::App;
+
+pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
+    let [queues, hosts, spark] = Layout::vertical([
+        Constraint::Length(9),
+        Constraint::Min(4),
+        Constraint::Length(5),
+    ])
+    .areas(area);
+    draw_queues(frame, queues, app);
+    draw_hosts(frame, hosts, app);
+    let rates: Vec<u64> = app.crawl.rates.iter().copied().collect();
+    let latest = rates.last().copied().unwrap_or(0);
+    let peak = rates.iter().copied().max().unwrap_or(0);
+    let width = usize::from(spark.width.saturating_sub(2));
+    let shown = &rates[rates.len().saturating_sub(width)..];
+    frame.render_widget(
+        Sparkline::default()
+            .data(shown)
+            .style(Style::new().fg(Color::Cyan))
+            .block(
+                Block::bordered()
+                    .title(format!(" URLs done per second: now {latest}, peak {peak} ")),
+            ),
+        spark,
+    );
+}
+
+fn draw_queues(frame: &mut Frame<'_>, area: Rect, app: &App) {
+    let block =
+        Block::bordered().title(" queues: most urgent level first, then picks shared by weight ");
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let detail = &app.crawl.detail;
+    let weights = app.queues.weights;
+    let total_weight: u64 = weights.iter().map(|&w| u64::from(w)).sum::<u64>().max(1);
+    let total_picks: u64 = detail.queues.iter().map(|q| q.picks).sum::<u64>().max(1);
+    let rows = Layout::vertical([Constraint::Length(1); 7]).split(inner);
+    let header = format!(
+        "{:<13}{:>8}{:>9}{:>9}{:>9}{:>10}{:>8}  observed share",
+        "queue", "weight", "config", "observed", "length", "picks", "/s"
+    );
+    frame.render_widget(Paragraph::new(header).bold(), rows[0]);
+    for (i, queue) in QUEUES.iter().enumerate() {
+        let Some(&area) = rows.get(i + 1) else { break };
+        let row = detail.queues.get(i);
+        let (length, picks) = row.map_or((0, 0), |r| (r.length, r.picks));
+        let configured = u64::from(weights[i]) as f64 / total_weight as f64;
+        let observed = picks as f64 / total_picks as f64;
+        let [text, gauge] =
+            Layout::horizontal([Constraint::Length(67), Constraint::Min(4)]).areas(area);
+        let line = format!(
+            "{:<13}{:>8}{:>8.1}%{:>8.1}%{:>9}{:>10}{:>8}",
+            queue.name(),
+            weights[i],
+            configured * 100.0,
+            observed * 100.0,
+            length,
+            picks,
+            app.crawl.pick_rates[i]
+        );
+        let style = if i == app.queues.selected {
+            selected_style()
+        } else {
+            Style::new()
+        };
+        frame.render_widget(Paragraph::new(line).style(style), text);
+        frame.render_widget(
+            LineGauge::default()
+                .ratio(observed.clamp(0.0, 1.0))
+                .label("")
+                .filled_style(Style::new().fg(Color::Green))
+                .filled_symbol("█")
+                .unfilled_symbol(" "),
+            gauge,
+        );
+    }
+}
+
+fn idle_text(idle: HostIdle) -> String {
+    match idle {
+        HostIdle::Empty => "nothing queued".into(),
+        HostIdle::Ready => "fetching / ready".into(),
+        HostIdle::Busy => "per-host limit reached".into(),
+        HostIdle::Politeness(d) => format!("politeness wait {}", short(d)),
+        HostIdle::Backoff(d) => format!("backoff after errors {}", short(d)),
+    }
+}
+
+fn short(d: Duration) -> String {
+    if d >= Duration::from_secs(1) {
+        format!("{:.1}s", d.as_secs_f64())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+fn draw_hosts(frame: &mut Frame<'_>, area: Rect, app: &App) {
+    let d = &app.crawl.detail;
+    let header = Row::new([
+        "host",
+        "pending",
+        "in flight",
+        "fetched",
+        "delay",
+        "errors",
+        "state",
+        "robots.txt",
+    ])
+    .style(Style::new().bold().underlined());
+    let rows: Vec<Row<'_>> = d
+        .hosts
+        .iter()
+        .map(|h| {
+            Row::new(vec![
+                safe(&h.origin),
+                h.pending.to_string(),
+                h.in_flight.to_string(),
+                h.fetched.to_string(),
+                short(h.delay),
+                h.errors_in_row.to_string(),
+                idle_text(h.idle),
+                safe(&h.robots),
+            ])
+        })
+        .collect();
+    let title = format!(" hosts ({} met, busiest first) ", d.hosts_total);
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Min(22),
+            Constraint::Length(8),
+            Constraint::Length(9),
+            Constraint::Length(8),
+            Constraint::Length(6),
+            Constraint::Length(6),
+            Constraint::Length(24),
+            Constraint::Min(14),
+        ],
+    )
+    .header(header)
+    .block(Block::bordered().title(title));
+    frame.render_widget(table, area);
+    if d.hosts.is_empty() {
+        let inner = Rect::new(area.x + 2, area.y + 2, area.width.saturating_sub(4), 1);
+        frame.render_widget(Line::from("no host yet").dim(), inner);
+    }
+}

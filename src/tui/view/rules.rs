@@ -1,0 +1,166 @@
+//! The Rules view: the edited rule list with its columns and health
+//! markers, and below it the selected rule in full (condition, effects,
+//! lints, why it is disabled or shadowed).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Style, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState, Wrap};
+
+use super::{safe, selected_style};
+use crate::rules::model::{Filter, Rule};
+use crate::tui::app::App;
+use crate::tui::edit;
+
+pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
+    let [list, detail] = Layout::vertical([Constraint::Min(5), Constraint::Length(7)]).areas(area);
+    let r = &app.rules;
+    let header = Row::new([
+        "#", "on", "action", "stop", "prio", "log", "filter", "hits", "rule",
+    ])
+    .style(Style::new().bold().underlined());
+    let rows: Vec<Row<'_>> = r
+        .rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, row)| {
+            let rule = edit::get(&r.edited, &row.path)?;
+            Some(rule_row(app, i, &row.path, rule))
+        })
+        .collect();
+    let dirty = if r.dirty() {
+        " · EDITED, not applied (c)"
+    } else {
+        ""
+    };
+    let traps = if app.traps.is_empty() {
+        String::new()
+    } else {
+        format!(" · {} trap hints (t)", app.traps.len())
+    };
+    let title = format!(
+        " rules ({}), disposition {}{dirty}{traps} ",
+        r.rows.len(),
+        r.edited.disposition.name()
+    );
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(6),
+            Constraint::Length(3),
+            Constraint::Length(16),
+            Constraint::Length(4),
+            Constraint::Length(7),
+            Constraint::Length(4),
+            Constraint::Length(12),
+            Constraint::Length(7),
+            Constraint::Min(20),
+        ],
+    )
+    .header(header)
+    .row_highlight_style(selected_style())
+    .block(Block::bordered().title(title));
+    let mut state = TableState::default().with_selected(Some(r.selected));
+    frame.render_stateful_widget(table, list, &mut state);
+    frame.render_widget(detail_text(app), detail);
+}
+
+fn rule_row<'a>(app: &App, i: usize, path: &[usize], rule: &'a Rule) -> Row<'a> {
+    let r = &app.rules;
+    let number: Vec<String> = path.iter().map(|n| (n + 1).to_string()).collect();
+    let indent = "  ".repeat(path.len() - 1);
+    let hits = match r.hits_of(i) {
+        Some(n) => n.to_string(),
+        None => "·".into(),
+    };
+    let mut marks = Vec::new();
+    if r.shadows.get(i).is_some_and(Option::is_some) {
+        marks.push(Span::styled(" ⊘shadowed", Style::new().fg(Color::Magenta)));
+    }
+    if r.lints_of(i).next().is_some() {
+        marks.push(Span::styled(" ⚠lint", Style::new().fg(Color::Yellow)));
+    }
+    let disabled = r
+        .compiled
+        .rule_info()
+        .get(r.rows[i].index)
+        .and_then(|x| x.disabled.clone());
+    if disabled.is_some() && rule.enabled {
+        marks.push(Span::styled(" ✗broken", Style::new().fg(Color::Red)));
+    }
+    if rule.enabled && r.hits_of(i) == Some(0) && app.crawl.stats.discovered > 0 {
+        marks.push(Span::styled(" never matched", Style::new().dim()));
+    }
+    let mut name = vec![Span::raw(format!("{indent}{}", rule.name))];
+    name.extend(marks);
+    let row = Row::new(vec![
+        Cell::from(number.join(".")),
+        Cell::from(if rule.enabled { "✓" } else { "·" }),
+        Cell::from(rule.action.map_or("", |a| a.name())),
+        Cell::from(if rule.stop { "stop" } else { "" }),
+        Cell::from(rule.priority.map_or("", |p| p.name())),
+        Cell::from(match rule.log {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "",
+        }),
+        Cell::from(match rule.filter {
+            Some(Filter::MustHave) => "must-have",
+            Some(Filter::MayNotHave) => "may-not-have",
+            None => "",
+        }),
+        Cell::from(hits),
+        Cell::from(Line::from(name)),
+    ]);
+    if rule.enabled { row } else { row.dim() }
+}
+
+fn detail_text(app: &App) -> Paragraph<'static> {
+    let r = &app.rules;
+    let mut lines = Vec::new();
+    let i = r.selected;
+    if let Some(row) = r.rows.get(i)
+        && let Some(info) = r.compiled.rule_info().get(row.index)
+    {
+        lines.push(Line::from(vec![
+            Span::raw("when ").dim(),
+            Span::raw(info.condition.clone()),
+            Span::raw(" → ").dim(),
+            Span::raw(info.effects.clone()),
+        ]));
+        if let Some(why) = &info.disabled {
+            lines.push(Line::from(format!("disabled: {why}")).red());
+        }
+        if let Some(Some(why)) = r.shadows.get(i) {
+            lines.push(Line::from(why.clone()).magenta());
+        }
+        for lint in r.lints_of(i) {
+            lines.push(Line::from(format!("lint: {}", lint.message)).yellow());
+        }
+        if r.hits_of(i) == Some(0) && app.crawl.stats.discovered > 0 {
+            lines.push(Line::from("has not matched any URL of this crawl yet").dim());
+        }
+    } else {
+        lines.push(Line::from(
+            "no rules: every URL gets the disposition. n adds one.",
+        ));
+    }
+    let title = if info_line(app).is_empty() {
+        " rule ".to_string()
+    } else {
+        format!(" rule · {} ", info_line(app))
+    };
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(Block::bordered().title(safe(&title)))
+}
+
+/// `line 12 of the file`, when the rule came from one.
+fn info_line(app: &App) -> String {
+    app.rules
+        .selected_rule()
+        .filter(|r| r.origin.line > 0)
+        .map(|r| format!("line {}", r.origin.line))
+        .unwrap_or_default()
+}
