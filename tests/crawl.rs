@@ -179,10 +179,7 @@ impl Crawl {
         let mut out = HashMap::new();
         let mut after = None;
         loop {
-            let page = self
-                .log
-                .page(&Query::default(), after, 500)
-                .expect("page");
+            let page = self.log.page(&Query::default(), after, 500).expect("page");
             let Some((last, _)) = page.last() else { break };
             after = Some(*last);
             for (_, r) in page {

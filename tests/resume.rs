@@ -74,13 +74,7 @@ fn states(db: &std::path::Path) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut after = None;
     loop {
-        let page = log
-            .page(
-                &Query::default(),
-                after,
-                1000,
-            )
-            .expect("page");
+        let page = log.page(&Query::default(), after, 1000).expect("page");
         let Some((last, _)) = page.last() else { break };
         after = Some(*last);
         for (_, r) in page {

@@ -4,8 +4,9 @@
 //!
 //! Pure parts (no I/O): [`frontier`] (the queues and the scheduling rule),
 //! [`links`] (links, robots meta and title from an HTML body), [`robots`]
-//! (robots.txt per RFC 9309: groups, longest match, the deciding line).
-//! [`mirror`]
+//! (robots.txt per RFC 9309: groups, longest match, the deciding line),
+//! [`sitemap`] (sitemap files and indexes, gzip, the 50,000-URL and 50 MiB
+//! caps, streamed). [`mirror`]
 //! maps a URL to its file in the saved mirror and writes it.
 //! [`engine`] is the coordinator loop and [`detail`] what it tells the
 //! console about queues, hosts and rule hits; `task` is one fetch (DNS, phases 1b
@@ -21,4 +22,5 @@ pub mod links;
 pub mod mirror;
 mod report;
 pub mod robots;
+pub mod sitemap;
 mod task;
