@@ -241,13 +241,15 @@ fn main() {
     // more exclusion.
     let old = Arc::new(CompiledRules::new(&rules));
     let mut edited = rules.clone();
-    edited.rules.insert(
-        0,
-        native::parse("[[rules]]\nname='no page-1xx'\nmatch={field='path',regex='page-1[0-9][0-9]\\.html$'}\naction='exclude'\n")
-            .expect("rule")
-            .rules
-            .rules
-            .remove(0),
+    // Last, so that its exclusion is the last setting (it wins).
+    edited.rules.push(
+        native::parse(
+            "[[rules]]\nname='no page-1xx'\nmatch={field='path',regex='page-1[0-9][0-9]\\.html$'}\naction='exclude'\n",
+        )
+        .expect("rule")
+        .rules
+        .rules
+        .remove(0),
     );
     let new = Arc::new(CompiledRules::new(&edited));
     // The walk alone (reading and decoding every record), then the count.

@@ -146,6 +146,9 @@ fn record(url: &str, state: State, reason: &str) -> UrlRecord {
         status: matches!(state, State::Saved | State::Fetched).then_some(200),
         content_type: matches!(state, State::Saved).then(|| "text/html".into()),
         size: matches!(state, State::Saved).then_some(5120),
+        discovered_ms: 1_763_719_200_125,
+        fetched_ms: matches!(state, State::Saved | State::Fetched | State::Error)
+            .then_some(1_763_719_201_480),
         ..UrlRecord::default()
     }
 }

@@ -94,6 +94,22 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     );
 }
 
+/// A log time (milliseconds since the epoch) as UTC `HH:MM:SS.mmm`; the
+/// date is left out, since a crawl's times are close together.
+fn clock(ms: u64) -> String {
+    if ms == 0 {
+        return "-".into();
+    }
+    let s = ms / 1000;
+    format!(
+        "{:02}:{:02}:{:02}.{:03} UTC",
+        s / 3600 % 24,
+        s / 60 % 60,
+        s % 60,
+        ms % 1000
+    )
+}
+
 fn field<'a>(name: &'a str, value: String) -> Line<'a> {
     Line::from(vec![
         Span::raw(format!("{name:<11}")).dim(),
@@ -147,6 +163,21 @@ fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
                 r.status.map_or("-".into(), |s| s.to_string()),
                 r.content_type.as_deref().map_or("-".into(), safe),
                 r.size.map_or("-".into(), |s| format!("{s} bytes"))
+            ),
+        ));
+    }
+    let mut when = format!("discovered {}", clock(r.discovered_ms));
+    if let Some(f) = r.fetched_ms {
+        when.push_str(&format!(" · fetched {}", clock(f)));
+    }
+    lines.push(field("when", when));
+    if r.etag.is_some() || r.last_modified.is_some() {
+        lines.push(field(
+            "validators",
+            format!(
+                "ETag {} · Last-Modified {}",
+                r.etag.as_deref().map_or("-".into(), safe),
+                r.last_modified.as_deref().map_or("-".into(), safe)
             ),
         ));
     }
