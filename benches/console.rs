@@ -5,8 +5,8 @@
 //!   and the detail pane a record with its referrer chain;
 //! - reading the pages the log view asks for (the tail, the middle, a state
 //!   filter), which the console does off its UI task;
-//! - the what-if count over all 1,000,000 URLs, chunked as the console runs
-//!   it.
+//! - the what-if count over all 1,000,000 URLs, with one and two threads,
+//!   and the walks it is made of.
 //!
 //! `cargo bench --bench console` prints a table (plain timed loops; the
 //! figures are means).
@@ -23,10 +23,10 @@ use crawlspace::rules::dialect::native;
 use crawlspace::store::{Change, State, TraceLine, UrlLog, UrlRecord};
 use crawlspace::tui::action::Action;
 use crawlspace::tui::app::App;
-use crawlspace::tui::log_reader::{LogQuery, PageFrom, read_page, read_record, scan_all};
+use crawlspace::tui::log_reader::{LogQuery, PageFrom, read_page, read_record};
 use crawlspace::tui::save::SaveTarget;
 use crawlspace::tui::view::draw;
-use crawlspace::tui::whatif::WhatIf;
+use crawlspace::tui::whatif::count_log;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -252,30 +252,38 @@ fn main() {
         .remove(0),
     );
     let new = Arc::new(CompiledRules::new(&edited));
-    // The walk alone (reading and decoding every record), then the count.
+    // The walks alone: whole records (as the log view reads them), then
+    // briefs (as the what-if reads them); then the what-if itself.
     let start = Instant::now();
-    let mut walked = 0u64;
-    scan_all(&log, 20_000, |rows| {
-        walked += rows.len() as u64;
-        true
-    });
+    let (mut after, mut walked) = (None, 0u64);
+    loop {
+        let page = log
+            .page(&crawlspace::store::Query::default(), after, 20_000)
+            .expect("page");
+        let Some(&(last, _)) = page.last() else { break };
+        after = Some(last);
+        walked += page.len() as u64;
+    }
     println!(
-        "reading all {walked} records alone: {:.2} s",
+        "reading all {walked} whole records alone: {:.2} s",
         start.elapsed().as_secs_f64()
     );
     let start = Instant::now();
-    let mut count = WhatIf::new(old, new, log.len());
-    scan_all(&log, 20_000, |rows| {
-        for (_, r) in rows {
-            count.add(r);
-        }
-        true
-    });
-    let took = start.elapsed();
+    let briefs = log
+        .scan_briefs(None, None, |_, b| black_box(b).link_depth < u32::MAX)
+        .expect("walk");
     println!(
-        "what-if over {} URLs: {:.2} s ({} would change verdict)",
-        count.report.scanned,
-        took.as_secs_f64(),
-        count.report.changed()
+        "reading all {briefs} briefs alone: {:.2} s",
+        start.elapsed().as_secs_f64()
     );
+    for workers in [1, 2] {
+        let start = Instant::now();
+        let report = count_log(&log, &old, &new, workers, &|_| {}, &|| false);
+        println!(
+            "what-if over {} URLs, {workers} thread(s): {:.2} s ({} would change verdict)",
+            report.scanned,
+            start.elapsed().as_secs_f64(),
+            report.changed()
+        );
+    }
 }

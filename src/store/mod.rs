@@ -34,6 +34,7 @@
 //! one batch. [`UrlLog::requeue_in_flight`] puts URLs that were in flight
 //! back in their queues.
 
+mod brief;
 mod index;
 mod record;
 #[cfg(test)]
@@ -47,6 +48,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use sled::{IVec, Tree};
 
+pub use brief::Brief;
 pub use index::{LEVELS, QUEUE_NAMES, frontier_slot};
 pub use record::{
     DecodeError, ErrorClass, ErrorInfo, ParseStateError, State, TraceLine, UrlRecord, export_json,
@@ -389,6 +391,42 @@ impl UrlLog {
     ) -> Result<Vec<(u64, UrlRecord)>, StoreError> {
         let lo = after.map_or(Bound::Unbounded, Bound::Excluded);
         self.walk(query, (lo, Bound::Unbounded), false, limit)
+    }
+
+    /// Walks the records with ids in `(after, upto]` in id order, each as
+    /// its [`Brief`] (no trace or error decoded), until `visit` returns
+    /// false. Returns how many were visited. For walks over every URL.
+    pub fn scan_briefs(
+        &self,
+        after: Option<u64>,
+        upto: Option<u64>,
+        mut visit: impl FnMut(u64, Brief<'_>) -> bool,
+    ) -> Result<u64, StoreError> {
+        let lo = after.map_or(Bound::Unbounded, |id| Bound::Excluded(id_key(id)));
+        let hi = upto.map_or(Bound::Unbounded, |id| Bound::Included(id_key(id)));
+        let mut visited = 0;
+        for entry in self.urls.range((lo, hi)) {
+            let (k, bytes) = entry?;
+            let id = parse_id(&k).ok_or_else(|| StoreError::BadEntry {
+                tree: "urls",
+                key: k.to_vec(),
+            })?;
+            let brief =
+                brief::decode_brief(&bytes).map_err(|source| StoreError::Corrupt { id, source })?;
+            visited += 1;
+            if !visit(id, brief) {
+                break;
+            }
+        }
+        Ok(visited)
+    }
+
+    /// The highest id in the log (the latest discovery), if any.
+    pub fn last_id(&self) -> Result<Option<u64>, StoreError> {
+        match self.urls.last()? {
+            Some((k, _)) => Ok(parse_id(&k)),
+            None => Ok(None),
+        }
     }
 
     /// Up to `limit` records the query lists with ids below `before`, the

@@ -3,8 +3,6 @@
 //! pane, and the latest discoveries for the trap hints. The UI sends a
 //! request and gets an [`super::action::Action`] back; it never waits.
 
-use std::sync::Arc;
-
 use regex::Regex;
 
 use crate::store::{Query, State, StoreError, UrlLog, UrlRecord};
@@ -125,26 +123,4 @@ pub fn latest_urls(log: &UrlLog, n: usize) -> Vec<String> {
     log.page_back(&Query::default(), None, n)
         .map(|rows| rows.into_iter().map(|(_, r)| r.url).collect())
         .unwrap_or_default()
-}
-
-/// Streams every record to `visit` in chunks, stopping when it says so (a
-/// newer what-if replaced this one). Errors end the walk.
-pub fn scan_all(
-    log: &Arc<UrlLog>,
-    chunk: usize,
-    mut visit: impl FnMut(&[(u64, UrlRecord)]) -> bool,
-) {
-    let mut after = None;
-    loop {
-        let Ok(rows) = log.page(&Query::default(), after, chunk) else {
-            return;
-        };
-        let Some(&(last, _)) = rows.last() else {
-            return;
-        };
-        after = Some(last);
-        if !visit(&rows) {
-            return;
-        }
-    }
 }

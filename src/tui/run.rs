@@ -17,17 +17,18 @@ use tokio::sync::mpsc;
 
 use super::action::Action;
 use super::app::{App, Request};
-use super::log_reader::{latest_urls, read_page, read_record, scan_all};
+use super::log_reader::{latest_urls, read_page, read_record};
 use super::traps;
-use super::whatif::WhatIf;
+use super::whatif::{Report as WhatIfReport, count_log};
 use crate::crawl::engine::{Control, Event};
 use crate::store::UrlLog;
 
 /// How often the screen is redrawn at least (and the app ticks).
 const TICK: Duration = Duration::from_millis(100);
 
-/// Records read per chunk of a what-if count; progress is shown between.
-const WHATIF_CHUNK: usize = 20_000;
+/// Threads for a what-if count (the machine this was measured on has 2
+/// cores; the crawl keeps running beside it).
+const WHATIF_WORKERS: usize = 2;
 
 /// Latest discoveries looked at for trap hints.
 const TRAP_WINDOW: usize = 5_000;
@@ -220,20 +221,14 @@ fn carry_out(
             let generation = whatif_generation.fetch_add(1, Ordering::Relaxed) + 1;
             let (log, results, current) = (log.clone(), results.clone(), whatif_generation.clone());
             tokio::task::spawn_blocking(move || {
-                let mut count = WhatIf::new(old, new, log.len());
-                scan_all(&log, WHATIF_CHUNK, |rows| {
-                    if current.load(Ordering::Relaxed) != generation {
-                        return false;
-                    }
-                    for (_, record) in rows {
-                        count.add(record);
-                    }
-                    let _ = results.blocking_send(Action::WhatIf(Box::new(count.report.clone())));
-                    true
-                });
-                if current.load(Ordering::Relaxed) == generation {
-                    count.report.done = true;
-                    let _ = results.blocking_send(Action::WhatIf(Box::new(count.report)));
+                let stale = || current.load(Ordering::Relaxed) != generation;
+                let progress = |report: WhatIfReport| {
+                    // Progress is worth showing, never worth waiting for.
+                    let _ = results.try_send(Action::WhatIf(Box::new(report)));
+                };
+                let report = count_log(&log, &old, &new, WHATIF_WORKERS, &progress, &stale);
+                if !stale() {
+                    let _ = results.blocking_send(Action::WhatIf(Box::new(report)));
                 }
             });
         }

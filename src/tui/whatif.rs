@@ -7,8 +7,13 @@
 
 use std::sync::Arc;
 
+use std::sync::Mutex;
+
 use crate::rules::{CompiledRules, Known, Scratch, TraceMode, UrlFacts, Verdict};
-use crate::store::{State, UrlRecord};
+use crate::store::{Brief, State, UrlLog, UrlRecord};
+
+/// Records between two progress reports of one worker.
+const PROGRESS_EVERY: u64 = 50_000;
 
 /// Sample URLs kept per kind of change.
 pub const SAMPLES: usize = 5;
@@ -71,6 +76,19 @@ impl Report {
     pub fn changed(&self) -> u64 {
         self.tallies.iter().map(|t| t.seen).sum()
     }
+
+    /// Adds another worker's counts (its samples fill what is left).
+    pub fn merge(&mut self, other: &Report) {
+        self.scanned += other.scanned;
+        for (mine, theirs) in self.tallies.iter_mut().zip(&other.tallies) {
+            mine.seen += theirs.seen;
+            mine.queued += theirs.queued;
+            mine.fetched += theirs.fetched;
+            let room = SAMPLES.saturating_sub(mine.samples.len());
+            mine.samples
+                .extend(theirs.samples.iter().take(room).cloned());
+        }
+    }
 }
 
 /// Compares two rule sets record by record.
@@ -99,13 +117,23 @@ impl WhatIf {
 
     /// Folds one logged URL into the report.
     pub fn add(&mut self, record: &UrlRecord) {
+        self.add_brief(&Brief {
+            url: &record.url,
+            state: record.state,
+            link_depth: record.link_depth,
+            content_type: record.content_type.as_deref(),
+        });
+    }
+
+    /// Folds one logged URL, read as a [`Brief`], into the report.
+    pub fn add_brief(&mut self, record: &Brief<'_>) {
         self.report.scanned += 1;
-        let Ok(url) = url::Url::parse(&record.url) else {
+        let Ok(url) = url::Url::parse(record.url) else {
             return;
         };
         let known = Known {
             link_depth: record.link_depth,
-            content_type: record.content_type.clone(),
+            content_type: record.content_type.map(str::to_string),
             address: None,
         };
         let facts = UrlFacts::new(&url, &known);
@@ -130,6 +158,64 @@ impl WhatIf {
             tally.samples.push(format!("{} — {why}", record.url));
         }
     }
+}
+
+/// Counts over the whole log, `workers` threads each walking a range of
+/// ids. `progress` gets the combined report every so often; the walk ends
+/// early when `stop` says so (a newer what-if replaced this one).
+pub fn count_log(
+    log: &UrlLog,
+    old: &Arc<CompiledRules>,
+    new: &Arc<CompiledRules>,
+    workers: usize,
+    progress: &(dyn Fn(Report) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Report {
+    let total = log.len();
+    let last = log.last_id().ok().flatten().unwrap_or(0);
+    let workers = workers.max(1) as u64;
+    let slots = Mutex::new(vec![Report::default(); workers as usize]);
+    let combined = |slots: &[Report]| {
+        let mut all = Report {
+            total,
+            ..Report::default()
+        };
+        slots.iter().for_each(|r| all.merge(r));
+        all
+    };
+    std::thread::scope(|scope| {
+        for w in 0..workers {
+            let (slots, combined) = (&slots, &combined);
+            // Ids are given out in discovery order from 1: equal id ranges.
+            let lo = last * w / workers;
+            let hi = last * (w + 1) / workers;
+            scope.spawn(move || {
+                let mut count = WhatIf::new(old.clone(), new.clone(), total);
+                let mut since = 0;
+                let publish = |report: &Report| {
+                    let mut s = slots.lock().unwrap_or_else(|p| p.into_inner());
+                    s[w as usize] = report.clone();
+                    progress(combined(&s));
+                };
+                let _ = log.scan_briefs(Some(lo), Some(hi), |_, brief| {
+                    count.add_brief(&brief);
+                    since += 1;
+                    if since >= PROGRESS_EVERY {
+                        since = 0;
+                        publish(&count.report);
+                        return !stop();
+                    }
+                    true
+                });
+                let mut s = slots.lock().unwrap_or_else(|p| p.into_inner());
+                s[w as usize] = count.report;
+            });
+        }
+    });
+    let slots = slots.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut report = combined(&slots);
+    report.done = !stop();
+    report
 }
 
 fn classify(old: &Verdict, new: &Verdict) -> Option<Change> {
@@ -211,6 +297,49 @@ mod tests {
             "/a/ is now scanned only"
         );
         assert_eq!(r.changed(), 4);
+    }
+
+    #[test]
+    fn the_parallel_count_over_a_log_equals_the_plain_one() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let log = UrlLog::open(&dir.path().join("db"), 1 << 20).expect("log");
+        let records: Vec<UrlRecord> = (0..1000)
+            .map(|i| {
+                let state = [State::Queued, State::Fetched, State::Filtered][i % 3];
+                record(
+                    &format!("http://h/{}/{i}", ["docs", "a", "x"][i % 3]),
+                    state,
+                )
+            })
+            .collect();
+        let changes: Vec<crate::store::Change<'_>> = records
+            .iter()
+            .map(|record| crate::store::Change::Discover {
+                record,
+                enqueue: None,
+            })
+            .collect();
+        log.apply(&changes).expect("fill");
+        let old = compiled("");
+        let new = compiled(
+            "[[rules]]\nname='no docs'\nmatch={field='path',prefix='/docs/'}\naction='exclude'\n",
+        );
+        let mut plain = WhatIf::new(old.clone(), new.clone(), 1000);
+        records.iter().for_each(|r| plain.add(r));
+        for workers in [1, 2, 3] {
+            let got = count_log(&log, &old, &new, workers, &|_| {}, &|| false);
+            assert!(got.done);
+            assert_eq!(got.scanned, 1000, "{workers} workers");
+            let (a, b) = (
+                got.tally(Change::NowRefused),
+                plain.report.tally(Change::NowRefused),
+            );
+            assert_eq!((a.seen, a.queued, a.fetched), (b.seen, b.queued, b.fetched));
+            assert_eq!(a.seen, 334);
+            assert_eq!(a.samples.len(), SAMPLES);
+        }
+        let stopped = count_log(&log, &old, &new, 2, &|_| {}, &|| true);
+        assert!(!stopped.done, "a stopped count says it is not done");
     }
 
     #[test]
