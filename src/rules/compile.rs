@@ -213,7 +213,7 @@ impl Builder {
                 .as_ref()
                 .map(|c| self.expr(c, id, &mut broken));
             let disabled = if !rule.enabled {
-                Some("disabled in the rules file".to_string())
+                Some("switched off (`enabled = false`)".to_string())
             } else if let Some(message) = broken {
                 Some(message)
             } else if parent_disabled {

@@ -13,6 +13,11 @@ use crate::rules::model::{Condition, Field, Filter, Matcher, Rule, Test};
 /// Distinct URLs a pattern needs before it is proposed.
 pub const MIN_URLS: usize = 12;
 
+/// Distinct months a dated path needs before it is proposed: a blog's
+/// archive spans a few, a calendar that links to the next month forever
+/// spans years.
+pub const MIN_MONTHS: usize = 24;
+
 /// At most this many hints are shown.
 pub const MAX_HINTS: usize = 6;
 
@@ -43,9 +48,10 @@ pub fn hints<'a>(urls: impl IntoIterator<Item = &'a str>) -> Vec<TrapHint> {
             let key = format!("repeat {seg}");
             add(&mut groups, key, text, || repeat_rule(seg));
         }
-        if let Some(prefix) = calendar_prefix(&segments) {
+        if let Some((prefix, month)) = calendar_prefix(&segments) {
+            // Counted by distinct month, not by URL.
             let key = format!("calendar {prefix}");
-            add(&mut groups, key, text, || calendar_rule(&prefix));
+            add_distinct(&mut groups, key, &month, text, || calendar_rule(&prefix));
         }
         if url.query().is_some_and(|q| !q.is_empty()) {
             let key = format!("query {path}");
@@ -54,7 +60,14 @@ pub fn hints<'a>(urls: impl IntoIterator<Item = &'a str>) -> Vec<TrapHint> {
     }
     let mut found: Vec<TrapHint> = groups
         .into_iter()
-        .filter(|(_, (urls, _, _))| urls.len() >= MIN_URLS)
+        .filter(|(key, (distinct, _, _))| {
+            let min = if key.starts_with("calendar ") {
+                MIN_MONTHS
+            } else {
+                MIN_URLS
+            };
+            distinct.len() >= min
+        })
         .map(|(key, (urls, examples, rule))| TrapHint {
             summary: summary(&key, urls.len()),
             examples,
@@ -68,10 +81,22 @@ pub fn hints<'a>(urls: impl IntoIterator<Item = &'a str>) -> Vec<TrapHint> {
 }
 
 fn add(groups: &mut Groups, key: String, url: &str, rule: impl FnOnce() -> Rule) {
+    add_distinct(groups, key, url, url, rule);
+}
+
+/// Counts `distinct` (a URL, or a month) in the group, keeping `url` as an
+/// example when it adds something new.
+fn add_distinct(
+    groups: &mut Groups,
+    key: String,
+    distinct: &str,
+    url: &str,
+    rule: impl FnOnce() -> Rule,
+) {
     let entry = groups
         .entry(key)
         .or_insert_with(|| (HashSet::new(), Vec::new(), rule()));
-    if entry.0.insert(url.to_string()) && entry.1.len() < EXAMPLES {
+    if entry.0.insert(distinct.to_string()) && entry.1.len() < EXAMPLES {
         entry.1.push(url.to_string());
     }
 }
@@ -80,7 +105,7 @@ fn summary(key: &str, n: usize) -> String {
     let (kind, what) = key.split_once(' ').unwrap_or((key, ""));
     match kind {
         "repeat" => format!("{n} URLs repeat the path segment /{what}/ three times or more"),
-        "calendar" => format!("{n} URLs under {what} are calendar dates"),
+        "calendar" => format!("{n} different months under {what}: a calendar that keeps going"),
         _ => format!("{n} query strings on {what}"),
     }
 }
@@ -107,9 +132,9 @@ fn repeated_segment<'a>(segments: &[&'a str]) -> Option<&'a str> {
     None
 }
 
-/// The path up to a date: `/calendar/` for `/calendar/2031/07/`, or for
-/// `/events/2031-07-01`.
-fn calendar_prefix(segments: &[&str]) -> Option<String> {
+/// The path up to a date and the date's month: (`/calendar/`, `2031-07`)
+/// for `/calendar/2031/07/`, or for `/calendar/2031-07-01`.
+fn calendar_prefix(segments: &[&str]) -> Option<(String, String)> {
     let year = |s: &str| {
         s.len() == 4
             && s.bytes().all(|b| b.is_ascii_digit())
@@ -121,14 +146,24 @@ fn calendar_prefix(segments: &[&str]) -> Option<String> {
         parts.len() >= 2 && year(parts[0]) && month(parts[1])
     };
     for (i, s) in segments.iter().enumerate() {
-        let date = dated(s) || (year(s) && segments.get(i + 1).is_some_and(|m| month(m)));
-        if date {
+        let when = if dated(s) {
+            let mut parts = s.split('-');
+            Some(format!("{}-{:0>2}", parts.next()?, parts.next()?))
+        } else if year(s) {
+            segments
+                .get(i + 1)
+                .filter(|m| month(m))
+                .map(|m| format!("{s}-{m:0>2}"))
+        } else {
+            None
+        };
+        if let Some(when) = when {
             let mut prefix = String::from("/");
             for p in &segments[..i] {
                 prefix.push_str(p);
                 prefix.push('/');
             }
-            return Some(prefix);
+            return Some((prefix, when));
         }
     }
     None
@@ -215,7 +250,7 @@ mod tests {
             ),
             (
                 "dated pages",
-                |i| format!("http://h/events/2031-{:02}-01", i % 12 + 1),
+                |i| format!("http://h/events/{}-{:02}-01", 2031 + i / 12, i % 12 + 1),
                 "http://h/events/2040-01-01",
                 "http://h/events/",
             ),
@@ -233,7 +268,7 @@ mod tests {
             ),
         ];
         for (what, gen_url, stopped, kept) in cases {
-            let urls: Vec<String> = (0..MIN_URLS).map(gen_url).collect();
+            let urls: Vec<String> = (0..MIN_MONTHS.max(MIN_URLS)).map(gen_url).collect();
             let found = hints(urls.iter().map(String::as_str));
             let Some(hint) = found.first() else {
                 panic!("{what}: no hint");
@@ -250,6 +285,15 @@ mod tests {
             );
             assert!(!hint.examples.is_empty());
         }
+    }
+
+    #[test]
+    fn a_dated_archive_of_a_few_months_is_no_calendar_trap() {
+        // Forty posts over five months, like the demo blog's archive.
+        let urls: Vec<String> = (0..40)
+            .map(|i| format!("http://h/blog/2023/{:02}/post-{i}.html", 8 + i % 5))
+            .collect();
+        assert!(hints(urls.iter().map(String::as_str)).is_empty());
     }
 
     #[test]

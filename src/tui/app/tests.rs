@@ -375,8 +375,8 @@ fn a_trap_hint_becomes_a_rule_with_one_key() {
     let mut app = app();
     app.update(ch('t'));
     assert!(matches!(app.overlay, Overlay::None), "no hints yet");
-    let urls: Vec<String> = (0..20)
-        .map(|i| format!("http://h/cal/{}/01/", 2030 + i))
+    let urls: Vec<String> = (0..30)
+        .map(|i| format!("http://h/cal/{}/01/", 2000 + i))
         .collect();
     app.update(Action::Traps(crate::tui::traps::hints(
         urls.iter().map(String::as_str),
