@@ -333,7 +333,10 @@ match = { field = "path", prefix = "/x" }
         "{s}"
     );
     assert!(s.contains("2.1"), "nested rules are numbered: {s}");
-    assert!(s.contains("DISABLED: switched off (`enabled = false`)"), "{s}");
+    assert!(
+        s.contains("DISABLED: switched off (`enabled = false`)"),
+        "{s}"
+    );
     assert!(s.contains("lint:") && s.contains("example\\.com"), "{s}");
 }
 
