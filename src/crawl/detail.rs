@@ -50,8 +50,11 @@ pub struct HostRow {
     pub delay: Duration,
     pub errors_in_row: u32,
     pub idle: HostIdle,
-    /// What robots.txt says for it, one line (`not fetched yet`, `parsed,
-    /// 12 rules`, `HTTP 503: all disallowed`, `off`).
+    /// Its robots.txt, one line: `not fetched yet`, `fetching`, `parsed:
+    /// 12 lines, group *, crawl-delay 2s`, `HTTP 404: all allowed`, `HTTP
+    /// 503: all disallowed, retry in 40s`, `off (obey_robots = false)`.
+    /// While robots.txt is being fetched the host's `idle` is `Ready`; while
+    /// an unreachable one waits to be retried, `Backoff`.
     pub robots: String,
 }
 

@@ -5,6 +5,13 @@
 //! Crash safety: a fetched page's new links (logged and queued), its own
 //! update and its removal from the persisted queue are one transaction, so
 //! after a `kill -9` either all of it is there or the page is fetched again.
+//!
+//! Child modules: `discover` meets URLs (rules, depth, dedupe, batched
+//! writes); `web` applies the web conventions of SPEC §2.3 (robots.txt per
+//! host before its URLs, sitemaps, robots directives, rel=nofollow).
+
+mod discover;
+mod web;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -16,12 +23,16 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use url::Url;
 
+use self::discover::{Discovered, Origin};
+use self::web::Job;
 use super::detail::{Detail, HostIdle, HostRow, MAX_HOST_ROWS, QueueRow};
-use super::fetch::{FetchError, Fetched, Fetcher};
-use super::frontier::{Frontier, QUEUES, level_of};
+use super::fetch::{FetchError, Fetched, Fetcher, Head};
+use super::frontier::{Frontier, QUEUES};
 use super::hosts::{Hosts, Idle};
-use super::report::{layer, now_ms, refusal, retrace, trace_lines};
-use super::task::{Content, Outcome, fetch_one};
+use super::report::{layer, now_ms, refusal, retrace, robots_line, set_layer, trace_lines};
+use super::robots_cache::{Check, Gate, RobotsCache};
+use super::sitemaps::fetch_sitemap;
+use super::task::{Content, Outcome, fetch_one, fetch_robots};
 use crate::config::CrawlSettings;
 use crate::rules::{CompiledRules, Known, Queue, TraceMode, UrlFacts, Verdict, normalize};
 use crate::store::{Change, ErrorClass, ErrorInfo, State, UrlLog, UrlRecord};
@@ -93,6 +104,8 @@ pub enum Event {
 pub enum StartError {
     #[error("start URL {url}: {why}")]
     StartUrl { url: String, why: String },
+    #[error("[crawl] sitemaps: {url:?}: not an absolute http(s) URL")]
+    Sitemap { url: String },
     #[error("the URL log: {0}")]
     Store(String),
     #[error("{0}")]
@@ -110,14 +123,17 @@ pub(crate) struct Item {
     pub(crate) level: usize,
     pub(crate) queue: Queue,
     pub(crate) attempts: u32,
+    pub(crate) kind: ItemKind,
 }
 
-/// Where a URL came from.
+/// What a queued URL is fetched as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Origin {
-    Start,
-    Link,
-    Redirect(u8),
+pub(crate) enum ItemKind {
+    /// A page (or any document): through phase 2, saved, its links met.
+    Page,
+    /// A sitemap file at this nesting level (1: named by robots.txt or the
+    /// config): parsed, its entries met; never saved.
+    Sitemap { level: u8 },
 }
 
 /// Checks the start URLs against the rules: each must be fully qualified
@@ -197,16 +213,14 @@ pub struct Engine {
     /// A [`Control::Detail`] arrived: answered on the events channel at the
     /// next turn of the loop.
     detail_wanted: bool,
-}
-
-/// A newly met URL waiting to be written, and queued once it has an id.
-#[derive(Debug)]
-struct Discovered {
-    record: UrlRecord,
-    enqueue: Option<(u8, u8)>,
-    /// The frontier item to queue (without its id yet); `None` when the URL
-    /// is only logged, not fetched.
-    draft: Option<Item>,
+    /// robots.txt per host, by the ids of `hosts`.
+    robots: RobotsCache,
+    /// `[crawl] sitemaps`, validated.
+    sitemaps: Vec<Url>,
+    /// URLs logged as filtered only because every link to them said
+    /// rel=nofollow: met again through a followed link, they are queued
+    /// after all. Kept for this run only.
+    nofollowed: std::collections::HashSet<u64>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -230,7 +244,21 @@ impl Engine {
             s.max_body_bytes,
         )?;
         let hosts = Hosts::new(s.per_host, Duration::from_millis(s.delay_ms));
+        let sitemaps = s
+            .sitemaps
+            .iter()
+            .map(|text| {
+                normalize(text)
+                    .ok()
+                    .filter(|u| matches!(u.scheme(), "http" | "https"))
+                    .ok_or_else(|| StartError::Sitemap { url: text.clone() })
+            })
+            .collect::<Result<Vec<Url>, StartError>>()?;
+        let robots = RobotsCache::new(s.obey_robots, &s.user_agent, s.max_retries);
         Ok(Engine {
+            robots,
+            sitemaps,
+            nofollowed: std::collections::HashSet::new(),
             frontier: Frontier::new(plan.weights),
             hosts,
             delayed: BinaryHeap::new(),
@@ -264,6 +292,7 @@ impl Engine {
         for url in self.plan.start.clone() {
             self.met(url, None, 0, Origin::Start);
         }
+        self.meet_config_sitemaps();
         self.commit(&[]);
         // Fetch tasks report here; bounded by the concurrency, so a task
         // never waits long to hand its result over.
@@ -287,22 +316,42 @@ impl Engine {
             self.release_delayed(now);
             let mut dispatched = Vec::new();
             while !self.paused && in_flight < concurrency {
-                let hosts = &self.hosts;
-                let Some((_, _, host, item)) = self.frontier.pop(|h| hosts.ready(h, now)) else {
+                let Some(job) = self.next_job(now) else {
                     break;
                 };
-                self.hosts.started(host, now);
-                dispatched.push((item.id, item.queue));
                 in_flight += 1;
                 let fetcher = self.fetcher.clone();
-                let rules = self.rules.clone();
                 let tx = done_tx.clone();
-                let out = self.plan.out.clone();
-                let agent = self.plan.settings.user_agent.clone();
-                tasks.spawn(async move {
-                    let outcome = fetch_one(fetcher, rules, item, host, out, agent).await;
-                    let _ = tx.send(outcome).await;
-                });
+                let (host, item, robots) = match job {
+                    Job::Robots { host, page } => {
+                        let rules = self.rules.clone();
+                        tasks.spawn(async move {
+                            let outcome = fetch_robots(fetcher, rules, host, page).await;
+                            let _ = tx.send(outcome).await;
+                        });
+                        continue;
+                    }
+                    Job::Fetch { host, item, robots } => (host, item, robots),
+                };
+                dispatched.push((item.id, item.queue, robots));
+                let rules = self.rules.clone();
+                match item.kind {
+                    ItemKind::Page => {
+                        let out = self.plan.out.clone();
+                        let agent = self.plan.settings.user_agent.clone();
+                        tasks.spawn(async move {
+                            let outcome = fetch_one(fetcher, rules, item, host, out, agent).await;
+                            let _ = tx.send(outcome).await;
+                        });
+                    }
+                    ItemKind::Sitemap { .. } => {
+                        tasks.spawn(async move {
+                            let _ = tx
+                                .send(fetch_sitemap(fetcher, rules, item, host).await)
+                                .await;
+                        });
+                    }
+                }
             }
             // Written before any of their outcomes is handled (this task
             // handles those); a crash before it leaves them queued, which
@@ -388,12 +437,18 @@ impl Engine {
             .enumerate()
             .map(|(id, h)| {
                 let pending = self.frontier.waiting_for(id as u32);
-                let idle = match (pending, self.hosts.idle(id as u32, now)) {
+                // Waiting for robots.txt: "ready" while it is being
+                // fetched, a backoff until an unreachable one is retried.
+                let idle = match (pending, self.robots.gate(id as u32, now)) {
                     (0, _) => HostIdle::Empty,
-                    (_, Idle::Ready) => HostIdle::Ready,
-                    (_, Idle::Busy) => HostIdle::Busy,
-                    (_, Idle::Politeness(d)) => HostIdle::Politeness(d),
-                    (_, Idle::Backoff(d)) => HostIdle::Backoff(d),
+                    (_, Gate::Wait(None)) => HostIdle::Ready,
+                    (_, Gate::Wait(Some(t))) => HostIdle::Backoff(t.saturating_duration_since(now)),
+                    (_, Gate::Open | Gate::Fetch) => match self.hosts.idle(id as u32, now) {
+                        Idle::Ready => HostIdle::Ready,
+                        Idle::Busy => HostIdle::Busy,
+                        Idle::Politeness(d) => HostIdle::Politeness(d),
+                        Idle::Backoff(d) => HostIdle::Backoff(d),
+                    },
                 };
                 HostRow {
                     origin: h.origin.clone(),
@@ -403,11 +458,7 @@ impl Engine {
                     delay: h.delay,
                     errors_in_row: h.errors_in_row,
                     idle,
-                    robots: if self.plan.settings.obey_robots {
-                        "not fetched yet".into()
-                    } else {
-                        "off (obey_robots = false)".into()
-                    },
+                    robots: self.robots.describe(id as u32, now),
                 }
             })
             .collect();
@@ -439,13 +490,27 @@ impl Engine {
         }
     }
 
-    /// When something could next be done without a fetch finishing.
+    /// When something could next be done without a fetch finishing: a
+    /// retry, a host's politeness or backoff ending, or an unreachable
+    /// robots.txt to be fetched again.
     fn next_wake(&self, now: Instant) -> Option<Instant> {
         let delayed = self.delayed.peek().map(|Reverse((t, _))| *t);
-        let hosts =
-            (0..self.hosts.all().len() as u32).filter(|&h| self.frontier.waiting_for(h) > 0);
-        let host = self.hosts.next_ready(hosts, now);
-        [delayed, host].into_iter().flatten().min()
+        let mut robots = None;
+        let hosts = (0..self.hosts.all().len() as u32)
+            .filter(|&h| self.frontier.waiting_for(h) > 0)
+            .filter(|&h| match self.robots.gate(h, now) {
+                Gate::Open | Gate::Fetch => true,
+                Gate::Wait(at) => {
+                    // `None`: being fetched; its answer wakes the loop.
+                    if let Some(t) = at {
+                        robots = Some(robots.map_or(t, |r: Instant| r.min(t)));
+                    }
+                    false
+                }
+            })
+            .collect::<Vec<u32>>();
+        let host = self.hosts.next_ready(hosts.into_iter(), now);
+        [delayed, host, robots].into_iter().flatten().min()
     }
 
     /// Puts back what a previous run left: URLs in flight are queued again,
@@ -480,6 +545,7 @@ impl Engine {
                             level: level as usize,
                             queue: *queue,
                             attempts: record.error.as_ref().map_or(0, |e| e.count),
+                            kind: web::kind_of(&record),
                         };
                         let _ = self.frontier.push(level as usize, *queue, host, item);
                     }
@@ -489,173 +555,6 @@ impl Engine {
         Ok(())
     }
 
-    /// A URL met during the crawl (start, link, redirect target): through
-    /// the rules, deduplicated against the log, queued if fetched.
-    fn met(&mut self, url: Url, referrer: Option<u64>, link_depth: u32, origin: Origin) {
-        match self.log.id_of(url.as_str()) {
-            Ok(Some(_)) => return, // known: deduplicated
-            Ok(None) => {}
-            Err(e) => {
-                eprintln!("crawlspace: URL log: {e}");
-                return;
-            }
-        }
-        let known = Known {
-            link_depth,
-            ..Known::default()
-        };
-        let verdict = self.rules.evaluate(
-            &UrlFacts::new(&url, &known),
-            &mut self.scratch,
-            TraceMode::Decisive,
-        );
-        let mut trace = Vec::new();
-        match origin {
-            Origin::Start => trace.push(layer("start", "a start URL".into())),
-            Origin::Redirect(hops) => trace.push(layer("redirect", format!("redirect hop {hops}"))),
-            Origin::Link => {}
-        }
-        trace.extend(trace_lines(&self.rules, &verdict));
-        let s = &self.plan.settings;
-        let path_depth = url.path().bytes().filter(|&b| b == b'/').count() as u32;
-        let mut refused = (!verdict.fetch).then(|| refusal(&self.rules, &verdict));
-        if refused.is_none() && origin != Origin::Start {
-            if link_depth > s.max_link_depth {
-                refused = Some(format!(
-                    "beyond max_link_depth {} (link depth {link_depth})",
-                    s.max_link_depth
-                ));
-                trace.push(layer(
-                    "depth",
-                    format!(
-                        "link depth {link_depth} > max_link_depth {}",
-                        s.max_link_depth
-                    ),
-                ));
-            } else if path_depth > s.max_path_depth {
-                refused = Some(format!(
-                    "beyond max_path_depth {} (path depth {path_depth})",
-                    s.max_path_depth
-                ));
-                trace.push(layer(
-                    "depth",
-                    format!(
-                        "path depth {path_depth} > max_path_depth {}",
-                        s.max_path_depth
-                    ),
-                ));
-            }
-        }
-        // A URL to be fetched is evaluated again with its address and
-        // headers; its hits are counted then, from the complete verdict.
-        if refused.is_some() {
-            self.count_hits(&verdict);
-        }
-        // Depth limits are a crawler-level veto: always logged.
-        let logged = verdict.log || refused.as_deref().is_some_and(|r| r.starts_with("beyond"));
-        if refused.is_some() && !logged {
-            self.stats.filtered += 1;
-            return; // the rules say: no record kept
-        }
-        let queue = match origin {
-            Origin::Start => Queue::User,
-            Origin::Redirect(_) => Queue::Redirect,
-            Origin::Link => verdict.queue(),
-        };
-        let record = UrlRecord {
-            url: url.to_string(),
-            state: if refused.is_some() {
-                State::Filtered
-            } else {
-                State::Queued
-            },
-            reason: refused
-                .clone()
-                .unwrap_or_else(|| format!("queued in {}", queue.name())),
-            fetch: verdict.fetch,
-            save: verdict.save,
-            follow: verdict.follow,
-            filtered: verdict.filtered || refused.is_some(),
-            queue: if refused.is_some() {
-                "none".into()
-            } else {
-                queue.name().into()
-            },
-            priority: verdict.priority,
-            link_depth,
-            referrer,
-            discovered_ms: now_ms(),
-            meta: verdict.meta.clone(),
-            source: verdict.source.clone(),
-            trace,
-            ..UrlRecord::default()
-        };
-        let level = level_of(verdict.priority);
-        let q = QUEUES.iter().position(|x| *x == queue).unwrap_or(0) as u8;
-        let hops = match origin {
-            Origin::Redirect(h) => h,
-            _ => 0,
-        };
-        let draft = refused.is_none().then_some(Item {
-            id: 0,
-            url,
-            link_depth,
-            hops,
-            level,
-            queue,
-            attempts: 0,
-        });
-        // Written with the next update (or `commit`), in one transaction:
-        // each costs about 0.1 ms in sled however small, and a crash then
-        // never separates a page from the links found on it.
-        self.pending.push(Discovered {
-            record,
-            enqueue: draft.as_ref().map(|_| (level as u8, q)),
-            draft,
-        });
-    }
-
-    /// Writes the pending discoveries and `extra` changes in one transaction,
-    /// then queues the new URLs in memory.
-    fn commit(&mut self, extra: &[Change<'_>]) {
-        let pending = std::mem::take(&mut self.pending);
-        let mut changes: Vec<Change<'_>> = pending
-            .iter()
-            .map(|d| Change::Discover {
-                record: &d.record,
-                enqueue: d.enqueue,
-            })
-            .collect();
-        changes.extend(extra.iter().cloned());
-        if changes.is_empty() {
-            return;
-        }
-        let ids = match self.log.apply(&changes) {
-            Ok(ids) => ids,
-            Err(e) => {
-                eprintln!("crawlspace: URL log: {e}");
-                return;
-            }
-        };
-        drop(changes);
-        let now = Instant::now();
-        for (discovered, id) in pending.into_iter().zip(ids) {
-            let Some(id) = id else { continue }; // already known, or twice in the batch
-            self.stats.discovered += 1;
-            match discovered.draft {
-                None => self.stats.filtered += 1,
-                Some(mut item) => {
-                    item.id = id;
-                    let host = self.hosts.id(&item.url, now);
-                    let (level, queue) = (item.level, item.queue);
-                    let _ = self.frontier.push(level, queue, host, item);
-                }
-            }
-        }
-    }
-
-    /// Changes a record and, in the same transaction, takes the item out of
-    /// its persisted queue when `leaving` says so.
     /// Changes a record and, in the same transaction as the pending
     /// discoveries, takes the item out of its persisted queue when `leaving`
     /// says so.
@@ -685,15 +584,18 @@ impl Engine {
         self.commit(&changes);
     }
 
-    /// Marks a dispatch round's URLs in flight, in one transaction.
-    fn mark_in_flight(&mut self, items: &[(u64, Queue)]) {
+    /// Marks a dispatch round's URLs in flight, in one transaction, with
+    /// robots.txt's answer that let each go.
+    fn mark_in_flight(&mut self, items: &[(u64, Queue, Check)]) {
         let records: Vec<(u64, UrlRecord)> = items
             .iter()
-            .filter_map(|&(id, queue)| {
-                let mut record = self.log.get(id).ok().flatten()?;
+            .filter_map(|(id, queue, robots)| {
+                let mut record = self.log.get(*id).ok().flatten()?;
                 record.state = State::InFlight;
                 record.reason = format!("being fetched from {}", queue.name());
-                Some((id, record))
+                record.robots = Some(robots.text.clone());
+                set_layer(&mut record.trace, robots_line(robots));
+                Some((*id, record))
             })
             .collect();
         let changes: Vec<Change<'_>> = records
@@ -738,7 +640,7 @@ impl Engine {
                 if let Some(verdict) = &verdict {
                     self.count_hits(verdict);
                 }
-                self.done(item, host, fetched, verdict, content);
+                self.done(item, host, fetched, verdict, *content);
             }
             Outcome::Refused {
                 item,
@@ -766,6 +668,13 @@ impl Engine {
                 self.hosts.finished(host, now, temporary, None);
                 self.failed(item, host, temporary, error.to_string(), None, None);
             }
+            Outcome::Robots { host, fetch } => self.robots_learned(host, fetch),
+            Outcome::Sitemap {
+                item,
+                host,
+                head,
+                read,
+            } => self.sitemap_done(item, host, head, read),
         }
     }
 
@@ -829,125 +738,31 @@ impl Engine {
         verdict: Option<Verdict>,
         content: Content,
     ) {
-        let Content { page, size, saved } = content;
+        let Some(item) = self.non_success(item, host, &fetched.head) else {
+            return;
+        };
+        let Content {
+            page,
+            header_robots,
+            size,
+            saved,
+        } = content;
         let (saved, save_error) = match saved {
             Some(Ok(path)) => (Some(path), None),
             Some(Err(e)) => (None, Some(e)),
             None => (None, None),
         };
-        let head = fetched.head.clone();
+        let head = fetched.head;
         let status = head.status;
-        // Redirects: each hop is a new URL through the rules.
-        if (300..400).contains(&status) && status != 304 {
-            let Some(location) = head.location.clone() else {
-                return self.failed(
-                    item.clone(),
-                    host,
-                    false,
-                    format!("HTTP {status} without Location"),
-                    Some(status),
-                    None,
-                );
-            };
-            let target = item
-                .url
-                .join(&location)
-                .ok()
-                .and_then(|u| normalize(u.as_str()).ok());
-            let Some(target) = target else {
-                return self.failed(
-                    item.clone(),
-                    host,
-                    false,
-                    format!("redirect to a malformed URL {location:?}"),
-                    Some(status),
-                    None,
-                );
-            };
-            let hops = item.hops + 1;
-            if hops > MAX_REDIRECTS {
-                return self.failed(
-                    item.clone(),
-                    host,
-                    false,
-                    format!("more than {MAX_REDIRECTS} redirects"),
-                    Some(status),
-                    None,
-                );
-            }
-            let known = matches!(self.log.id_of(target.as_str()), Ok(Some(_)));
-            self.met(
-                target.clone(),
-                Some(item.id),
-                item.link_depth,
-                Origin::Redirect(hops),
-            );
-            self.stats.fetched += 1;
-            self.update_and(item.id, Some(&item), |r| {
-                r.state = State::Fetched;
-                r.status = Some(status);
-                r.fetched_ms = Some(now_ms());
-                r.redirect_to = Some(target.to_string());
-                r.reason = if known {
-                    format!(
-                        "HTTP {status} redirect to {target} (already known: a loop or a duplicate)"
-                    )
-                } else {
-                    format!("HTTP {status} redirect to {target}")
-                };
-            });
-            return;
-        }
-        if status == 304 {
-            return self.failed(
-                item,
-                host,
-                false,
-                "HTTP 304 to an unconditional request".into(),
-                Some(status),
-                None,
-            );
-        }
-        if status == 503 && head.retry_after.is_some() {
-            let retry_after = head.retry_after;
-            return self.failed(
-                item,
-                host,
-                true,
-                format!("HTTP {status} with Retry-After"),
-                Some(status),
-                retry_after,
-            );
-        }
-        if status >= 400 {
-            return self.failed(
-                item,
-                host,
-                false,
-                format!("HTTP {status}"),
-                Some(status),
-                None,
-            );
-        }
         // 2xx: the links first (crash safety), then the page itself.
+        let directives = self.directives(page.as_ref(), header_robots);
         let follow = verdict.as_ref().is_none_or(|v| v.follow);
         let mut nofollow_links = 0;
-        if let Some(page) = &page {
-            let robots_nofollow = page.robots.nofollow && !self.plan.settings.ignore_nofollow;
-            if follow && !robots_nofollow {
-                for link in &page.links {
-                    if link.nofollow && !self.plan.settings.ignore_nofollow {
-                        nofollow_links += 1;
-                        continue;
-                    }
-                    self.met(
-                        link.url.clone(),
-                        Some(item.id),
-                        item.link_depth + 1,
-                        Origin::Link,
-                    );
-                }
-            }
+        if let Some(page) = &page
+            && follow
+            && !directives.nofollow()
+        {
+            nofollow_links = self.meet_links(&item, page);
         }
         let was_saved = saved.is_some();
         if was_saved {
@@ -969,14 +784,16 @@ impl Engine {
         if let Some(e) = &save_error {
             extra.push(format!("not saved: the mirror could not write it: {e}"));
         }
+        if verdict.as_ref().is_some_and(|v| v.save) {
+            extra.extend(directives.not_saved());
+        }
+        if follow {
+            extra.extend(directives.not_followed());
+        }
         if nofollow_links > 0 {
             extra.push(format!("{nofollow_links} rel=nofollow links not followed"));
         }
-        if let Some(page) = &page
-            && page.robots.nofollow
-        {
-            extra.push("meta robots nofollow".into());
-        }
+        let page_robots = web::page_robots(&directives, page.as_ref());
         self.update_and(item.id, Some(&item), |r| {
             r.state = if was_saved {
                 State::Saved
@@ -1005,11 +822,74 @@ impl Engine {
                 r.reason.push_str("; ");
                 r.reason.push_str(&extra.join("; "));
             }
-            if let Some(page) = &page
-                && !page.robots.raw.is_empty()
-            {
-                r.robots = Some(format!("meta robots: {}", page.robots.raw.join(", ")));
-            }
+            page_robots.apply(r);
+        });
+    }
+
+    /// Answers that are not a 2xx body: a redirect (each hop a new URL
+    /// through the rules), 304, 503 with `Retry-After` (temporary) and
+    /// other 4xx/5xx (permanent). `None` when handled here; the item back
+    /// when the response is a success for the caller to read.
+    fn non_success(&mut self, item: Item, host: u32, head: &Head) -> Option<Item> {
+        let status = head.status;
+        if (300..400).contains(&status) && status != 304 {
+            self.redirected(item, host, head);
+            return None;
+        }
+        let (temporary, message) = match status {
+            304 => (false, "HTTP 304 to an unconditional request".to_string()),
+            503 if head.retry_after.is_some() => (true, format!("HTTP {status} with Retry-After")),
+            400.. => (false, format!("HTTP {status}")),
+            _ => return Some(item),
+        };
+        let retry_after = head.retry_after.filter(|_| temporary);
+        self.failed(item, host, temporary, message, Some(status), retry_after);
+        None
+    }
+
+    /// A 3xx: the target is met as a new URL (a sitemap's target is read
+    /// as a sitemap), at most [`MAX_REDIRECTS`] hops from the first URL.
+    fn redirected(&mut self, item: Item, host: u32, head: &Head) {
+        let status = head.status;
+        let Some(location) = head.location.clone() else {
+            let message = format!("HTTP {status} without Location");
+            return self.failed(item, host, false, message, Some(status), None);
+        };
+        let target = item
+            .url
+            .join(&location)
+            .ok()
+            .and_then(|u| normalize(u.as_str()).ok());
+        let Some(target) = target else {
+            let message = format!("redirect to a malformed URL {location:?}");
+            return self.failed(item, host, false, message, Some(status), None);
+        };
+        let hops = item.hops + 1;
+        if hops > MAX_REDIRECTS {
+            let message = format!("more than {MAX_REDIRECTS} redirects");
+            return self.failed(item, host, false, message, Some(status), None);
+        }
+        let known = matches!(self.log.id_of(target.as_str()), Ok(Some(_)));
+        self.met(
+            target.clone(),
+            Some(item.id),
+            item.link_depth,
+            Origin::Redirect {
+                hops,
+                kind: item.kind,
+            },
+        );
+        self.stats.fetched += 1;
+        self.update_and(item.id, Some(&item), |r| {
+            r.state = State::Fetched;
+            r.status = Some(status);
+            r.fetched_ms = Some(now_ms());
+            r.redirect_to = Some(target.to_string());
+            r.reason = if known {
+                format!("HTTP {status} redirect to {target} (already known: a loop or a duplicate)")
+            } else {
+                format!("HTTP {status} redirect to {target}")
+            };
         });
     }
 

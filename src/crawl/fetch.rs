@@ -190,6 +190,19 @@ impl Fetcher {
         validators: Option<&Validators>,
         want_body: impl FnOnce(&Head) -> bool,
     ) -> Result<Fetched, FetchError> {
+        self.get_within(url, validators, self.max_body, want_body)
+            .await
+    }
+
+    /// [`Fetcher::get`] with the body cut at `max_body` bytes instead of the
+    /// crawl's cap: robots.txt needs no more than its parse limit.
+    pub async fn get_within(
+        &self,
+        url: &Url,
+        validators: Option<&Validators>,
+        max_body: u64,
+        want_body: impl FnOnce(&Head) -> bool,
+    ) -> Result<Fetched, FetchError> {
         let mut request = self.client.get(url.as_str());
         if let Some(v) = validators {
             if let Some(etag) = &v.etag {
@@ -214,7 +227,7 @@ impl Fetcher {
             FetchError::Connection(m) => FetchError::Body(m),
             other => other,
         })? {
-            let room = self.max_body.saturating_sub(body.len() as u64) as usize;
+            let room = max_body.saturating_sub(body.len() as u64) as usize;
             if chunk.len() > room {
                 body.extend_from_slice(&chunk[..room]);
                 truncated = true;
@@ -226,6 +239,46 @@ impl Fetcher {
             head,
             body: Some(body),
             truncated,
+        })
+    }
+}
+
+/// A response whose body the caller reads chunk by chunk, for bodies that
+/// are parsed as they arrive and may be larger than is worth holding whole
+/// (sitemaps: up to 50 MiB). Dropping it closes the connection.
+#[derive(Debug)]
+pub struct BodyStream {
+    pub head: Head,
+    response: reqwest::Response,
+}
+
+impl BodyStream {
+    /// The next piece of the body; `None` at its end. No size cap here: the
+    /// reader decides when it has had enough and drops the stream.
+    pub async fn chunk(&mut self) -> Result<Option<Vec<u8>>, FetchError> {
+        match self.response.chunk().await {
+            Ok(chunk) => Ok(chunk.map(|c| c.to_vec())),
+            Err(e) => Err(match classify(e) {
+                FetchError::Connection(m) => FetchError::Body(m),
+                other => other,
+            }),
+        }
+    }
+}
+
+impl Fetcher {
+    /// GETs `url` and returns as soon as the headers are in; the body is
+    /// read through [`BodyStream::chunk`].
+    pub async fn open(&self, url: &Url) -> Result<BodyStream, FetchError> {
+        let response = self
+            .client
+            .get(url.as_str())
+            .send()
+            .await
+            .map_err(classify)?;
+        Ok(BodyStream {
+            head: head_of(&response),
+            response,
         })
     }
 }

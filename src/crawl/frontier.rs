@@ -66,6 +66,17 @@ impl<T> HostQueue<T> {
         self.len += 1;
     }
 
+    /// Puts an item back at the head of its host's line (see
+    /// [`Frontier::unpop`]).
+    fn push_front(&mut self, host: u32, item: T) {
+        let waiting = self.by_host.entry(host).or_default();
+        if waiting.is_empty() {
+            self.turns.push_front(host);
+        }
+        waiting.push_front(item);
+        self.len += 1;
+    }
+
     /// Whether any waiting host is ready.
     fn has_ready(&self, ready: &impl Fn(u32) -> bool) -> bool {
         self.turns.iter().any(|&h| ready(h))
@@ -169,6 +180,16 @@ impl<T> Frontier<T> {
             return Some((level, QUEUES[best], host, item));
         }
         None
+    }
+
+    /// Puts back an item [`Frontier::pop`] just returned, first in its
+    /// host's line, and takes the pick back: the caller found it could not
+    /// go yet (its host's robots.txt must be fetched first).
+    pub fn unpop(&mut self, level: usize, queue: Queue, host: u32, item: T) {
+        if let Some(q) = slot(queue) {
+            self.queues[level.min(LEVELS - 1)][q].push_front(host, item);
+            self.picks[q] = self.picks[q].saturating_sub(1);
+        }
     }
 
     /// Items waiting, per queue (all levels).

@@ -1,5 +1,7 @@
 //! Per-host politeness (SPEC §2.2): at most N requests in flight per host,
-//! an optional pause between requests, and backoff after temporary errors.
+//! an optional pause between requests (raised by robots.txt `Crawl-delay`),
+//! and backoff after temporary errors. robots.txt itself is cached per host
+//! by `robots_cache`, under the same host ids.
 //! Pure data with the clock passed in; the engine asks which hosts are ready
 //! and when the next one will be.
 
@@ -77,6 +79,11 @@ impl Hosts {
         });
         self.ids.insert(origin, id);
         id
+    }
+
+    /// The id of the URL's host if it has been met, without making one.
+    pub fn find(&self, url: &Url) -> Option<u32> {
+        self.ids.get(&url.origin().ascii_serialization()).copied()
     }
 
     pub fn get(&self, id: u32) -> Option<&HostState> {

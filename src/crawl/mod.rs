@@ -10,10 +10,14 @@
 //! maps a URL to its file in the saved mirror and writes it.
 //! [`engine`] is the coordinator loop and [`detail`] what it tells the
 //! console about queues, hosts and rule hits; `task` is one fetch (DNS, phases 1b
-//! and 2, body, links, saving); `report` turns verdicts into log text.
+//! and 2, body, links, saving) and the robots.txt fetch; `sitemaps` streams
+//! one sitemap file into the parser; `robots_cache` holds each host's
+//! robots.txt and when it expires; `directives` says what robots meta and
+//! `X-Robots-Tag` mean for a page; `report` turns verdicts into log text.
 //! Only `fetch` names reqwest.
 
 pub mod detail;
+mod directives;
 pub mod engine;
 pub mod fetch;
 pub mod frontier;
@@ -22,5 +26,7 @@ pub mod links;
 pub mod mirror;
 mod report;
 pub mod robots;
+mod robots_cache;
 pub mod sitemap;
+mod sitemaps;
 mod task;

@@ -1,9 +1,11 @@
 //! How verdicts and crawler decisions become URL-log text: the trace lines
 //! of a verdict, the one-line reason a URL is refused, and the crawler's own
-//! trace entries (start, redirect, depth, live rules).
+//! trace entries (start, redirect, depth, live rules, robots.txt, rel=nofollow;
+//! robots directives in `directives`, sitemaps in `sitemaps`).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::robots_cache::Check;
 use crate::rules::verdict::Step;
 use crate::rules::{CompiledRules, Verdict};
 use crate::store::TraceLine;
@@ -81,5 +83,37 @@ pub(crate) fn layer(rule: &str, detail: String) -> TraceLine {
         line: 0,
         step: "matched".into(),
         detail,
+    }
+}
+
+/// Trace layer of robots.txt's answer for a URL.
+pub(crate) const ROBOTS_LAYER: &str = "robots";
+/// Trace layer of a link only ever marked rel=nofollow.
+pub(crate) const NOFOLLOW_LAYER: &str = "rel-nofollow";
+
+/// robots.txt's answer as a trace line: layer `robots`, the deciding line
+/// of the robots.txt file (0 when no rule decided), `allowed` or
+/// `disallowed`, and the full description.
+pub(crate) fn robots_line(check: &Check) -> TraceLine {
+    TraceLine {
+        rule: ROBOTS_LAYER.into(),
+        name: "robots.txt".into(),
+        line: check.line.unwrap_or(0),
+        step: if check.allowed {
+            "allowed"
+        } else {
+            "disallowed"
+        }
+        .into(),
+        detail: check.text.clone(),
+    }
+}
+
+/// Puts `line` in the trace in place of an earlier line of the same layer
+/// (a URL fetched again gets today's answer, not two).
+pub(crate) fn set_layer(trace: &mut Vec<TraceLine>, line: TraceLine) {
+    match trace.iter_mut().find(|t| t.rule == line.rule) {
+        Some(old) => *old = line,
+        None => trace.push(line),
     }
 }

@@ -1,15 +1,24 @@
 //! One fetch task: DNS and the address rules (phase 1b), the request and
 //! the content-type rules when the headers arrive (phase 2), then the body,
-//! its links and saving. Runs beside the coordinator and reports an
-//! [`Outcome`]; it never touches the URL log.
+//! its links, robots directives and saving. Also the fetch of a host's
+//! robots.txt ([`fetch_robots`]); sitemaps are read by `sitemaps`. Tasks
+//! run beside the coordinator and report an [`Outcome`]; they never touch
+//! the URL log.
 
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::engine::Item;
 use super::fetch::{FetchError, Fetched, Fetcher, Head};
-use super::links::{LinkOptions, Page};
+use super::links::{LinkOptions, Page, RobotsMeta};
+use super::robots::{PARSE_LIMIT, RobotsStatus, product_token};
+use super::robots_cache::RobotsFetch;
+use super::sitemaps::SitemapRead;
 use crate::rules::{CompiledRules, Known, TraceMode, UrlFacts, Verdict};
+
+/// Redirects followed when fetching robots.txt (RFC 9309 §2.3.1.2).
+pub(crate) const ROBOTS_REDIRECTS: u8 = 5;
 
 /// What a fetch task reports.
 #[derive(Debug)]
@@ -19,7 +28,8 @@ pub(crate) enum Outcome {
         host: u32,
         fetched: Fetched,
         verdict: Option<Verdict>,
-        content: Content,
+        /// Boxed: the largest part, and most outcomes are pages.
+        content: Box<Content>,
     },
     /// Address or content-type rules (phases 1b, 2) said no.
     Refused {
@@ -33,13 +43,25 @@ pub(crate) enum Outcome {
         host: u32,
         error: FetchError,
     },
+    /// The host's robots.txt, or why it could not be had.
+    Robots { host: u32, fetch: RobotsFetch },
+    /// A sitemap file: its headers, and what it held when they said 2xx.
+    Sitemap {
+        item: Item,
+        host: u32,
+        head: Head,
+        read: Option<SitemapRead>,
+    },
 }
 
 /// What the task made of a response body; the body itself stays here.
 #[derive(Debug, Default)]
 pub(crate) struct Content {
-    /// Links, robots meta and title of an HTML page that is followed.
+    /// Links, robots meta, title and excerpt of an HTML page that is
+    /// followed or saved.
     pub page: Option<Page>,
+    /// The response's `X-Robots-Tag` headers, as they apply to us.
+    pub header_robots: RobotsMeta,
     /// Bytes of body read.
     pub size: Option<u64>,
     /// `None` when the rules do not save the page; else where it went, or
@@ -57,21 +79,10 @@ pub(crate) async fn fetch_one(
     out: PathBuf,
     agent: String,
 ) -> Outcome {
-    let address = match fetcher.resolve(&item.url).await {
-        Ok(ip) => ip,
+    let (address, phase1b) = match address_rules(&fetcher, &rules, &item).await {
+        Ok(answer) => answer,
         Err(error) => return Outcome::Failed { item, host, error },
     };
-    let known = Known {
-        address: Some(address),
-        link_depth: item.link_depth,
-        content_type: None,
-    };
-    let mut scratch = rules.scratch();
-    let phase1b = rules.evaluate(
-        &UrlFacts::new(&item.url, &known),
-        &mut scratch,
-        TraceMode::Decisive,
-    );
     if !phase1b.fetch {
         return Outcome::Refused {
             item,
@@ -80,6 +91,12 @@ pub(crate) async fn fetch_one(
             verdict: phase1b,
         };
     }
+    let known = Known {
+        address: Some(address),
+        link_depth: item.link_depth,
+        content_type: None,
+    };
+    let mut scratch = rules.scratch();
     let mut phase2: Option<Verdict> = None;
     let result = fetcher
         .get(&item.url, None, |head| {
@@ -120,23 +137,30 @@ pub(crate) async fn fetch_one(
         .content_type
         .as_deref()
         .is_none_or(|t| t == "text/html" || t == "application/xhtml+xml");
+    let product = product_token(&agent);
+    let mut header_robots = RobotsMeta::default();
+    header_robots.apply_headers(
+        fetched.head.x_robots_tag.iter().map(String::as_str),
+        product,
+    );
     let mut page = None;
     let mut saved = None;
     let body = fetched.body.take();
     let size = body.as_ref().map(|b| b.len() as u64);
     if let Some(body) = body {
-        if is_html && verdict.follow {
+        // Saved pages are read too, for their title, excerpt and robots
+        // meta; their links are only followed when the verdict says so.
+        if is_html && (verdict.follow || verdict.save) {
             let options = LinkOptions {
                 resources: verdict.save,
                 max_links: 100_000,
             };
-            let product = agent.split('/').next().unwrap_or(&agent).to_string();
             // Inline rather than on the blocking pool: a typical page takes
             // well under a millisecond, less than a hand-off to another
             // thread costs (a 5 MB page takes tens of milliseconds).
-            page = Some(super::links::extract(&body, &item.url, &options, &product));
+            page = Some(super::links::extract(&body, &item.url, &options, product));
         }
-        let noindex = page.as_ref().is_some_and(|p| p.robots.noindex);
+        let noindex = header_robots.noindex || page.as_ref().is_some_and(|p| p.robots.noindex);
         if verdict.save && !noindex {
             let url = item.url.clone();
             let result =
@@ -153,6 +177,137 @@ pub(crate) async fn fetch_one(
         host,
         fetched,
         verdict: Some(verdict),
-        content: Content { page, size, saved },
+        content: Box::new(Content {
+            page,
+            header_robots,
+            size,
+            saved,
+        }),
+    }
+}
+
+/// DNS, then the rules again with the address known (phase 1b).
+pub(crate) async fn address_rules(
+    fetcher: &Fetcher,
+    rules: &CompiledRules,
+    item: &Item,
+) -> Result<(IpAddr, Verdict), FetchError> {
+    let address = fetcher.resolve(&item.url).await?;
+    let known = Known {
+        address: Some(address),
+        link_depth: item.link_depth,
+        content_type: None,
+    };
+    let verdict = rules.evaluate(
+        &UrlFacts::new(&item.url, &known),
+        &mut rules.scratch(),
+        TraceMode::Decisive,
+    );
+    Ok((address, verdict))
+}
+
+/// Fetches the robots.txt of `page`'s host: redirects followed up to
+/// [`ROBOTS_REDIRECTS`] hops (to any host), at most [`PARSE_LIMIT`] bytes
+/// read (one more, so the parser knows it was cut and drops a half line).
+///
+/// Mapped as RFC 9309 §2.3.1 says: 2xx parsed; 4xx, and redirects that
+/// run out or lead nowhere, "unavailable" (all allowed); 5xx, 429 and
+/// network errors (refused, reset, timed out) "unreachable" (all
+/// disallowed, retried). One exception: a host name that does not exist
+/// counts as unavailable, so each of its URLs fails with the page fetch's
+/// own "no such host" error instead of waiting for retries of a robots.txt
+/// that cannot exist.
+///
+/// `page` is the URL that needs the answer. When the address rules (phase
+/// 1b) refuse it, robots.txt is not fetched either (the point of those
+/// rules is not to connect there): the host counts as unavailable, and the
+/// page is then refused by the same rules in its own fetch.
+pub(crate) async fn fetch_robots(
+    fetcher: Fetcher,
+    rules: Arc<CompiledRules>,
+    host: u32,
+    page: Item,
+) -> Outcome {
+    let first = page.url.join("/robots.txt").unwrap_or(page.url.clone());
+    let refused = match address_rules(&fetcher, &rules, &page).await {
+        Ok((address, verdict)) => (!verdict.fetch).then_some(address),
+        Err(_) => None, // the fetch below meets the same error and says so
+    };
+    if let Some(address) = refused {
+        return Outcome::Robots {
+            host,
+            fetch: RobotsFetch {
+                status: RobotsStatus::AllowAll {
+                    why: format!("not fetched: the address rules refuse {address}"),
+                },
+                source: first.to_string(),
+                retry_after: None,
+            },
+        };
+    }
+    let mut url = first.clone();
+    let mut retry_after = None;
+    let mut hops = 0u8;
+    let status = loop {
+        let answer = match fetcher.resolve(&url).await {
+            Ok(_) => {
+                fetcher
+                    .get_within(&url, None, PARSE_LIMIT as u64 + 1, |h| {
+                        (200..300).contains(&h.status)
+                    })
+                    .await
+            }
+            Err(e) => Err(e),
+        };
+        let fetched = match answer {
+            Ok(f) => f,
+            Err(e @ FetchError::NoSuchHost(_)) => {
+                break RobotsStatus::AllowAll { why: e.to_string() };
+            }
+            Err(e) => break RobotsStatus::DisallowAll { why: e.to_string() },
+        };
+        let code = fetched.head.status;
+        if (300..400).contains(&code) && code != 304 {
+            let next = fetched
+                .head
+                .location
+                .as_deref()
+                .and_then(|l| url.join(l).ok())
+                .filter(|u| matches!(u.scheme(), "http" | "https"));
+            match next {
+                Some(_) if hops >= ROBOTS_REDIRECTS => {
+                    break RobotsStatus::AllowAll {
+                        why: format!("HTTP {code} after {ROBOTS_REDIRECTS} redirects"),
+                    };
+                }
+                Some(next) => {
+                    url = next;
+                    hops += 1;
+                    continue;
+                }
+                None => {
+                    break RobotsStatus::AllowAll {
+                        why: format!("HTTP {code} without a usable Location"),
+                    };
+                }
+            }
+        }
+        if matches!(code, 429 | 503) {
+            retry_after = fetched.head.retry_after;
+        }
+        break RobotsStatus::from_response(code, fetched.body.as_deref().unwrap_or_default());
+    };
+    let source = if url == first {
+        first.to_string()
+    } else {
+        format!("{first} (redirected to {url})")
+    };
+    Outcome::Robots {
+        host,
+        fetch: RobotsFetch {
+            status,
+            source,
+            retry_after,
+        },
     }
 }

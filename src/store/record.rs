@@ -24,7 +24,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// The record layout version written in the first byte of every value.
-pub(crate) const FORMAT: u8 = 1;
+/// 2: `title` and `excerpt` added (a log of format 1 is refused, not misread).
+pub(crate) const FORMAT: u8 = 2;
 
 /// Where a URL is in its life (SPEC §2.1).
 ///
@@ -196,6 +197,12 @@ pub struct UrlRecord {
     pub last_modified: Option<String>,
     pub redirect_to: Option<String>,
     pub saved_path: Option<String>,
+    /// The HTML `<title>` of a fetched page.
+    pub title: Option<String>,
+    /// The start of the page's visible text, without its `noindex` and
+    /// `googleoff` regions (SPEC §2.3); not kept for `noindex` or
+    /// `nosnippet` pages.
+    pub excerpt: Option<String>,
 }
 
 /// Why stored bytes are not a record.
@@ -300,5 +307,7 @@ pub fn export_json(record: &UrlRecord, id: u64) -> Value {
         "last_modified": record.last_modified,
         "redirect_to": record.redirect_to,
         "saved_path": record.saved_path,
+        "title": record.title,
+        "excerpt": record.excerpt,
     })
 }

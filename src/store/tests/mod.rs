@@ -87,6 +87,8 @@ fn rich(url: &str) -> UrlRecord {
         last_modified: Some("Tue, 15 Nov 1994 12:45:26 GMT".into()),
         redirect_to: None,
         saved_path: Some("mirror/host/index.html".into()),
+        title: Some("Staff pages".into()),
+        excerpt: Some("Who is who, without the noindex region".into()),
     }
 }
 

@@ -48,6 +48,12 @@ fn export_json_has_the_log_keys() {
     assert_eq!(value["priority"], -2);
     assert_eq!(value["referrer"], 42);
     assert!(value["redirect_to"].is_null());
+    assert_eq!(value["title"], "Staff pages");
+    assert!(
+        value["excerpt"]
+            .as_str()
+            .is_some_and(|e| e.contains("noindex"))
+    );
     let mut bare = rec("http://j/2", State::InFlight);
     bare.status = None;
     let value = export_json(&bare, 1);

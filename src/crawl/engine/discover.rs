@@ -1,0 +1,320 @@
+//! Meeting a URL (SPEC §2.1): a start URL, a link, a redirect target, a
+//! sitemap or a sitemap entry goes through the rules (phase 1), the depth
+//! limits and, when its host's robots.txt is already known, robots.txt;
+//! it is deduplicated against the log, and written with the next update in
+//! one transaction, then queued in memory.
+
+use std::time::Instant;
+
+use url::Url;
+
+use super::{Engine, Item, ItemKind};
+use crate::crawl::frontier::{QUEUES, level_of};
+use crate::crawl::report::{NOFOLLOW_LAYER, layer, refusal, robots_line, trace_lines};
+use crate::crawl::sitemaps::{ENTRY_LAYER, FILE_LAYER};
+use crate::rules::{Known, Queue, TraceMode, UrlFacts};
+use crate::store::{Change, State, UrlRecord};
+
+/// Where a URL came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Origin {
+    Start,
+    Link,
+    /// A redirect target, `hops` from the first URL; the target of a
+    /// sitemap is read as a sitemap.
+    Redirect {
+        hops: u8,
+        kind: ItemKind,
+    },
+    /// A sitemap file at nesting `level`; `why` says who named it.
+    Sitemap {
+        level: u8,
+        why: String,
+    },
+    /// A page entry of the sitemap at this URL.
+    SitemapEntry(String),
+    /// A link that says rel=nofollow everywhere on the page at this URL:
+    /// logged with that reason, not fetched.
+    Nofollow(String),
+}
+
+impl Origin {
+    fn kind(&self) -> ItemKind {
+        match self {
+            Origin::Redirect { kind, .. } => *kind,
+            Origin::Sitemap { level, .. } => ItemKind::Sitemap { level: *level },
+            _ => ItemKind::Page,
+        }
+    }
+}
+
+/// A newly met URL waiting to be written, and queued once it has an id.
+#[derive(Debug)]
+pub(super) struct Discovered {
+    record: UrlRecord,
+    enqueue: Option<(u8, u8)>,
+    /// The frontier item to queue (without its id yet); `None` when the URL
+    /// is only logged, not fetched.
+    draft: Option<Item>,
+    /// Logged only because of rel=nofollow (see `Engine::nofollowed`).
+    nofollowed: bool,
+}
+
+impl Engine {
+    /// A URL met during the crawl: through the rules, deduplicated against
+    /// the log, queued if fetched. A URL logged only because its links
+    /// said rel=nofollow is queued after all when met any other way.
+    pub(super) fn met(&mut self, url: Url, referrer: Option<u64>, link_depth: u32, origin: Origin) {
+        let known = match self.log.id_of(url.as_str()) {
+            Ok(known) => known,
+            Err(e) => {
+                eprintln!("crawlspace: URL log: {e}");
+                return;
+            }
+        };
+        if let Some(id) = known {
+            let revivable = !matches!(origin, Origin::Nofollow(_)) && self.nofollowed.contains(&id);
+            if !revivable {
+                return; // known: deduplicated
+            }
+        }
+        let Some(discovered) = self.assess(url, referrer, link_depth, origin) else {
+            return;
+        };
+        match known {
+            None => self.pending.push(discovered),
+            Some(id) => self.revive(id, discovered),
+        }
+    }
+
+    /// The record (and frontier item) for a URL met for the first time;
+    /// `None` when the rules refuse it without a record.
+    fn assess(
+        &mut self,
+        url: Url,
+        referrer: Option<u64>,
+        link_depth: u32,
+        origin: Origin,
+    ) -> Option<Discovered> {
+        let known = Known {
+            link_depth,
+            ..Known::default()
+        };
+        let verdict = self.rules.evaluate(
+            &UrlFacts::new(&url, &known),
+            &mut self.scratch,
+            TraceMode::Decisive,
+        );
+        let mut trace = Vec::new();
+        match &origin {
+            Origin::Start => trace.push(layer("start", "a start URL".into())),
+            Origin::Redirect { hops, kind } => {
+                trace.push(layer("redirect", format!("redirect hop {hops}")));
+                if let ItemKind::Sitemap { level } = kind {
+                    let why = format!("sitemap (level {level}) reached by a redirect");
+                    trace.push(layer(FILE_LAYER, why));
+                }
+            }
+            Origin::Sitemap { why, .. } => trace.push(layer(FILE_LAYER, why.clone())),
+            Origin::SitemapEntry(from) => {
+                trace.push(layer(ENTRY_LAYER, format!("sitemap entry from {from}")));
+            }
+            Origin::Nofollow(page) => {
+                let why = format!("rel=nofollow on link from {page}");
+                trace.push(layer(NOFOLLOW_LAYER, why));
+            }
+            Origin::Link => {}
+        }
+        trace.extend(trace_lines(&self.rules, &verdict));
+        let s = &self.plan.settings;
+        let path_depth = url.path().bytes().filter(|&b| b == b'/').count() as u32;
+        let mut refused = (!verdict.fetch).then(|| refusal(&self.rules, &verdict));
+        // The crawler's own vetoes (depth, rel=nofollow, robots.txt) are
+        // always logged, whatever the rules' `log` says.
+        let mut veto = false;
+        if refused.is_none() && origin != Origin::Start {
+            if link_depth > s.max_link_depth {
+                refused = Some(format!(
+                    "beyond max_link_depth {} (link depth {link_depth})",
+                    s.max_link_depth
+                ));
+                trace.push(layer(
+                    "depth",
+                    format!(
+                        "link depth {link_depth} > max_link_depth {}",
+                        s.max_link_depth
+                    ),
+                ));
+            } else if path_depth > s.max_path_depth {
+                refused = Some(format!(
+                    "beyond max_path_depth {} (path depth {path_depth})",
+                    s.max_path_depth
+                ));
+                trace.push(layer(
+                    "depth",
+                    format!(
+                        "path depth {path_depth} > max_path_depth {}",
+                        s.max_path_depth
+                    ),
+                ));
+            }
+            veto = refused.is_some();
+        }
+        // robots.txt and rel=nofollow also turn the verdict's `fetch` off
+        // in the record (depth limits leave the rules' verdict as it was).
+        let mut no_fetch = false;
+        let mut nofollowed = false;
+        if refused.is_none()
+            && let Origin::Nofollow(page) = &origin
+        {
+            refused = Some(format!("not followed: rel=nofollow on link from {page}"));
+            (veto, nofollowed, no_fetch) = (true, true, true);
+        }
+        // robots.txt now when it is known for the host; otherwise (and
+        // always for what is queued) at dispatch.
+        let mut robots = None;
+        if refused.is_none()
+            && let Some(check) = self.robots_known(&url)
+            && !check.allowed
+        {
+            refused = Some(check.refusal());
+            (veto, no_fetch) = (true, true);
+            trace.push(robots_line(&check));
+            robots = Some(check.text);
+        }
+        // A URL to be fetched is evaluated again with its address and
+        // headers; its hits are counted then, from the complete verdict.
+        if refused.is_some() {
+            self.count_hits(&verdict);
+        }
+        if refused.is_some() && !verdict.log && !veto {
+            self.stats.filtered += 1;
+            return None; // the rules say: no record kept
+        }
+        let queue = match origin {
+            Origin::Start | Origin::Sitemap { .. } => Queue::User,
+            Origin::Redirect { .. } => Queue::Redirect,
+            Origin::Link | Origin::SitemapEntry(_) | Origin::Nofollow(_) => verdict.queue(),
+        };
+        let record = UrlRecord {
+            url: url.to_string(),
+            state: if refused.is_some() {
+                State::Filtered
+            } else {
+                State::Queued
+            },
+            reason: refused
+                .clone()
+                .unwrap_or_else(|| format!("queued in {}", queue.name())),
+            fetch: verdict.fetch && !no_fetch,
+            save: verdict.save,
+            follow: verdict.follow,
+            filtered: verdict.filtered || refused.is_some(),
+            queue: if refused.is_some() {
+                "none".into()
+            } else {
+                queue.name().into()
+            },
+            priority: verdict.priority,
+            link_depth,
+            referrer,
+            discovered_ms: crate::crawl::report::now_ms(),
+            robots,
+            meta: verdict.meta.clone(),
+            source: verdict.source.clone(),
+            trace,
+            ..UrlRecord::default()
+        };
+        let level = level_of(verdict.priority);
+        let q = QUEUES.iter().position(|x| *x == queue).unwrap_or(0) as u8;
+        let hops = match origin {
+            Origin::Redirect { hops, .. } => hops,
+            _ => 0,
+        };
+        let kind = origin.kind();
+        let draft = refused.is_none().then_some(Item {
+            id: 0,
+            url,
+            link_depth,
+            hops,
+            level,
+            queue,
+            attempts: 0,
+            kind,
+        });
+        // Written with the next update (or `commit`), in one transaction:
+        // each costs about 0.1 ms in sled however small, and a crash then
+        // never separates a page from the links found on it.
+        Some(Discovered {
+            record,
+            enqueue: draft.as_ref().map(|_| (level as u8, q)),
+            draft,
+            nofollowed,
+        })
+    }
+
+    /// A URL logged as not followed (rel=nofollow) met through a followed
+    /// link: rewritten as newly met, and queued if it is to be fetched.
+    fn revive(&mut self, id: u64, discovered: Discovered) {
+        let Some(mut item) = discovered.draft else {
+            return; // refused on other grounds too: the first reason stands
+        };
+        self.nofollowed.remove(&id);
+        let change = Change::Update {
+            id,
+            record: &discovered.record,
+            enqueue: discovered.enqueue,
+        };
+        if let Err(e) = self.log.apply(&[change]) {
+            eprintln!("crawlspace: URL log: {e}");
+            return;
+        }
+        self.stats.filtered = self.stats.filtered.saturating_sub(1);
+        item.id = id;
+        let host = self.hosts.id(&item.url, Instant::now());
+        let (level, queue) = (item.level, item.queue);
+        let _ = self.frontier.push(level, queue, host, item);
+    }
+
+    /// Writes the pending discoveries and `extra` changes in one transaction,
+    /// then queues the new URLs in memory.
+    pub(super) fn commit(&mut self, extra: &[Change<'_>]) {
+        let pending = std::mem::take(&mut self.pending);
+        let mut changes: Vec<Change<'_>> = pending
+            .iter()
+            .map(|d| Change::Discover {
+                record: &d.record,
+                enqueue: d.enqueue,
+            })
+            .collect();
+        changes.extend(extra.iter().cloned());
+        if changes.is_empty() {
+            return;
+        }
+        let ids = match self.log.apply(&changes) {
+            Ok(ids) => ids,
+            Err(e) => {
+                eprintln!("crawlspace: URL log: {e}");
+                return;
+            }
+        };
+        drop(changes);
+        let now = Instant::now();
+        for (discovered, id) in pending.into_iter().zip(ids) {
+            let Some(id) = id else { continue }; // already known, or twice in the batch
+            self.stats.discovered += 1;
+            if discovered.nofollowed {
+                self.nofollowed.insert(id);
+            }
+            match discovered.draft {
+                None => self.stats.filtered += 1,
+                Some(mut item) => {
+                    item.id = id;
+                    let host = self.hosts.id(&item.url, now);
+                    let (level, queue) = (item.level, item.queue);
+                    let _ = self.frontier.push(level, queue, host, item);
+                }
+            }
+        }
+    }
+}

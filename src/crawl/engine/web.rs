@@ -1,0 +1,352 @@
+//! The web conventions of SPEC §2.3 in the running crawl, each outcome
+//! written to the URL's trace next to the rule trace:
+//! - robots.txt: fetched per host before any of its URLs (they wait in the
+//!   frontier; other hosts go on), cached in [`RobotsCache`]; a URL it
+//!   disallows is logged as filtered with the deciding line; `Crawl-delay`
+//!   raises the host's delay; `Sitemap:` lines are read as sitemaps;
+//! - sitemaps from robots.txt and `[crawl] sitemaps`, nested indexes up to
+//!   [`MAX_NESTING`]: each file is logged with what it held, each page
+//!   entry met like a link (`sitemap entry from URL`);
+//! - robots meta and `X-Robots-Tag` ([`Directives`]), rel=nofollow links
+//!   (logged as not followed), the title and the excerpt of a page.
+
+use std::time::Instant;
+
+use url::Url;
+
+use super::discover::Origin;
+use super::{Engine, Item, ItemKind};
+use crate::crawl::directives::{Directives, HEADER_LAYER, META_LAYER, REGIONS_LAYER};
+use crate::crawl::fetch::Head;
+use crate::crawl::links::{Page, RobotsMeta};
+use crate::crawl::report::{layer, now_ms, robots_line, set_layer};
+use crate::crawl::robots_cache::{Check, Gate, RobotsFetch};
+use crate::crawl::sitemap::{MAX_NESTING, SitemapEntry};
+use crate::crawl::sitemaps::{self, FILE_LAYER, SitemapRead};
+use crate::rules::normalize;
+use crate::store::{ErrorClass, ErrorInfo, State, TraceLine, UrlRecord};
+
+/// Sitemap entries met between two writes of the log: a 50,000-entry
+/// sitemap is not one huge transaction (entries are deduplicated if a
+/// crash makes the sitemap be read again).
+const COMMIT_EVERY: usize = 1000;
+
+/// What the dispatcher starts next.
+#[derive(Debug)]
+pub(super) enum Job {
+    /// The host's robots.txt, before any of its URLs (`page` is one, a
+    /// copy: it stays queued).
+    Robots { host: u32, page: Item },
+    /// A URL robots.txt allows (or that it was told not to consult).
+    Fetch {
+        host: u32,
+        item: Item,
+        robots: Check,
+    },
+}
+
+/// What a queued record is fetched as, on resume: a sitemap file is
+/// recognized by its trace, its nesting level by its link depth.
+pub(super) fn kind_of(record: &UrlRecord) -> ItemKind {
+    if record.trace.iter().any(|t| t.rule == FILE_LAYER) {
+        let level = (record.link_depth.saturating_add(1)).min(MAX_NESTING as u32) as u8;
+        ItemKind::Sitemap { level }
+    } else {
+        ItemKind::Page
+    }
+}
+
+impl Engine {
+    /// The next job among hosts that may be fetched now: a URL robots.txt
+    /// allows, or the robots.txt fetch its host needs first. URLs robots.txt
+    /// disallows are logged as filtered on the way.
+    pub(super) fn next_job(&mut self, now: Instant) -> Option<Job> {
+        loop {
+            let (hosts, robots) = (&self.hosts, &self.robots);
+            let (level, queue, host, item) = self
+                .frontier
+                .pop(|h| hosts.ready(h, now) && robots.gate(h, now).may_pop())?;
+            if self.robots.gate(host, now) == Gate::Fetch {
+                let page = item.clone();
+                self.frontier.unpop(level, queue, host, item);
+                self.robots.fetching(host);
+                self.hosts.started(host, now);
+                return Some(Job::Robots { host, page });
+            }
+            let Some(check) = self.robots.check(host, &item.url, now) else {
+                // Not open after all (cannot happen: `pop` skipped it).
+                self.frontier.unpop(level, queue, host, item);
+                return None;
+            };
+            if !check.allowed {
+                self.robots_refused(item, check);
+                continue;
+            }
+            self.hosts.started(host, now);
+            return Some(Job::Fetch {
+                host,
+                item,
+                robots: check,
+            });
+        }
+    }
+
+    /// robots.txt's answer for a URL being met, when its host's robots.txt
+    /// is known now; `None` otherwise (decided at dispatch).
+    pub(super) fn robots_known(&self, url: &Url) -> Option<Check> {
+        if !self.plan.settings.obey_robots {
+            return None;
+        }
+        let host = self.hosts.find(url)?;
+        self.robots.check(host, url, Instant::now())
+    }
+
+    /// A queued URL robots.txt disallows: filtered, with the deciding line.
+    fn robots_refused(&mut self, item: Item, check: Check) {
+        self.stats.filtered += 1;
+        let reason = check.refusal();
+        self.update_and(item.id, Some(&item), |r| {
+            r.state = State::Filtered;
+            r.reason = reason;
+            r.fetch = false;
+            r.filtered = true;
+            r.queue = "none".into();
+            set_layer(&mut r.trace, robots_line(&check));
+            r.robots = Some(check.text);
+        });
+    }
+
+    /// A host's robots.txt arrived: cached, its `Crawl-delay` applied, its
+    /// `Sitemap:` lines met as sitemaps (once each per crawl: the log
+    /// deduplicates them).
+    pub(super) fn robots_learned(&mut self, host: u32, fetch: RobotsFetch) {
+        let now = Instant::now();
+        let source = fetch.source.clone();
+        let learned = self.robots.learned(host, fetch, now);
+        if let Some(delay) = learned.crawl_delay {
+            self.hosts.set_delay(host, delay);
+        }
+        // After the delay is raised, so the host's first page waits for it.
+        self.hosts.finished(host, now, false, None);
+        for text in learned.sitemaps {
+            // RFC 9309 §2.2.4: the value is a fully qualified URL; anything
+            // else cannot be fetched and is left out.
+            let Some(url) = normalize(&text)
+                .ok()
+                .filter(|u| matches!(u.scheme(), "http" | "https"))
+            else {
+                continue;
+            };
+            let why = sitemaps::named_in_robots(&source);
+            self.met(url, None, 0, Origin::Sitemap { level: 1, why });
+        }
+        self.commit(&[]);
+    }
+
+    /// `[crawl] sitemaps`, met at the start of the crawl.
+    pub(super) fn meet_config_sitemaps(&mut self) {
+        for url in self.sitemaps.clone() {
+            let why = sitemaps::named_in_config();
+            self.met(url, None, 0, Origin::Sitemap { level: 1, why });
+        }
+    }
+
+    /// A sitemap file answered: a 2xx body was parsed (`read`); other
+    /// statuses are handled as for pages (redirect, retry, error).
+    pub(super) fn sitemap_done(
+        &mut self,
+        item: Item,
+        host: u32,
+        head: Head,
+        read: Option<SitemapRead>,
+    ) {
+        let now = Instant::now();
+        let pause = head.retry_after.filter(|_| head.status == 503);
+        self.hosts.finished(host, now, pause.is_some(), pause);
+        let Some(read) = read else {
+            if let Some(item) = self.non_success(item, host, &head) {
+                let message = format!("HTTP {}", head.status);
+                self.failed(item, host, false, message, Some(head.status), None);
+            }
+            return;
+        };
+        let level = match item.kind {
+            ItemKind::Sitemap { level } => level,
+            ItemKind::Page => 1,
+        };
+        let from = item.url.to_string();
+        let depth = item.link_depth.saturating_add(1);
+        let mut too_deep = 0;
+        for (i, entry) in read.entries.iter().enumerate() {
+            let Ok(url) = normalize(entry.url().as_str()) else {
+                continue;
+            };
+            match entry {
+                SitemapEntry::Page { .. } => {
+                    let origin = Origin::SitemapEntry(from.clone());
+                    self.met(url, Some(item.id), depth, origin);
+                }
+                SitemapEntry::Sitemap { .. } if usize::from(level) < MAX_NESTING => {
+                    let why = sitemaps::listed_in_index(&item.url, level + 1);
+                    let origin = Origin::Sitemap {
+                        level: level + 1,
+                        why,
+                    };
+                    self.met(url, Some(item.id), depth, origin);
+                }
+                SitemapEntry::Sitemap { .. } => too_deep += 1,
+            }
+            if (i + 1) % COMMIT_EVERY == 0 {
+                self.commit(&[]);
+            }
+        }
+        let reason = sitemaps::reason(&read, too_deep);
+        // A file that gave nothing because it could not be read is an
+        // error; one read in part keeps what it gave, the reason says why.
+        let error = read
+            .report
+            .error
+            .as_ref()
+            .filter(|_| read.report.entries() == 0)
+            .map(|e| ErrorInfo {
+                class: ErrorClass::Permanent,
+                count: 1,
+                message: e.to_string(),
+            });
+        if error.is_some() {
+            self.stats.errors += 1;
+        } else {
+            self.stats.fetched += 1;
+        }
+        let report = read.report.to_string();
+        self.update_and(item.id, Some(&item), |r| {
+            r.state = if error.is_some() {
+                State::Error
+            } else {
+                State::Fetched
+            };
+            r.status = Some(head.status);
+            r.content_type = head.content_type.clone();
+            r.size = Some(read.received);
+            r.fetched_ms = Some(now_ms());
+            r.error = error;
+            r.reason = reason;
+            set_layer(&mut r.trace, layer("sitemap-read", report));
+        });
+    }
+
+    /// The robots directives of a fetched page.
+    pub(super) fn directives(&self, page: Option<&Page>, header: RobotsMeta) -> Directives {
+        Directives {
+            meta: page.map(|p| p.robots.clone()).unwrap_or_default(),
+            header,
+            ignore_nofollow: self.plan.settings.ignore_nofollow,
+        }
+    }
+
+    /// Meets a followed page's links; those that say rel=nofollow (and
+    /// `ignore_nofollow` is off) are logged as not followed. Followed links
+    /// go first, so a URL linked both ways on one page is followed.
+    /// Returns how many were nofollow.
+    pub(super) fn meet_links(&mut self, item: &Item, page: &Page) -> usize {
+        let ignore = self.plan.settings.ignore_nofollow;
+        let depth = item.link_depth.saturating_add(1);
+        for link in page.links.iter().filter(|l| ignore || !l.nofollow) {
+            self.met(link.url.clone(), Some(item.id), depth, Origin::Link);
+        }
+        if ignore {
+            return 0;
+        }
+        let from = item.url.to_string();
+        let mut nofollow = 0;
+        for link in page.links.iter().filter(|l| l.nofollow) {
+            nofollow += 1;
+            let origin = Origin::Nofollow(from.clone());
+            self.met(link.url.clone(), Some(item.id), depth, origin);
+        }
+        nofollow
+    }
+}
+
+/// What a fetched page adds to its record besides the fetch itself: its
+/// robots directives (trace lines and robots text), title and excerpt.
+#[derive(Debug)]
+pub(super) struct PageRobots {
+    trace: Vec<TraceLine>,
+    /// Appended to robots.txt's answer in the record's robots text.
+    text: Vec<String>,
+    title: Option<String>,
+    excerpt: Option<String>,
+}
+
+pub(super) fn page_robots(directives: &Directives, page: Option<&Page>) -> PageRobots {
+    let mut trace = directives.trace();
+    let mut text: Vec<String> = directives.text().into_iter().collect();
+    let mut excerpt = None;
+    if let Some(page) = page {
+        if page.noindex_regions > 0 {
+            let regions = format!(
+                "{} noindex regions left out of the excerpt",
+                page.noindex_regions
+            );
+            trace.push(layer(REGIONS_LAYER, regions.clone()));
+            text.push(regions);
+        }
+        if !page.excerpt.is_empty() {
+            if directives.no_excerpt() {
+                text.push("excerpt not kept (noindex or nosnippet)".into());
+            } else {
+                excerpt = Some(page.excerpt.clone());
+            }
+        }
+    }
+    PageRobots {
+        trace,
+        text,
+        title: page.and_then(|p| p.title.clone()),
+        excerpt,
+    }
+}
+
+impl PageRobots {
+    /// Writes into the page's record; robots.txt's answer (written at
+    /// dispatch) stays first in the robots text.
+    pub(super) fn apply(self, r: &mut UrlRecord) {
+        r.trace
+            .retain(|t| ![META_LAYER, HEADER_LAYER, REGIONS_LAYER].contains(&t.rule.as_str()));
+        r.trace.extend(self.trace);
+        if !self.text.is_empty() {
+            let mut parts: Vec<String> = r.robots.take().into_iter().collect();
+            parts.extend(self.text);
+            r.robots = Some(parts.join("; "));
+        }
+        r.title = self.title;
+        r.excerpt = self.excerpt;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A resumed crawl reads a queued sitemap as a sitemap again, at the
+    /// level its link depth gives (capped at the nesting limit).
+    #[test]
+    fn a_queued_sitemap_is_recognized_on_resume() {
+        let record = |depth: u32, rule: &str| UrlRecord {
+            link_depth: depth,
+            trace: vec![layer(rule, "why".into())],
+            ..UrlRecord::default()
+        };
+        let cases = [
+            (record(0, FILE_LAYER), ItemKind::Sitemap { level: 1 }),
+            (record(2, FILE_LAYER), ItemKind::Sitemap { level: 3 }),
+            (record(9, FILE_LAYER), ItemKind::Sitemap { level: 3 }),
+            (record(1, sitemaps::ENTRY_LAYER), ItemKind::Page),
+            (UrlRecord::default(), ItemKind::Page),
+        ];
+        for (record, kind) in cases {
+            assert_eq!(kind_of(&record), kind, "{record:?}");
+        }
+    }
+}
