@@ -188,6 +188,15 @@ fn log_rows() -> Vec<(u64, UrlRecord)> {
         count: 3,
         message: "HTTP 503 Service Unavailable (Retry-After: 1)".into(),
     });
+    // A page controls its links: this one tries to clear the screen.
+    let mut weird = record(
+        &format!("{o}/weird/\u{1b}[2Jgotcha"),
+        State::Fetched,
+        "fetched",
+    );
+    // Its title tries to retitle the terminal window.
+    weird.title = Some("red \u{1b}]0;pwned\u{7} title".into());
+    weird.excerpt = Some("A page whose title and links carry control characters.".into());
     vec![
         (41, record(&format!("{o}/docs/"), State::Saved, "saved")),
         (
@@ -204,15 +213,7 @@ fn log_rows() -> Vec<(u64, UrlRecord)> {
                 "queued in index",
             ),
         ),
-        // A page controls its links: this one tries to clear the screen.
-        (
-            46,
-            record(
-                &format!("{o}/weird/\u{1b}[2Jgotcha"),
-                State::Fetched,
-                "fetched",
-            ),
-        ),
+        (46, weird),
     ]
 }
 
@@ -349,6 +350,7 @@ fn crawled_text_cannot_reach_the_terminal_raw() {
     let text = screen(&a);
     assert!(!text.contains('\u{1b}'), "a raw escape reached the screen");
     assert!(text.contains("\\u{1b}[2Jgotcha"), "{text}");
+    assert!(text.contains("red \\u{1b}]0;pwned\\u{7} title"), "{text}");
 }
 
 #[test]

@@ -166,6 +166,12 @@ fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
             ),
         ));
     }
+    if let Some(title) = &r.title {
+        lines.push(field("title", safe(title)));
+    }
+    if let Some(excerpt) = &r.excerpt {
+        lines.push(field("excerpt", safe(excerpt)).dim());
+    }
     let mut when = format!("discovered {}", clock(r.discovered_ms));
     if let Some(f) = r.fetched_ms {
         when.push_str(&format!(" · fetched {}", clock(f)));
