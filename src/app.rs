@@ -31,6 +31,8 @@ pub struct CrawlRequest {
     pub headless: bool,
     /// Re-read the config file's rules when it changes on disk.
     pub watch: bool,
+    /// Re-fetch the URLs already in the log (`--refresh`, SPEC §2.4).
+    pub refresh: bool,
 }
 
 /// A failure before or during the crawl, with the exit status it means.
@@ -116,7 +118,8 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     let weights = plan.weights;
     let user_agent = plan.settings.user_agent.clone();
     let engine = Engine::new(plan, log.clone(), Arc::new(rules))
-        .map_err(|e| AppError::Runtime(e.to_string()))?;
+        .map_err(|e| AppError::Runtime(e.to_string()))?
+        .with_refresh(request.refresh);
     // Progress events: a few a second; the engine drops one rather than wait.
     let (event_tx, event_rx) = mpsc::channel(16);
     // Commands to the engine: Ctrl-C, a changed rules file, the console.
@@ -161,6 +164,13 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     log.flush()
         .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
     println!("{}", summary(&stats, &db, &out));
+    if request.refresh {
+        println!(
+            "refresh: {} URLs deleted in the log   (crawlspace log --db {} --state deleted)",
+            log.counts().deleted,
+            db.display()
+        );
+    }
     Ok(stats)
 }
 
@@ -291,6 +301,7 @@ pub fn demo(headless: bool) -> Result<Stats, AppError> {
             out: Some(folder.join("mirror")),
             headless,
             watch: false,
+            refresh: false,
         };
         let result = crawl_async(request).await;
         let _ = stop.send(());

@@ -47,6 +47,8 @@ pub enum Command {
         db: Option<PathBuf>,
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// Re-fetch the URLs already in the log, with conditional requests,
+        /// through the `refresh` queue; pages gone are marked deleted.
         #[arg(long)]
         refresh: bool,
     },
@@ -192,11 +194,6 @@ fn crawl(
     out: Option<PathBuf>,
     refresh: bool,
 ) -> Result<ExitCode, commands::Failure> {
-    if refresh {
-        return Err(commands::Failure::Usage(
-            "--refresh is not built yet".into(),
-        ));
-    }
     let file = config.to_string_lossy().into_owned();
     let text = std::fs::read_to_string(config).map_err(|e| {
         commands::Failure::Usage(format!("{file}: cannot read the config file: {e}"))
@@ -208,6 +205,7 @@ fn crawl(
         out,
         headless,
         watch: true,
+        refresh,
     };
     app_result(crate::app::crawl(request).map(|_| ()))
 }

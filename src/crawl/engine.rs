@@ -8,9 +8,11 @@
 //!
 //! Child modules: `discover` meets URLs (rules, depth, dedupe, batched
 //! writes); `web` applies the web conventions of SPEC §2.3 (robots.txt per
-//! host before its URLs, sitemaps, robots directives, rel=nofollow).
+//! host before its URLs, sitemaps, robots directives, rel=nofollow);
+//! `refresh` re-fetches known URLs with conditional requests (`--refresh`).
 
 mod discover;
+mod refresh;
 mod web;
 
 use std::cmp::Reverse;
@@ -24,6 +26,7 @@ use tokio::task::JoinSet;
 use url::Url;
 
 use self::discover::{Discovered, Origin};
+use self::refresh::{NOT_REFETCHED, Refresh};
 use self::web::Job;
 use super::detail::{Detail, HostIdle, HostRow, MAX_HOST_ROWS, QueueRow};
 use super::fetch::{FetchError, Fetched, Fetcher, Head};
@@ -221,6 +224,8 @@ pub struct Engine {
     /// rel=nofollow: met again through a followed link, they are queued
     /// after all. Kept for this run only.
     nofollowed: std::collections::HashSet<u64>,
+    /// Whether this run refreshes known URLs (`--refresh`).
+    refresh: Refresh,
 }
 
 impl std::fmt::Debug for Engine {
@@ -259,6 +264,7 @@ impl Engine {
             robots,
             sitemaps,
             nofollowed: std::collections::HashSet::new(),
+            refresh: Refresh::Off,
             frontier: Frontier::new(plan.weights),
             hosts,
             delayed: BinaryHeap::new(),
@@ -288,6 +294,8 @@ impl Engine {
         mut control: mpsc::Receiver<Control>,
         tick: Duration,
     ) -> Result<Stats, StartError> {
+        // Before the persisted queues are loaded: they then hold its URLs.
+        self.begin_refresh()?;
         self.resume()?;
         for url in self.plan.start.clone() {
             self.met(url, None, 0, Origin::Start);
@@ -339,8 +347,11 @@ impl Engine {
                     ItemKind::Page => {
                         let out = self.plan.out.clone();
                         let agent = self.plan.settings.user_agent.clone();
+                        // A refresh asks whether the page changed.
+                        let validators = self.conditional(&item);
                         tasks.spawn(async move {
-                            let outcome = fetch_one(fetcher, rules, item, host, out, agent).await;
+                            let outcome =
+                                fetch_one(fetcher, rules, item, host, out, agent, validators).await;
                             let _ = tx.send(outcome).await;
                         });
                     }
@@ -390,6 +401,9 @@ impl Engine {
         // URLs still in flight stay so in the log and are fetched again
         // on resume.
         tasks.abort_all();
+        if !self.stopping {
+            self.end_refresh();
+        }
         let _ = self.log.flush();
         let stats = self.snapshot();
         let _ = events.send(Event::Finished(stats.clone())).await;
@@ -650,7 +664,10 @@ impl Engine {
             } => {
                 self.hosts.finished(host, now, false, None);
                 self.count_hits(&verdict);
-                let reason = refusal(&self.rules, &verdict);
+                let mut reason = refusal(&self.rules, &verdict);
+                if item.queue == Queue::Refresh {
+                    reason.push_str(NOT_REFETCHED);
+                }
                 let trace = trace_lines(&self.rules, &verdict);
                 self.stats.filtered += 1;
                 self.update_and(item.id, Some(&item), |r| {
@@ -708,6 +725,17 @@ impl Engine {
         };
         // A URL given up leaves its queue in the same transaction.
         let leaving = (!retry).then_some(&item);
+        if leaving.is_some() && item.queue == Queue::Refresh {
+            let error = ErrorInfo {
+                class,
+                count,
+                message: message.clone(),
+            };
+            if self.refresh_failed(&item, error, status) {
+                self.stats.errors += 1;
+                return;
+            }
+        }
         self.update_and(item.id, leaving, |r| {
             r.state = if retry { State::Queued } else { State::Error };
             r.reason = reason;
@@ -794,7 +822,10 @@ impl Engine {
             extra.push(format!("{nofollow_links} rel=nofollow links not followed"));
         }
         let page_robots = web::page_robots(&directives, page.as_ref());
+        let refreshing = item.queue == Queue::Refresh;
         self.update_and(item.id, Some(&item), |r| {
+            // What a refresh asked with, before the answer's validators.
+            let sent = refreshing.then(|| refresh::validators_of(r));
             r.state = if was_saved {
                 State::Saved
             } else {
@@ -823,6 +854,9 @@ impl Engine {
                 r.reason.push_str(&extra.join("; "));
             }
             page_robots.apply(r);
+            if let Some(sent) = sent {
+                refresh::changed(r, sent.as_ref());
+            }
         });
     }
 
@@ -836,6 +870,12 @@ impl Engine {
             self.redirected(item, host, head);
             return None;
         }
+        // A refresh's conditional request answered 304: handled there;
+        // any other 304 goes on as the error below.
+        let item = match status {
+            304 => self.not_modified(item, head)?,
+            _ => item,
+        };
         let (temporary, message) = match status {
             304 => (false, "HTTP 304 to an unconditional request".to_string()),
             503 if head.retry_after.is_some() => (true, format!("HTTP {status} with Retry-After")),

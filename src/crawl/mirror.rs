@@ -109,6 +109,36 @@ pub fn save(out: &Path, url: &Url, body: &[u8]) -> std::io::Result<PathBuf> {
     }
 }
 
+/// What [`remove`] found at a URL's place in the mirror.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Removal {
+    /// The saved file was there and is gone now.
+    Removed(PathBuf),
+    /// Nothing was there: removed by hand, or saved under another `out`.
+    Missing(PathBuf),
+}
+
+/// Removes the saved copy of `url` under `out`: a page that a refresh found
+/// gone from the site (SPEC §2.4). Only ever the file [`path_for`] names,
+/// which is strictly inside `out`; a directory or a symbolic link in its
+/// place is not something the mirror wrote, so it is left alone (an
+/// error). Folders emptied by the removal stay.
+pub fn remove(out: &Path, url: &Url) -> std::io::Result<Removal> {
+    let path = path_for(out, url);
+    match std::fs::symlink_metadata(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Removal::Missing(path)),
+        Err(e) => Err(e),
+        Ok(meta) if meta.is_file() => {
+            std::fs::remove_file(&path)?;
+            Ok(Removal::Removed(path))
+        }
+        Ok(_) => Err(std::io::Error::other(format!(
+            "{} is not a file the mirror wrote",
+            path.display()
+        ))),
+    }
+}
+
 /// Whether a component is a directory or the file itself: directory names
 /// never contain a `.`, file names always do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -475,5 +505,30 @@ mod tests {
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         assert!(names.iter().all(|n| !n.starts_with("%part")), "{names:?}");
+    }
+
+    #[test]
+    fn remove_takes_only_the_saved_file() {
+        let out = tempfile::tempdir().unwrap();
+        let page = Url::parse("http://ex.com/a").unwrap();
+        let child = Url::parse("http://ex.com/a/b.html").unwrap();
+        let path = save(out.path(), &page, b"page").unwrap();
+        save(out.path(), &child, b"child").unwrap();
+        assert_eq!(
+            remove(out.path(), &page).unwrap(),
+            Removal::Removed(path.clone())
+        );
+        assert!(!path.exists());
+        assert_eq!(remove(out.path(), &page).unwrap(), Removal::Missing(path));
+        // The page's folder and the other page in it stay.
+        assert_eq!(
+            std::fs::read(out.path().join("ex.com/a/b.html")).unwrap(),
+            b"child"
+        );
+        // A folder where the file would be is not the mirror's: left alone.
+        let dir_page = Url::parse("http://ex.com/c.html").unwrap();
+        std::fs::create_dir_all(out.path().join("ex.com/c.html")).unwrap();
+        assert!(remove(out.path(), &dir_page).is_err());
+        assert!(out.path().join("ex.com/c.html").is_dir());
     }
 }

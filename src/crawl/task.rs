@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::engine::Item;
-use super::fetch::{FetchError, Fetched, Fetcher, Head};
+use super::fetch::{FetchError, Fetched, Fetcher, Head, Validators};
 use super::links::{LinkOptions, Page, RobotsMeta};
 use super::robots::{PARSE_LIMIT, RobotsStatus, product_token};
 use super::robots_cache::RobotsFetch;
@@ -70,7 +70,9 @@ pub(crate) struct Content {
 }
 
 /// Fetches one URL: address rules after DNS (phase 1b), content-type rules
-/// after the headers (phase 2), then the body, links and saving.
+/// after the headers (phase 2), then the body, links and saving. With
+/// `validators` (a refresh) the request is conditional; a 304 comes back
+/// as `Done` without a body.
 pub(crate) async fn fetch_one(
     fetcher: Fetcher,
     rules: Arc<CompiledRules>,
@@ -78,6 +80,7 @@ pub(crate) async fn fetch_one(
     host: u32,
     out: PathBuf,
     agent: String,
+    validators: Option<Validators>,
 ) -> Outcome {
     let (address, phase1b) = match address_rules(&fetcher, &rules, &item).await {
         Ok(answer) => answer,
@@ -99,7 +102,7 @@ pub(crate) async fn fetch_one(
     let mut scratch = rules.scratch();
     let mut phase2: Option<Verdict> = None;
     let result = fetcher
-        .get(&item.url, None, |head| {
+        .get(&item.url, validators.as_ref(), |head| {
             if !(200..300).contains(&head.status) {
                 return false;
             }

@@ -10,7 +10,7 @@
 //! | `by_url`   | URL bytes                             | id (u64 BE)           |
 //! | `by_state` | state byte ++ id (u64 BE)             | empty                 |
 //! | `frontier` | level byte ++ queue byte ++ id (u64 BE) | empty               |
-//! | `meta`     | [`NEXT_ID`], [`FRONTIER_LEN`], [`LAYOUT`], `count/<state>` | u64 BE (layout: one byte) |
+//! | `meta`     | [`NEXT_ID`], [`FRONTIER_LEN`], [`LAYOUT`], `count/<state>`, [`REFRESH_SINCE`] | u64 BE (layout: one byte) |
 
 use super::record::State;
 
@@ -23,6 +23,10 @@ pub(crate) const FRONTIER_LEN: &[u8] = b"frontier_len";
 /// The key layout version, checked on open: a later layout must not be
 /// read as this one.
 pub(crate) const LAYOUT: &[u8] = b"layout";
+/// When the refresh crawl under way started (ms since the Unix epoch);
+/// absent when none is. A key added beside the others: builds that do not
+/// know it ignore it, so the layout version stays.
+pub(crate) const REFRESH_SINCE: &[u8] = b"refresh_since";
 /// The layout this build writes.
 pub(crate) const LAYOUT_VERSION: u8 = 1;
 

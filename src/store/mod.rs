@@ -15,8 +15,9 @@
 //!   one state walks only that state's ids, in order, never the whole log.
 //! - `frontier`: level ++ queue ++ id → nothing: the URLs waiting to be
 //!   fetched, FIFO per (level, queue) because ids grow with discovery.
-//! - `meta`: the next id, the per-state counts, the frontier length and
-//!   the layout version.
+//! - `meta`: the next id, the per-state counts, the frontier length, the
+//!   layout version, and when the refresh crawl under way started
+//!   (`refresh.rs`).
 //!
 //! Consistency: every write is a batch of [`Change`]s applied in one sled
 //! transaction over all five trees ([`UrlLog::apply`]; `discover`,
@@ -37,6 +38,7 @@
 mod brief;
 mod index;
 mod record;
+mod refresh;
 #[cfg(test)]
 mod tests;
 mod write;

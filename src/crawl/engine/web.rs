@@ -104,7 +104,10 @@ impl Engine {
     /// A queued URL robots.txt disallows: filtered, with the deciding line.
     fn robots_refused(&mut self, item: Item, check: Check) {
         self.stats.filtered += 1;
-        let reason = check.refusal();
+        let mut reason = check.refusal();
+        if item.queue == crate::rules::Queue::Refresh {
+            reason.push_str(super::NOT_REFETCHED);
+        }
         self.update_and(item.id, Some(&item), |r| {
             r.state = State::Filtered;
             r.reason = reason;
