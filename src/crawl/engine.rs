@@ -14,6 +14,7 @@
 mod discover;
 mod refresh;
 mod web;
+mod window;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -226,6 +227,8 @@ pub struct Engine {
     nofollowed: std::collections::HashSet<u64>,
     /// Whether this run refreshes known URLs (`--refresh`).
     refresh: Refresh,
+    /// Which part of the persisted frontier is in `frontier` (memory).
+    window: window::Window,
 }
 
 impl std::fmt::Debug for Engine {
@@ -266,6 +269,7 @@ impl Engine {
             nofollowed: std::collections::HashSet::new(),
             refresh: Refresh::Off,
             frontier: Frontier::new(plan.weights),
+            window: window::Window::default(),
             hosts,
             delayed: BinaryHeap::new(),
             delayed_items: std::collections::HashMap::new(),
@@ -322,6 +326,7 @@ impl Engine {
             }
             let now = Instant::now();
             self.release_delayed(now);
+            self.refill();
             let mut dispatched = Vec::new();
             while !self.paused && in_flight < concurrency {
                 let Some(job) = self.next_job(now) else {
@@ -369,7 +374,11 @@ impl Engine {
             // resumes the same way.
             self.mark_in_flight(&dispatched);
             self.stats.in_flight = in_flight as u64;
-            if in_flight == 0 && self.frontier.is_empty() && self.delayed.is_empty() {
+            if in_flight == 0
+                && self.frontier.is_empty()
+                && self.delayed.is_empty()
+                && !self.window.more_on_disk()
+            {
                 break;
             }
             if now.duration_since(last_tick) >= tick {
@@ -424,7 +433,9 @@ impl Engine {
     }
 
     fn snapshot(&mut self) -> Stats {
-        self.stats.queued = self.frontier.len() as u64 + self.delayed.len() as u64;
+        // Every queued URL is in the log's frontier index, in memory or
+        // not, until it is done (so in-flight ones are in it too).
+        self.stats.queued = self.log.frontier_len().saturating_sub(self.stats.in_flight);
         self.stats.paused = self.paused;
         self.stats.elapsed = self.started.elapsed();
         self.stats.clone()
@@ -434,6 +445,7 @@ impl Engine {
     fn detail(&self, now: Instant) -> Detail {
         let weights = self.frontier.weights();
         let lengths = self.frontier.lengths();
+        let on_disk = self.window.spilled_per_queue();
         let picks = self.frontier.picks();
         let queues = QUEUES
             .iter()
@@ -441,7 +453,7 @@ impl Engine {
             .map(|(i, &queue)| QueueRow {
                 queue,
                 weight: weights[i],
-                length: lengths[i],
+                length: lengths[i] + on_disk[i] as usize,
                 picks: picks[i],
             })
             .collect();
@@ -528,44 +540,11 @@ impl Engine {
     }
 
     /// Puts back what a previous run left: URLs in flight are queued again,
-    /// and the persisted frontier is loaded.
+    /// and the persisted frontier is loaded (as much as the window holds).
     fn resume(&mut self) -> Result<(), StartError> {
         let store = |e: crate::store::StoreError| StartError::Store(e.to_string());
         self.log.requeue_in_flight().map_err(store)?;
-        let now = Instant::now();
-        for level in 0..super::frontier::LEVELS as u8 {
-            for (q, queue) in QUEUES.iter().enumerate() {
-                let mut after = None;
-                loop {
-                    let ids = self
-                        .log
-                        .frontier(level, q as u8, after, 1000)
-                        .map_err(store)?;
-                    let Some(&last) = ids.last() else { break };
-                    after = Some(last);
-                    for id in ids {
-                        let Some(record) = self.log.get(id).map_err(store)? else {
-                            continue;
-                        };
-                        let Ok(url) = Url::parse(&record.url) else {
-                            continue;
-                        };
-                        let host = self.hosts.id(&url, now);
-                        let item = Item {
-                            id,
-                            url,
-                            link_depth: record.link_depth,
-                            hops: 0,
-                            level: level as usize,
-                            queue: *queue,
-                            attempts: record.error.as_ref().map_or(0, |e| e.count),
-                            kind: web::kind_of(&record),
-                        };
-                        let _ = self.frontier.push(level as usize, *queue, host, item);
-                    }
-                }
-            }
-        }
+        self.load_window()?;
         Ok(())
     }
 
@@ -961,22 +940,31 @@ impl Engine {
             }
         });
         for (item, verdict) in dropped {
-            self.stats.dropped_by_new_rules += 1;
-            self.stats.filtered += 1;
-            let reason = format!(
-                "{} (new rules applied during the crawl)",
-                refusal(&rules, &verdict)
-            );
-            let trace = trace_lines(&rules, &verdict);
-            self.update_and(item.id, Some(&item), |r| {
-                r.state = State::Filtered;
-                r.reason = reason;
-                r.filtered = true;
-                r.fetch = false;
-                r.trace
-                    .push(layer("live-rules", "rules changed during the crawl".into()));
-                retrace(&mut r.trace, trace);
-            });
+            self.drop_for_new_rules(item, verdict);
         }
+        // And those waiting on disk only, a chunk at a time.
+        self.filter_on_disk(Engine::drop_for_new_rules);
+    }
+
+    /// A queued URL the new rules no longer fetch: out of its queue, logged
+    /// as filtered by the new rule.
+    fn drop_for_new_rules(&mut self, item: Item, verdict: Verdict) {
+        let rules = self.rules.clone();
+        self.stats.dropped_by_new_rules += 1;
+        self.stats.filtered += 1;
+        let reason = format!(
+            "{} (new rules applied during the crawl)",
+            refusal(&rules, &verdict)
+        );
+        let trace = trace_lines(&rules, &verdict);
+        self.update_and(item.id, Some(&item), |r| {
+            r.state = State::Filtered;
+            r.reason = reason;
+            r.filtered = true;
+            r.fetch = false;
+            r.trace
+                .push(layer("live-rules", "rules changed during the crawl".into()));
+            retrace(&mut r.trace, trace);
+        });
     }
 }

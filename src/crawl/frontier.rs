@@ -192,6 +192,14 @@ impl<T> Frontier<T> {
         }
     }
 
+    /// Items waiting in one queue of one level.
+    pub fn slot_len(&self, level: usize, queue: usize) -> usize {
+        self.queues
+            .get(level)
+            .and_then(|l| l.get(queue))
+            .map_or(0, |q| q.len)
+    }
+
     /// Items waiting, per queue (all levels).
     pub fn lengths(&self) -> [usize; 6] {
         std::array::from_fn(|q| self.queues.iter().map(|level| level[q].len).sum())

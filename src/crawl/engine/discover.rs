@@ -311,8 +311,7 @@ impl Engine {
                 Some(mut item) => {
                     item.id = id;
                     let host = self.hosts.id(&item.url, now);
-                    let (level, queue) = (item.level, item.queue);
-                    let _ = self.frontier.push(level, queue, host, item);
+                    self.queue_new(host, item);
                 }
             }
         }

@@ -1,0 +1,213 @@
+//! The in-memory frontier as a window on the persisted one, so that the
+//! crawler's memory does not grow with the number of URLs waiting (issue 3:
+//! "resident memory that does not grow with the number of known URLs beyond
+//! sled's configured cache").
+//!
+//! Every queued URL is in the URL log's frontier index (written with its
+//! discovery); at most [`WINDOW`] per queue and level are also held in
+//! memory, where the scheduler picks from. Per slot (level, queue) the
+//! window remembers the highest id it loaded: ids are given out in discovery
+//! order, so everything above that id and still in the index is "on disk
+//! only", and a refill reads the next ids after it. A new discovery goes
+//! into memory only while its slot has nothing on disk (so that order is
+//! kept) and room in the window. URLs that come back to memory from
+//! elsewhere (a retry, a robots.txt wait, a URL revived after nofollow)
+//! are older than the cursor and always stay in memory.
+//!
+//! The price: hosts take turns among the URLs in memory only, so a slot's
+//! window filled by one host waits on that host's politeness until it
+//! drains below [`REFILL_BELOW`] and more hosts come in from disk.
+
+use std::time::Instant;
+
+use url::Url;
+
+use super::super::frontier::{LEVELS, QUEUES};
+use super::{Engine, Item, StartError};
+use crate::rules::{Known, TraceMode, UrlFacts, Verdict};
+use crate::store::StoreError;
+
+/// URLs held in memory per slot (level, queue).
+pub(super) const WINDOW: usize = 2048;
+
+/// A slot with fewer URLs in memory than this is refilled from disk.
+pub(super) const REFILL_BELOW: usize = WINDOW / 4;
+
+/// Ids read from the index per call when walking it.
+const CHUNK: usize = 1000;
+
+/// Per slot: the highest id loaded, whether the index may hold more, and
+/// how many URLs this run put on disk only.
+///
+/// Nothing here counts a slot's backlog at start: counting means walking
+/// the whole index, and sled keeps what it walks in memory (1,000,000
+/// queued URLs cost 165 MB more that way). The total is exact anyway
+/// (`UrlLog::frontier_len`); per queue, a backlog from before a restart
+/// shows as it is loaded.
+#[derive(Debug, Default)]
+pub(super) struct Window {
+    cursor: [[Option<u64>; 6]; LEVELS],
+    more: [[bool; 6]; LEVELS],
+    spilled: [[u64; 6]; LEVELS],
+}
+
+impl Window {
+    /// Some slot may have URLs on disk only.
+    pub(super) fn more_on_disk(&self) -> bool {
+        self.more.iter().flatten().any(|m| *m)
+    }
+
+    /// URLs this run put on disk only and not loaded yet, per queue.
+    pub(super) fn spilled_per_queue(&self) -> [u64; 6] {
+        std::array::from_fn(|q| self.spilled.iter().map(|level| level[q]).sum())
+    }
+}
+
+fn store(e: StoreError) -> StartError {
+    StartError::Store(e.to_string())
+}
+
+impl Engine {
+    /// Loads the persisted frontier after a restart: each slot's first
+    /// [`WINDOW`] URLs into memory; the rest is read as they drain.
+    pub(super) fn load_window(&mut self) -> Result<(), StartError> {
+        for level in 0..LEVELS {
+            for q in 0..QUEUES.len() {
+                self.window.more[level][q] = true;
+                self.fill_slot(level, q).map_err(store)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Tops up the slots that ran low, from disk.
+    pub(super) fn refill(&mut self) {
+        for level in 0..LEVELS {
+            for q in 0..QUEUES.len() {
+                if self.window.more[level][q]
+                    && self.frontier.slot_len(level, q) < REFILL_BELOW
+                    && let Err(e) = self.fill_slot(level, q)
+                {
+                    eprintln!("crawlspace: URL log: {e}");
+                }
+            }
+        }
+    }
+
+    /// Loads the slot's next ids after its cursor until the window is full.
+    fn fill_slot(&mut self, level: usize, q: usize) -> Result<(), StoreError> {
+        let room = WINDOW.saturating_sub(self.frontier.slot_len(level, q));
+        if room == 0 {
+            return Ok(());
+        }
+        let after = self.window.cursor[level][q];
+        let ids = self.log.frontier(level as u8, q as u8, after, room)?;
+        let now = Instant::now();
+        for &id in &ids {
+            self.window.cursor[level][q] = Some(id);
+            self.window.spilled[level][q] = self.window.spilled[level][q].saturating_sub(1);
+            let Some(record) = self.log.get(id)? else {
+                continue;
+            };
+            let Ok(url) = Url::parse(&record.url) else {
+                continue;
+            };
+            let host = self.hosts.id(&url, now);
+            let item = Item {
+                id,
+                url,
+                link_depth: record.link_depth,
+                hops: 0,
+                level,
+                queue: QUEUES[q],
+                attempts: record.error.as_ref().map_or(0, |e| e.count),
+                kind: super::web::kind_of(&record),
+            };
+            let _ = self.frontier.push(level, QUEUES[q], host, item);
+        }
+        if ids.len() < room {
+            // The index has no more for this slot.
+            self.window.more[level][q] = false;
+            self.window.spilled[level][q] = 0;
+        }
+        Ok(())
+    }
+
+    /// Queues a newly discovered (just persisted) URL: in memory when its
+    /// slot has room and nothing older on disk, else it waits on disk.
+    pub(super) fn queue_new(&mut self, host: u32, item: Item) {
+        let (level, q) = (item.level, slot_of(&item));
+        if !self.window.more[level][q] && self.frontier.slot_len(level, q) < WINDOW {
+            let cursor = &mut self.window.cursor[level][q];
+            *cursor = Some(cursor.map_or(item.id, |c| c.max(item.id)));
+            let _ = self.frontier.push(level, item.queue, host, item);
+        } else {
+            self.window.more[level][q] = true;
+            self.window.spilled[level][q] += 1;
+        }
+    }
+
+    /// New rules for the URLs waiting on disk only: those they no longer
+    /// fetch are handed to `drop` (which logs them and takes them out of
+    /// the index). Memory stays bounded: one chunk at a time.
+    pub(super) fn filter_on_disk(&mut self, mut drop: impl FnMut(&mut Engine, Item, Verdict)) {
+        let rules = self.rules.clone();
+        let mut scratch = rules.scratch();
+        for level in 0..LEVELS {
+            for (q, &queue) in QUEUES.iter().enumerate() {
+                if !self.window.more[level][q] {
+                    continue;
+                }
+                let mut after = self.window.cursor[level][q];
+                loop {
+                    let ids = match self.log.frontier(level as u8, q as u8, after, CHUNK) {
+                        Ok(ids) => ids,
+                        Err(e) => {
+                            eprintln!("crawlspace: URL log: {e}");
+                            break;
+                        }
+                    };
+                    let Some(&last) = ids.last() else { break };
+                    after = Some(last);
+                    for id in ids {
+                        let Ok(Some(record)) = self.log.get(id) else {
+                            continue;
+                        };
+                        let Ok(url) = Url::parse(&record.url) else {
+                            continue;
+                        };
+                        let known = Known {
+                            link_depth: record.link_depth,
+                            ..Known::default()
+                        };
+                        let verdict = rules.evaluate(
+                            &UrlFacts::new(&url, &known),
+                            &mut scratch,
+                            TraceMode::Decisive,
+                        );
+                        if verdict.fetch {
+                            continue;
+                        }
+                        let item = Item {
+                            id,
+                            url,
+                            link_depth: record.link_depth,
+                            hops: 0,
+                            level,
+                            queue,
+                            attempts: 0,
+                            kind: super::web::kind_of(&record),
+                        };
+                        self.window.spilled[level][q] =
+                            self.window.spilled[level][q].saturating_sub(1);
+                        drop(self, item, verdict);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn slot_of(item: &Item) -> usize {
+    QUEUES.iter().position(|q| *q == item.queue).unwrap_or(0)
+}
