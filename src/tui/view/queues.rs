@@ -115,10 +115,9 @@ fn draw_hosts(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let header = Row::new([
         "host",
         "pending",
-        "in flight",
+        "active",
         "fetched",
         "delay",
-        "errors",
         "state",
         "robots.txt",
     ])
@@ -127,30 +126,40 @@ fn draw_hosts(frame: &mut Frame<'_>, area: Rect, app: &App) {
         .hosts
         .iter()
         .map(|h| {
+            let mut state = idle_text(h.idle);
+            if h.errors_in_row > 0 {
+                state.push_str(&format!(", {} errors in a row", h.errors_in_row));
+            }
             Row::new(vec![
                 safe(&h.origin),
                 h.pending.to_string(),
                 h.in_flight.to_string(),
                 h.fetched.to_string(),
                 short(h.delay),
-                h.errors_in_row.to_string(),
-                idle_text(h.idle),
+                state,
                 safe(&h.robots),
             ])
         })
         .collect();
     let title = format!(" hosts ({} met, busiest first) ", d.hosts_total);
+    let host_width = d
+        .hosts
+        .iter()
+        .map(|h| safe(&h.origin).chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 40) as u16;
     let table = Table::new(
         rows,
         [
-            Constraint::Min(22),
-            Constraint::Length(8),
-            Constraint::Length(9),
-            Constraint::Length(8),
+            // As wide as the longest origin shown, within reason.
+            Constraint::Length(host_width),
+            Constraint::Length(7),
             Constraint::Length(6),
+            Constraint::Length(7),
             Constraint::Length(6),
-            Constraint::Length(24),
-            Constraint::Min(14),
+            Constraint::Length(26),
+            Constraint::Fill(1),
         ],
     )
     .header(header)
