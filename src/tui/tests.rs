@@ -381,3 +381,66 @@ fn the_readme_lists_every_key_of_the_help() {
         assert!(readme.contains(&row), "README.md lacks the key row {row}");
     }
 }
+
+#[test]
+fn random_keys_and_news_never_panic() {
+    use crate::rules::synth::Rng;
+    use crate::tui::whatif::Report;
+    let codes = [
+        KeyCode::Up,
+        KeyCode::Down,
+        KeyCode::Left,
+        KeyCode::Right,
+        KeyCode::Enter,
+        KeyCode::Esc,
+        KeyCode::Tab,
+        KeyCode::BackTab,
+        KeyCode::Backspace,
+        KeyCode::Delete,
+        KeyCode::PageUp,
+        KeyCode::PageDown,
+        KeyCode::Home,
+        KeyCode::End,
+    ];
+    let chars: Vec<char> = "1234?pqjkJKsaxdneuUclfwt+-<>/ Q(\\[*.$^gGFr"
+        .chars()
+        .collect();
+    for seed in 1..=6 {
+        let mut rng = Rng::new(seed);
+        let mut a = app((100, 30));
+        for step in 0..1500 {
+            let action = match rng.below(20) {
+                0 => Action::Resize(1 + rng.below(220) as u16, 1 + rng.below(70) as u16),
+                1 => Action::Tick,
+                2 => Action::LogPage(LogPage {
+                    seq: rng.below(4) as u64,
+                    from: PageFrom::End,
+                    rows: log_rows()[..rng.below(7)].to_vec(),
+                    total: 412,
+                    error: None,
+                }),
+                3 => Action::WhatIf(Box::new(Report {
+                    scanned: rng.below(100) as u64,
+                    ..Report::default()
+                })),
+                4 => Action::Detail(Box::new(detail())),
+                5 => Action::ScrollDown,
+                6 => Action::ScrollUp,
+                7..=11 => Action::Key(KeyEvent::new(*rng.pick(&codes), KeyModifiers::NONE)),
+                12 => Action::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)),
+                _ => Action::Key(KeyEvent::new(
+                    KeyCode::Char(*rng.pick(&chars)),
+                    KeyModifiers::NONE,
+                )),
+            };
+            a.update(action);
+            a.take_requests();
+            if a.should_quit() {
+                a = app((100, 30)); // q quits: start again
+            }
+            if step % 25 == 0 {
+                screen(&a);
+            }
+        }
+    }
+}
