@@ -224,7 +224,7 @@ fn main() {
             app.update(Action::Tick);
             let id = app.log.selected_id().expect("a row");
             let view = read_record(&log, id).expect("read").expect("record");
-            app.update(Action::Record(Box::new(view)));
+            app.update(Action::Record(id, Ok(Box::new(view))));
         }
         if view == '4' {
             for c in "http://127.0.0.1:8080/products/widgets/item-7".chars() {

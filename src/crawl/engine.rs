@@ -17,7 +17,7 @@ mod web;
 mod window;
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -114,6 +114,13 @@ pub enum StartError {
     Store(String),
     #[error("{0}")]
     Fetch(#[from] FetchError),
+}
+
+/// What a fetch task is doing (see `Engine::task_panicked`).
+#[derive(Debug)]
+enum Running {
+    Robots(u32),
+    Fetch(u32, Item),
 }
 
 /// A URL waiting in the frontier.
@@ -311,6 +318,10 @@ impl Engine {
         let concurrency = self.plan.settings.concurrency.max(1);
         let (done_tx, mut done_rx) = mpsc::channel::<Outcome>(concurrency * 2);
         let mut tasks = JoinSet::new();
+        // What each task is doing, so that one that panics (a bug) is
+        // accounted for instead of leaving its URL and host in flight and
+        // the crawl unable to end.
+        let mut running: HashMap<tokio::task::Id, Running> = HashMap::new();
         let mut in_flight = 0usize;
         let mut last_tick = Instant::now();
         loop {
@@ -338,17 +349,19 @@ impl Engine {
                 let (host, item, robots) = match job {
                     Job::Robots { host, page } => {
                         let rules = self.rules.clone();
-                        tasks.spawn(async move {
+                        let task = tasks.spawn(async move {
                             let outcome = fetch_robots(fetcher, rules, host, page).await;
                             let _ = tx.send(outcome).await;
                         });
+                        running.insert(task.id(), Running::Robots(host));
                         continue;
                     }
                     Job::Fetch { host, item, robots } => (host, item, robots),
                 };
                 dispatched.push((item.id, item.queue, robots));
                 let rules = self.rules.clone();
-                match item.kind {
+                let fetching = Running::Fetch(host, item.clone());
+                let task = match item.kind {
                     ItemKind::Page => {
                         let out = self.plan.out.clone();
                         let agent = self.plan.settings.user_agent.clone();
@@ -358,16 +371,15 @@ impl Engine {
                             let outcome =
                                 fetch_one(fetcher, rules, item, host, out, agent, validators).await;
                             let _ = tx.send(outcome).await;
-                        });
+                        })
                     }
-                    ItemKind::Sitemap { .. } => {
-                        tasks.spawn(async move {
-                            let _ = tx
-                                .send(fetch_sitemap(fetcher, rules, item, host).await)
-                                .await;
-                        });
-                    }
-                }
+                    ItemKind::Sitemap { .. } => tasks.spawn(async move {
+                        let _ = tx
+                            .send(fetch_sitemap(fetcher, rules, item, host).await)
+                            .await;
+                    }),
+                };
+                running.insert(task.id(), fetching);
             }
             // Written before any of their outcomes is handled (this task
             // handles those); a crash before it leaves them queued, which
@@ -404,7 +416,21 @@ impl Engine {
                     }
                 }
                 _ = tokio::time::sleep_until(wake.into()) => {}
-                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+                Some(joined) = tasks.join_next_with_id(), if !tasks.is_empty() => {
+                    match joined {
+                        Ok((id, ())) => {
+                            running.remove(&id);
+                        }
+                        Err(e) => {
+                            if let Some(task) = running.remove(&e.id())
+                                && e.is_panic()
+                            {
+                                in_flight -= 1;
+                                self.task_panicked(task);
+                            }
+                        }
+                    }
+                }
             }
         }
         // URLs still in flight stay so in the log and are fetched again
@@ -417,6 +443,28 @@ impl Engine {
         let stats = self.snapshot();
         let _ = events.send(Event::Finished(stats.clone())).await;
         Ok(stats)
+    }
+
+    /// A fetch task panicked (a bug): its URL fails permanently, naming the
+    /// cause, or its host's robots.txt counts as unreachable; either way the
+    /// host is free again and the crawl can end.
+    fn task_panicked(&mut self, task: Running) {
+        let why = "internal error: the fetch task panicked (a crawlspace bug; please report it)";
+        eprintln!("crawlspace: {why}");
+        match task {
+            Running::Fetch(host, item) => {
+                self.hosts.finished(host, Instant::now(), false, None);
+                self.failed(item, host, false, why.into(), None, None);
+            }
+            Running::Robots(host) => {
+                let fetch = super::robots_cache::RobotsFetch {
+                    status: super::robots::RobotsStatus::DisallowAll { why: why.into() },
+                    source: "robots.txt".into(),
+                    retry_after: None,
+                };
+                self.robots_learned(host, fetch);
+            }
+        }
     }
 
     /// Applies a command; true when it says to stop.
@@ -567,7 +615,7 @@ impl Engine {
             enqueue: None,
         }];
         if let Some(item) = leaving {
-            let queue = QUEUES.iter().position(|x| *x == item.queue).unwrap_or(0) as u8;
+            let queue = super::frontier::slot(item.queue).unwrap_or(0) as u8;
             changes.push(Change::Dequeue {
                 id,
                 level: item.level as u8,

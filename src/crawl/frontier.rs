@@ -33,7 +33,8 @@ pub fn level_of(priority: i8) -> usize {
     (i64::from(priority) + 2).clamp(0, LEVELS as i64 - 1) as usize
 }
 
-fn slot(queue: Queue) -> Option<usize> {
+/// The index of a queue in [`QUEUES`].
+pub(crate) fn slot(queue: Queue) -> Option<usize> {
     QUEUES.iter().position(|q| *q == queue)
 }
 

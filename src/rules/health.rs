@@ -22,7 +22,8 @@ pub fn shadowed(rules: &RuleSet) -> Vec<Option<String>> {
         &rules.rules,
         &mut Vec::new(),
         &mut Vec::new(),
-        &mut |number, rule, context| {
+        true,
+        &mut |number, rule, context, live| {
             let own = effective(rule, context);
             // A rule's own block is evaluated with it, so ancestors never count.
             let verdict = earlier
@@ -30,7 +31,9 @@ pub fn shadowed(rules: &RuleSet) -> Vec<Option<String>> {
                 .filter(|(n, _, _)| !number.starts_with(&format!("{n}.")))
                 .find_map(|(n, e, e_context)| shadow_reason(n, e, e_context, &own));
             out.push(verdict);
-            if rule.enabled {
+            // Only a rule that is evaluated can shadow: not one switched
+            // off, nor one inside a block that is.
+            if live {
                 earlier.push((number.to_string(), rule, context.to_vec()));
             }
         },
@@ -38,20 +41,23 @@ pub fn shadowed(rules: &RuleSet) -> Vec<Option<String>> {
     out
 }
 
-/// Visits rules depth first with their number (`3.2`) and the conditions of
-/// the rules holding them.
+/// Visits rules depth first with their number (`3.2`), the conditions of
+/// the rules holding them, and whether the rule is evaluated at all (it and
+/// every block holding it enabled).
 fn walk<'a>(
     rules: &'a [Rule],
     number: &mut Vec<usize>,
     context: &mut Vec<Condition>,
-    visit: &mut impl FnMut(&str, &'a Rule, &[Condition]),
+    parent_live: bool,
+    visit: &mut impl FnMut(&str, &'a Rule, &[Condition], bool),
 ) {
     for (i, rule) in rules.iter().enumerate() {
         number.push(i + 1);
         let text: Vec<String> = number.iter().map(usize::to_string).collect();
-        visit(&text.join("."), rule, context);
+        let live = parent_live && rule.enabled;
+        visit(&text.join("."), rule, context, live);
         context.push(own_condition(rule).unwrap_or(Condition::All(Vec::new())));
-        walk(&rule.rules, number, context, visit);
+        walk(&rule.rules, number, context, live, visit);
         context.pop();
         number.pop();
     }
@@ -237,6 +243,11 @@ mod tests {
                 "a nested rule inherits its block's condition",
                 "[[rules]]\nname='stop a'\nmatch={field='path',prefix='/a/'}\nstop=true\n[[rules]]\nname='block'\nmatch={field='path',prefix='/a/x'}\n  [[rules.rules]]\n  name='inner'\n  match={field='query',contains='id='}\n  action='exclude'\n",
                 &[2, 3],
+            ),
+            (
+                "a stop inside a switched-off block shadows nothing",
+                "[[rules]]\nname='off'\nenabled=false\n  [[rules.rules]]\n  name='stop all'\n  stop=true\n[[rules]]\nname='after'\nmatch={field='path',prefix='/a/'}\n",
+                &[],
             ),
             (
                 "a block's own stop does not shadow its nested rules",

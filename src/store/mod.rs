@@ -397,7 +397,8 @@ impl UrlLog {
 
     /// Walks the records with ids in `(after, upto]` in id order, each as
     /// its [`Brief`] (no trace or error decoded), until `visit` returns
-    /// false. Returns how many were visited. For walks over every URL.
+    /// false; damaged records are passed over. Returns how many were
+    /// visited. For walks over every URL.
     pub fn scan_briefs(
         &self,
         after: Option<u64>,
@@ -413,8 +414,11 @@ impl UrlLog {
                 tree: "urls",
                 key: k.to_vec(),
             })?;
-            let brief =
-                brief::decode_brief(&bytes).map_err(|source| StoreError::Corrupt { id, source })?;
+            // A damaged record is passed over: one bad value must not end a
+            // walk over millions (`get` reports it when it is asked for).
+            let Ok(brief) = brief::decode_brief(&bytes) else {
+                continue;
+            };
             visited += 1;
             if !visit(id, brief) {
                 break;

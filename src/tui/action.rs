@@ -31,10 +31,14 @@ pub enum Action {
     Finished(Stats),
     /// A page of the URL log, read off the UI task.
     LogPage(LogPage),
-    /// The selected URL's record and referrer chain.
-    Record(Box<RecordView>),
-    /// Progress or the result of a what-if count.
-    WhatIf(Box<Report>),
+    /// The record asked for by id, with its referrer chain, or why it could
+    /// not be read.
+    Record(u64, Result<Box<RecordView>, String>),
+    /// Progress or the result of the what-if count with this number.
+    WhatIf(u64, Box<Report>),
+    /// A command could not be handed to the crawl (it has ended, or is
+    /// not taking commands).
+    Refused(String),
     /// Fresh trap hints from the latest discoveries.
     Traps(Vec<TrapHint>),
     /// The rules file was written (the message says where and how) or not.

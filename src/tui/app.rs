@@ -98,6 +98,8 @@ pub enum Request {
     WhatIf {
         old: Arc<CompiledRules>,
         new: Arc<CompiledRules>,
+        /// Numbers the count, so that reports of an older one are dropped.
+        seq: u64,
     },
     /// Stop the what-if count in progress.
     CancelWhatIf,
@@ -147,6 +149,11 @@ pub struct App {
     requests: Vec<Request>,
     ticks: u64,
     quit: bool,
+    /// A `Control::Detail` is out and not answered yet: one at a time, so
+    /// a busy crawl's command channel never fills with them.
+    detail_asked: bool,
+    /// The what-if count whose reports the overlay shows.
+    whatif_seq: u64,
 }
 
 impl App {
@@ -167,6 +174,8 @@ impl App {
             requests: Vec::new(),
             ticks: 0,
             quit: false,
+            detail_asked: false,
+            whatif_seq: 0,
         };
         app.explain.evaluate(&app.rules.compiled);
         app
@@ -201,6 +210,7 @@ impl App {
             Action::Tick => self.tick(),
             Action::Stats(stats) => self.crawl.stats = stats,
             Action::Detail(detail) => {
+                self.detail_asked = false;
                 self.rules.take_hits(&detail);
                 self.crawl.detail = *detail;
             }
@@ -210,13 +220,24 @@ impl App {
                 self.message = Some("the crawl has finished: browse the log, or q to quit".into());
             }
             Action::LogPage(page) => self.log_page(page),
-            Action::Record(view) => self.log.take_record(*view),
-            Action::WhatIf(report) => {
-                if let Overlay::WhatIf(current) = &mut self.overlay {
+            Action::Record(id, read) => self.log.take_record(id, read),
+            Action::WhatIf(seq, report) => {
+                if let Overlay::WhatIf(current) = &mut self.overlay
+                    && seq == self.whatif_seq
+                {
                     *current = report;
                 }
             }
-            Action::Traps(hints) => self.traps = hints,
+            Action::Traps(hints) => {
+                // Not while the list is open: Enter must add what is shown.
+                if !matches!(self.overlay, Overlay::Traps { .. }) {
+                    self.traps = hints;
+                }
+            }
+            Action::Refused(why) => {
+                self.detail_asked = false;
+                self.message = Some(why);
+            }
             Action::Saved(result) => {
                 self.message = Some(match result {
                     Ok(m) => m,
@@ -230,7 +251,8 @@ impl App {
         self.ticks += 1;
         if !self.crawl.finished {
             // Queues and rule hits: asked for, answered when the crawl can.
-            if self.ticks % 3 == 0 {
+            if self.ticks % 3 == 0 && !self.detail_asked {
+                self.detail_asked = true;
                 self.request(Request::Control(Control::Detail));
             }
             if self.view == View::Log && self.log.follow && self.ticks % 5 == 0 {

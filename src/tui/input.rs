@@ -14,6 +14,9 @@ pub fn text_request(key: KeyEvent) -> Option<InputRequest> {
         KeyCode::Char('w') if ctrl => InputRequest::DeletePrevWord,
         KeyCode::Char('k') if ctrl => InputRequest::DeleteTillEnd,
         KeyCode::Char(_) if ctrl => return None,
+        // A control character typed (or pasted) would end up in a pattern
+        // or a name, invisible; it is not taken.
+        KeyCode::Char(c) if c.is_control() => return None,
         KeyCode::Char(c) => InputRequest::InsertChar(c),
         KeyCode::Backspace => InputRequest::DeletePrevChar,
         KeyCode::Delete => InputRequest::DeleteNextChar,

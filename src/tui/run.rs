@@ -45,6 +45,15 @@ pub struct Console {
     pub events: mpsc::Receiver<Event>,
 }
 
+/// Rules-file writes, in order (see `Request::Save` in `carry_out`).
+#[derive(Debug, Default)]
+struct Saves {
+    /// Saves asked for so far; each gets the next number.
+    asked: AtomicU64,
+    /// The number of the newest save written; guards the file.
+    written: std::sync::Mutex<u64>,
+}
+
 /// Restores the terminal when dropped, whatever the exit path.
 struct TerminalGuard;
 
@@ -114,6 +123,7 @@ where
     // The what-if count in progress; a newer one (or a cancel) bumps it and
     // the old worker stops at its next chunk.
     let whatif_generation = Arc::new(AtomicU64::new(0));
+    let saves = Arc::new(Saves::default());
     let mut ticker = tokio::time::interval(TICK);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut frames = 0;
@@ -145,7 +155,7 @@ where
                 &control,
                 &results_tx,
                 &whatif_generation,
-                &mut app,
+                &saves,
             );
         }
         if app.should_quit() {
@@ -188,13 +198,26 @@ fn carry_out(
     control: &mpsc::Sender<Control>,
     results: &mpsc::Sender<Action>,
     whatif_generation: &Arc<AtomicU64>,
-    app: &mut App,
+    saves: &Arc<Saves>,
 ) {
     match request {
         Request::Control(command) => {
-            let asked_detail = matches!(command, Control::Detail);
-            if control.try_send(command).is_err() && !asked_detail {
-                app.message = Some("the crawl is not taking commands (finished or busy)".into());
+            let what = match &command {
+                Control::Pause => Some("the pause"),
+                Control::Resume => Some("the resume"),
+                Control::Rules(_) => Some("the new rules"),
+                Control::Weights(_) => Some("the new weights"),
+                Control::Detail | Control::Stop => None,
+            };
+            if control.try_send(command).is_err() {
+                let why = match what {
+                    Some(what) => {
+                        format!("the crawl did not take {what}: it has ended or is busy; try again")
+                    }
+                    None => String::new(),
+                };
+                // Through the results channel: state changes only in `update`.
+                let _ = results.try_send(Action::Refused(why));
             }
         }
         Request::LogPage {
@@ -212,23 +235,26 @@ fn carry_out(
         Request::Record(id) => {
             let (log, results) = (log.clone(), results.clone());
             tokio::task::spawn_blocking(move || {
-                if let Ok(Some(view)) = read_record(&log, id) {
-                    let _ = results.blocking_send(Action::Record(Box::new(view)));
-                }
+                let read = match read_record(&log, id) {
+                    Ok(Some(view)) => Ok(Box::new(view)),
+                    Ok(None) => Err("not in the log".to_string()),
+                    Err(e) => Err(e.to_string()),
+                };
+                let _ = results.blocking_send(Action::Record(id, read));
             });
         }
-        Request::WhatIf { old, new } => {
+        Request::WhatIf { old, new, seq } => {
             let generation = whatif_generation.fetch_add(1, Ordering::Relaxed) + 1;
             let (log, results, current) = (log.clone(), results.clone(), whatif_generation.clone());
             tokio::task::spawn_blocking(move || {
                 let stale = || current.load(Ordering::Relaxed) != generation;
                 let progress = |report: WhatIfReport| {
                     // Progress is worth showing, never worth waiting for.
-                    let _ = results.try_send(Action::WhatIf(Box::new(report)));
+                    let _ = results.try_send(Action::WhatIf(seq, Box::new(report)));
                 };
                 let report = count_log(&log, &old, &new, WHATIF_WORKERS, &progress, &stale);
                 if !stale() {
-                    let _ = results.blocking_send(Action::WhatIf(Box::new(report)));
+                    let _ = results.blocking_send(Action::WhatIf(seq, Box::new(report)));
                 }
             });
         }
@@ -248,8 +274,16 @@ fn carry_out(
             text,
             message,
         } => {
-            let results = results.clone();
+            let (results, saves) = (results.clone(), saves.clone());
+            let number = saves.asked.fetch_add(1, Ordering::Relaxed) + 1;
             tokio::task::spawn_blocking(move || {
+                // One save at a time; one asked for before the last written
+                // is left out, so the file ends with the newest rules.
+                let mut written = saves.written.lock().unwrap_or_else(|p| p.into_inner());
+                if number < *written {
+                    return;
+                }
+                *written = number;
                 // Written beside, then renamed: a crash never leaves half a file.
                 let tmp = path.with_extension("toml.tmp");
                 let outcome = std::fs::write(&tmp, &text)

@@ -202,8 +202,10 @@ pub fn count_log(
                     since += 1;
                     if since >= PROGRESS_EVERY {
                         since = 0;
+                        if stop() {
+                            return false;
+                        }
                         publish(&count.report);
-                        return !stop();
                     }
                     true
                 });

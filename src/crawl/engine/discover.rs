@@ -9,7 +9,7 @@ use std::time::Instant;
 use url::Url;
 
 use super::{Engine, Item, ItemKind};
-use crate::crawl::frontier::{QUEUES, level_of};
+use crate::crawl::frontier::level_of;
 use crate::crawl::report::{NOFOLLOW_LAYER, layer, refusal, robots_line, trace_lines};
 use crate::crawl::sitemaps::{ENTRY_LAYER, FILE_LAYER};
 use crate::rules::{Known, Queue, TraceMode, UrlFacts};
@@ -226,7 +226,7 @@ impl Engine {
             ..UrlRecord::default()
         };
         let level = level_of(verdict.priority);
-        let q = QUEUES.iter().position(|x| *x == queue).unwrap_or(0) as u8;
+        let q = crate::crawl::frontier::slot(queue).unwrap_or(0) as u8;
         let hops = match origin {
             Origin::Redirect { hops, .. } => hops,
             _ => 0,
@@ -272,8 +272,9 @@ impl Engine {
         self.stats.filtered = self.stats.filtered.saturating_sub(1);
         item.id = id;
         let host = self.hosts.id(&item.url, Instant::now());
-        let (level, queue) = (item.level, item.queue);
-        let _ = self.frontier.push(level, queue, host, item);
+        // Its id may lie beyond the window's cursor: through the window, so
+        // that a refill cannot load it a second time.
+        self.queue_known(host, item);
     }
 
     /// Writes the pending discoveries and `extra` changes in one transaction,

@@ -10,9 +10,17 @@
 //! order, so everything above that id and still in the index is "on disk
 //! only", and a refill reads the next ids after it. A new discovery goes
 //! into memory only while its slot has nothing on disk (so that order is
-//! kept) and room in the window. URLs that come back to memory from
-//! elsewhere (a retry, a robots.txt wait, a URL revived after nofollow)
-//! are older than the cursor and always stay in memory.
+//! kept) and room in the window. URLs that come back to memory after being
+//! loaded (a retry, a robots.txt wait) are at or below the cursor and stay
+//! in memory; a URL revived after nofollow is queued again under its old
+//! id, which may lie beyond the cursor, so it goes through the window too
+//! ([`Engine::queue_known`]).
+//!
+//! A record the index names that cannot be read, or whose URL does not
+//! parse, is taken out of the index and logged, never a reason to stop.
+//! New rules reach the URLs on disk by a walk over the index in the
+//! coordinator: with a large backlog that walk takes a while (one read and
+//! one evaluation per URL), during which no fetch outcome is handled.
 //!
 //! The price: hosts take turns among the URLs in memory only, so a slot's
 //! window filled by one host waits on that host's politeness until it
@@ -63,10 +71,6 @@ impl Window {
     }
 }
 
-fn store(e: StoreError) -> StartError {
-    StartError::Store(e.to_string())
-}
-
 impl Engine {
     /// Loads the persisted frontier after a restart: each slot's first
     /// [`WINDOW`] URLs into memory; the rest is read as they drain.
@@ -74,7 +78,8 @@ impl Engine {
         for level in 0..LEVELS {
             for q in 0..QUEUES.len() {
                 self.window.more[level][q] = true;
-                self.fill_slot(level, q).map_err(store)?;
+                self.fill_slot(level, q)
+                    .map_err(|e| StartError::Store(e.to_string()))?;
             }
         }
         Ok(())
@@ -102,28 +107,13 @@ impl Engine {
         }
         let after = self.window.cursor[level][q];
         let ids = self.log.frontier(level as u8, q as u8, after, room)?;
-        let now = Instant::now();
         for &id in &ids {
-            self.window.cursor[level][q] = Some(id);
+            let cursor = &mut self.window.cursor[level][q];
+            *cursor = Some(cursor.map_or(id, |c| c.max(id)));
             self.window.spilled[level][q] = self.window.spilled[level][q].saturating_sub(1);
-            let Some(record) = self.log.get(id)? else {
-                continue;
-            };
-            let Ok(url) = Url::parse(&record.url) else {
-                continue;
-            };
-            let host = self.hosts.id(&url, now);
-            let item = Item {
-                id,
-                url,
-                link_depth: record.link_depth,
-                hops: 0,
-                level,
-                queue: QUEUES[q],
-                attempts: record.error.as_ref().map_or(0, |e| e.count),
-                kind: super::web::kind_of(&record),
-            };
-            let _ = self.frontier.push(level, QUEUES[q], host, item);
+            if let Some((host, item)) = self.item_from_log(id, level, q) {
+                let _ = self.frontier.push(level, QUEUES[q], host, item);
+            }
         }
         if ids.len() < room {
             // The index has no more for this slot.
@@ -131,6 +121,53 @@ impl Engine {
             self.window.spilled[level][q] = 0;
         }
         Ok(())
+    }
+
+    /// The queued item for index entry `id` of slot (`level`, `q`), with its
+    /// host; a record that cannot be used is taken out of the index (and
+    /// reported) so that it is not read again and again.
+    fn item_from_log(&mut self, id: u64, level: usize, q: usize) -> Option<(u32, Item)> {
+        let unusable = |engine: &mut Engine, why: String| {
+            eprintln!("crawlspace: URL log: queued id {id}: {why}; taken out of the queue");
+            let out = crate::store::Change::Dequeue {
+                id,
+                level: level as u8,
+                queue: q as u8,
+            };
+            engine.commit(&[out]);
+            None
+        };
+        let record = match self.log.get(id) {
+            Ok(Some(record)) => record,
+            Ok(None) => return unusable(self, "no record".into()),
+            Err(e) => return unusable(self, e.to_string()),
+        };
+        let Ok(url) = Url::parse(&record.url) else {
+            return unusable(self, format!("{:?} is not a URL", record.url));
+        };
+        let host = self.hosts.id(&url, Instant::now());
+        let item = Item {
+            id,
+            url,
+            link_depth: record.link_depth,
+            hops: 0,
+            level,
+            queue: QUEUES[q],
+            attempts: record.error.as_ref().map_or(0, |e| e.count),
+            kind: super::web::kind_of(&record),
+        };
+        Some((host, item))
+    }
+
+    /// Queues a URL already in the index under an id that may lie beyond
+    /// the window's cursor (revived after nofollow).
+    pub(super) fn queue_known(&mut self, host: u32, item: Item) {
+        let (level, q) = (item.level, slot_of(&item));
+        if self.window.cursor[level][q].is_some_and(|c| item.id <= c) {
+            let _ = self.frontier.push(level, item.queue, host, item);
+        } else {
+            self.queue_new(host, item);
+        }
     }
 
     /// Queues a newly discovered (just persisted) URL: in memory when its
@@ -149,12 +186,12 @@ impl Engine {
 
     /// New rules for the URLs waiting on disk only: those they no longer
     /// fetch are handed to `drop` (which logs them and takes them out of
-    /// the index). Memory stays bounded: one chunk at a time.
+    /// the index), reading the index a chunk at a time.
     pub(super) fn filter_on_disk(&mut self, mut drop: impl FnMut(&mut Engine, Item, Verdict)) {
         let rules = self.rules.clone();
         let mut scratch = rules.scratch();
         for level in 0..LEVELS {
-            for (q, &queue) in QUEUES.iter().enumerate() {
+            for q in 0..QUEUES.len() {
                 if !self.window.more[level][q] {
                     continue;
                 }
@@ -170,34 +207,21 @@ impl Engine {
                     let Some(&last) = ids.last() else { break };
                     after = Some(last);
                     for id in ids {
-                        let Ok(Some(record)) = self.log.get(id) else {
-                            continue;
-                        };
-                        let Ok(url) = Url::parse(&record.url) else {
+                        let Some((_, item)) = self.item_from_log(id, level, q) else {
                             continue;
                         };
                         let known = Known {
-                            link_depth: record.link_depth,
+                            link_depth: item.link_depth,
                             ..Known::default()
                         };
                         let verdict = rules.evaluate(
-                            &UrlFacts::new(&url, &known),
+                            &UrlFacts::new(&item.url, &known),
                             &mut scratch,
                             TraceMode::Decisive,
                         );
                         if verdict.fetch {
                             continue;
                         }
-                        let item = Item {
-                            id,
-                            url,
-                            link_depth: record.link_depth,
-                            hops: 0,
-                            level,
-                            queue,
-                            attempts: 0,
-                            kind: super::web::kind_of(&record),
-                        };
                         self.window.spilled[level][q] =
                             self.window.spilled[level][q].saturating_sub(1);
                         drop(self, item, verdict);
@@ -209,5 +233,5 @@ impl Engine {
 }
 
 fn slot_of(item: &Item) -> usize {
-    QUEUES.iter().position(|q| *q == item.queue).unwrap_or(0)
+    super::super::frontier::slot(item.queue).unwrap_or(0)
 }

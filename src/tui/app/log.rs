@@ -62,13 +62,13 @@ pub struct LogState {
     /// The text filter being typed (`/`), with its error if not a regex.
     pub filter_input: Option<Input>,
     pub filter_error: Option<String>,
+    /// Why the selected record could not be read, if it could not.
+    pub record_error: Option<String>,
     /// Lines scrolled in the detail pane.
     pub detail_scroll: u16,
     pub error: Option<String>,
     /// The newest page request; older answers are dropped.
     seq: u64,
-    /// A page request is out.
-    loading: bool,
     select: Select,
     /// The record asked for, so it is asked once.
     record_wanted: Option<u64>,
@@ -82,13 +82,13 @@ impl Default for LogState {
             selected: 0,
             follow: true,
             record: None,
+            record_error: None,
             total: 0,
             filter_input: None,
             filter_error: None,
             detail_scroll: 0,
             error: None,
             seq: 0,
-            loading: false,
             select: Select::Last,
             record_wanted: None,
         }
@@ -130,9 +130,19 @@ impl LogState {
         }
     }
 
-    pub(super) fn take_record(&mut self, view: RecordView) {
-        if Some(view.id) == self.selected_id() {
-            self.record = Some(view);
+    pub(super) fn take_record(&mut self, id: u64, read: Result<Box<RecordView>, String>) {
+        if Some(id) != self.selected_id() {
+            return;
+        }
+        match read {
+            Ok(view) => {
+                self.record = Some(*view);
+                self.record_error = None;
+            }
+            Err(why) => {
+                self.record = None;
+                self.record_error = Some(why);
+            }
         }
     }
 }
@@ -145,7 +155,6 @@ impl App {
     /// Asks for a page; `select` says which row to select when it comes.
     fn log_request(&mut self, from: PageFrom, select: Select) {
         self.log.seq += 1;
-        self.log.loading = true;
         self.log.select = select;
         let request = Request::LogPage {
             query: self.log.query.clone(),
@@ -173,15 +182,20 @@ impl App {
         if page.seq != self.log.seq {
             return; // an answer to an older request
         }
-        self.log.loading = false;
         self.log.total = page.total;
         self.log.error = page.error;
-        let moved = page.rows.is_empty() && !matches!(page.from, PageFrom::Start | PageFrom::End);
-        if moved {
-            // Nothing further that way: keep the window and select its edge.
-            match page.from {
-                PageFrom::After(_) => self.log.selected = self.log.rows.len().saturating_sub(1),
-                _ => self.log.selected = 0,
+        // A step or page towards an end that brings fewer rows than the
+        // window holds has reached that end: keep the window (a full page
+        // from that end when paging) and select its edge.
+        let short = page.rows.len() < self.log.rows.len()
+            && matches!(page.from, PageFrom::Before(_) | PageFrom::After(_));
+        if short {
+            let paging = matches!(self.log.select, Select::Row(_));
+            match (page.from, paging) {
+                (PageFrom::Before(_), true) => self.log_request(PageFrom::Start, Select::First),
+                (PageFrom::Before(_), false) => self.log.selected = 0,
+                (_, true) => self.log_request(PageFrom::End, Select::Last),
+                (_, false) => self.log.selected = self.log.rows.len().saturating_sub(1),
             }
             return;
         }

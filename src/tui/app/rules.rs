@@ -282,9 +282,11 @@ impl App {
             return;
         }
         self.overlay = Overlay::WhatIf(Box::default());
+        self.whatif_seq += 1;
         self.request(Request::WhatIf {
             old: self.rules.applied_compiled.clone(),
             new: self.rules.compiled.clone(),
+            seq: self.whatif_seq,
         });
     }
 

@@ -188,7 +188,7 @@ fn the_form_validates_as_you_type_and_adds_the_rule() {
 fn the_form_shows_lints() {
     let mut app = app();
     app.update(key(KeyCode::Enter)); // edit "stay home": host exact h
-    typed(&mut app, "\u{8}"); // not a key the input takes: no change
+    typed(&mut app, "\u{8}"); // a control character: the input does not take it
     for _ in 0..3 {
         app.update(key(KeyCode::BackTab)); // pattern → matcher → field → name
     }

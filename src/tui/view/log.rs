@@ -82,7 +82,12 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     }
     match (&log.record, log.selected_id()) {
         (Some(view), Some(id)) if view.id == id => lines.extend(record_lines(view)),
-        (_, Some(_)) => lines.push(Line::from("reading…").dim()),
+        (_, Some(_)) => match &log.record_error {
+            Some(e) => {
+                lines.push(Line::from(format!("cannot read this record: {}", safe(e))).red())
+            }
+            None => lines.push(Line::from("reading…").dim()),
+        },
         (_, None) => lines.push(Line::from("no URL matches the filters yet").dim()),
     }
     frame.render_widget(
