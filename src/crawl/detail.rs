@@ -16,7 +16,9 @@ pub const MAX_HOST_ROWS: usize = 200;
 pub struct QueueRow {
     pub queue: Queue,
     pub weight: u32,
-    /// URLs waiting in it (all priority levels).
+    /// URLs waiting in it (all priority levels): those in memory plus those
+    /// this run left on disk only; a backlog from before a restart counts
+    /// as it is loaded (the exact total is `Stats::queued`).
     pub length: usize,
     /// URLs taken from it since the crawl started.
     pub picks: u64,
@@ -42,7 +44,7 @@ pub enum HostIdle {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostRow {
     pub origin: String,
-    /// URLs waiting for it in the queues.
+    /// URLs waiting for it in the in-memory part of the queues.
     pub pending: usize,
     pub in_flight: usize,
     pub fetched: u64,
