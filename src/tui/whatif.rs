@@ -12,8 +12,9 @@ use std::sync::Mutex;
 use crate::rules::{CompiledRules, Known, Scratch, TraceMode, UrlFacts, Verdict};
 use crate::store::{Brief, State, UrlLog, UrlRecord};
 
-/// Records between two progress reports of one worker.
-const PROGRESS_EVERY: u64 = 50_000;
+/// Records between two progress reports of one worker (and two checks of
+/// whether it should stop); small under test, so a stop can be seen.
+const PROGRESS_EVERY: u64 = if cfg!(test) { 100 } else { 50_000 };
 
 /// Sample URLs kept per kind of change.
 pub const SAMPLES: usize = 5;
@@ -342,6 +343,11 @@ mod tests {
         }
         let stopped = count_log(&log, &old, &new, 2, &|_| {}, &|| true);
         assert!(!stopped.done, "a stopped count says it is not done");
+        assert!(
+            stopped.scanned <= 2 * PROGRESS_EVERY,
+            "each worker stops at its first check: {}",
+            stopped.scanned
+        );
     }
 
     #[test]
