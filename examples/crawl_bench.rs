@@ -177,14 +177,7 @@ fn main() {
         let log = Arc::new(UrlLog::open(&dir.join("db"), 64 << 20).expect("log"));
         let plan = Plan {
             settings: config.crawl,
-            weights: [
-                q.user,
-                q.redirect,
-                q.index,
-                q.index_follow,
-                q.follow,
-                q.refresh,
-            ],
+            weights: q.in_order(),
             start,
             out: dir.join("mirror"),
         };

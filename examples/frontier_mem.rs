@@ -82,7 +82,7 @@ fn run(dir: &str) {
         let q = config.queues;
         let plan = Plan {
             settings: config.crawl,
-            weights: [q.user, q.redirect, q.index, q.index_follow, q.follow, q.refresh],
+            weights: q.in_order(),
             start: Vec::new(),
             out: std::env::temp_dir().join("frontier-mem-mirror"),
         };

@@ -104,14 +104,7 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     let q = config.queues;
     let plan = Plan {
         settings: config.crawl.clone(),
-        weights: [
-            q.user,
-            q.redirect,
-            q.index,
-            q.index_follow,
-            q.follow,
-            q.refresh,
-        ],
+        weights: q.in_order(),
         start,
         out: out.clone(),
     };

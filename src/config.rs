@@ -56,6 +56,21 @@ pub struct QueueWeights {
     pub refresh: u32,
 }
 
+impl QueueWeights {
+    /// The weights in the order of SPEC §2.2 (`user`, `redirect`, `index`,
+    /// `index_follow`, `follow`, `refresh`), as the frontier takes them.
+    pub fn in_order(self) -> [u32; 6] {
+        [
+            self.user,
+            self.redirect,
+            self.index,
+            self.index_follow,
+            self.follow,
+            self.refresh,
+        ]
+    }
+}
+
 /// A config file that cannot be used, naming the file and line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]

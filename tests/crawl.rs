@@ -220,14 +220,7 @@ async fn crawl_in(
     let q = config.queues;
     let plan = Plan {
         settings: config.crawl,
-        weights: [
-            q.user,
-            q.redirect,
-            q.index,
-            q.index_follow,
-            q.follow,
-            q.refresh,
-        ],
+        weights: q.in_order(),
         start,
         out: dir.path().join("mirror"),
     };
@@ -463,14 +456,7 @@ async fn new_rules_drop_queued_urls_they_filter() {
     let q = config.queues;
     let plan = Plan {
         settings: config.crawl,
-        weights: [
-            q.user,
-            q.redirect,
-            q.index,
-            q.index_follow,
-            q.follow,
-            q.refresh,
-        ],
+        weights: q.in_order(),
         start,
         out: dir.path().join("mirror"),
     };

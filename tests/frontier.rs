@@ -68,14 +68,7 @@ async fn queued_urls_beyond_the_window_are_all_fetched_and_see_new_rules() {
     let q = config.queues;
     let plan = Plan {
         settings: config.crawl,
-        weights: [
-            q.user,
-            q.redirect,
-            q.index,
-            q.index_follow,
-            q.follow,
-            q.refresh,
-        ],
+        weights: q.in_order(),
         start,
         out: dir.path().join("mirror"),
     };

@@ -245,14 +245,7 @@ fn start(
     let q = config.queues;
     let plan = Plan {
         settings: config.crawl,
-        weights: [
-            q.user,
-            q.redirect,
-            q.index,
-            q.index_follow,
-            q.follow,
-            q.refresh,
-        ],
+        weights: q.in_order(),
         start,
         out: dir.join("mirror"),
     };

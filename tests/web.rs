@@ -271,14 +271,7 @@ fn start(start: &[String], settings: &str, rules: &str) -> Running {
     let q = config.queues;
     let plan = Plan {
         settings: config.crawl,
-        weights: [
-            q.user,
-            q.redirect,
-            q.index,
-            q.index_follow,
-            q.follow,
-            q.refresh,
-        ],
+        weights: q.in_order(),
         start,
         out: dir.path().join("mirror"),
     };
