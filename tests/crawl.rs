@@ -5,6 +5,8 @@
 //! depth limit, and a stalled host that must not hold up a fast one. Each
 //! crawl runs the real engine with a real sled log in a temp folder.
 
+mod util;
+
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -16,8 +18,7 @@ use axum::extract::Path;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use crawlspace::config::Config;
-use crawlspace::crawl::engine::{Engine, Plan, Stats, check_start};
+use crawlspace::crawl::engine::{Stats, check_start};
 use crawlspace::rules::CompiledRules;
 use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crawlspace::store::{Query, State, UrlLog, UrlRecord};
@@ -211,20 +212,7 @@ async fn crawl_in(
         "[crawl]\nstart = [{}]\n{settings}\n{rules}",
         start_list.join(", ")
     );
-    let config = Config::from_toml("test.toml", &text).expect("config");
-    let loaded =
-        parse_text("test.toml", &text, DialectChoice::Given(Dialect::Native)).expect("rules");
-    let compiled = CompiledRules::new(&loaded.parsed.rules);
-    let start = check_start(&compiled, &config.crawl.start).expect("start URLs allowed");
-    let log = Arc::new(UrlLog::open(&dir.path().join("db"), 16 << 20).expect("log"));
-    let q = config.queues;
-    let plan = Plan {
-        settings: config.crawl,
-        weights: q.in_order(),
-        start,
-        out: dir.path().join("mirror"),
-    };
-    let engine = Engine::new(plan, log.clone(), Arc::new(compiled)).expect("engine");
+    let (engine, log) = util::engine_for(&text, dir.path());
     let (events, mut events_rx) = mpsc::channel(64);
     tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
     let (_control, control_rx) = mpsc::channel(4);
@@ -448,19 +436,7 @@ async fn new_rules_drop_queued_urls_they_filter() {
     .await;
     let dir = tempfile::tempdir().expect("temp dir");
     let text = format!("[crawl]\nstart = [\"{origin}/\"]\nconcurrency = 1\nper_host = 1\n");
-    let config = Config::from_toml("t.toml", &text).expect("config");
-    let rules = parse_text("t.toml", &text, DialectChoice::Given(Dialect::Native)).expect("rules");
-    let compiled = CompiledRules::new(&rules.parsed.rules);
-    let start = check_start(&compiled, &config.crawl.start).expect("start");
-    let log = Arc::new(UrlLog::open(&dir.path().join("db"), 16 << 20).expect("log"));
-    let q = config.queues;
-    let plan = Plan {
-        settings: config.crawl,
-        weights: q.in_order(),
-        start,
-        out: dir.path().join("mirror"),
-    };
-    let engine = Engine::new(plan, log.clone(), Arc::new(compiled)).expect("engine");
+    let (engine, log) = util::engine_for(&text, dir.path());
     let (events, mut events_rx) = mpsc::channel(64);
     let (control, control_rx) = mpsc::channel(8);
     let run = tokio::spawn(engine.run(events, control_rx, Duration::from_millis(10)));

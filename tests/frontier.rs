@@ -4,6 +4,8 @@
 //! than the window must still fetch every one exactly once, and new rules
 //! must reach the URLs waiting on disk too.
 
+mod util;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,11 +14,10 @@ use axum::extract::Path;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use crawlspace::config::Config;
-use crawlspace::crawl::engine::{Control, Engine, Event, Plan, check_start};
+use crawlspace::crawl::engine::{Control, Event};
 use crawlspace::rules::CompiledRules;
 use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
-use crawlspace::store::{State, UrlLog};
+use crawlspace::store::State;
 use tokio::sync::{Semaphore, mpsc};
 
 /// More than the engine's in-memory window of 2,048 per queue.
@@ -60,19 +61,7 @@ async fn queued_urls_beyond_the_window_are_all_fetched_and_see_new_rules() {
         "[crawl]\nstart = [\"{origin}/\"]\nconcurrency = 4\nper_host = 4\n\
          [[rules]]\nname = \"pages are only followed\"\nmatch = {{ field = \"path\", prefix = \"/page/\" }}\naction = \"exclude-scan\"\n"
     );
-    let config = Config::from_toml("t.toml", &text).expect("config");
-    let rules = parse_text("t.toml", &text, DialectChoice::Given(Dialect::Native)).expect("rules");
-    let compiled = CompiledRules::new(&rules.parsed.rules);
-    let start = check_start(&compiled, &config.crawl.start).expect("start");
-    let log = Arc::new(UrlLog::open(&dir.path().join("db"), 16 << 20).expect("log"));
-    let q = config.queues;
-    let plan = Plan {
-        settings: config.crawl,
-        weights: q.in_order(),
-        start,
-        out: dir.path().join("mirror"),
-    };
-    let engine = Engine::new(plan, log.clone(), Arc::new(compiled)).expect("engine");
+    let (engine, log) = util::engine_for(&text, dir.path());
     let (events, mut events_rx) = mpsc::channel(64);
     let (control, control_rx) = mpsc::channel(8);
     let run = tokio::spawn(engine.run(events, control_rx, Duration::from_millis(10)));

@@ -8,6 +8,8 @@
 //! can be run again, and a stopped or killed refresh resumes without
 //! fetching any URL twice.
 
+mod util;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -19,11 +21,8 @@ use axum::Router;
 use axum::extract::State as Shared;
 use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
-use crawlspace::config::Config;
-use crawlspace::crawl::engine::{Control, Engine, Plan, Stats, check_start};
+use crawlspace::crawl::engine::{Control, Stats};
 use crawlspace::crawl::mirror::path_for;
-use crawlspace::rules::CompiledRules;
-use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crawlspace::store::{Query, State, UrlLog, UrlRecord};
 use tokio::sync::{Semaphore, mpsc, watch};
 use url::Url;
@@ -236,22 +235,7 @@ fn start(
     refresh: bool,
 ) -> (tokio::task::JoinHandle<Stats>, mpsc::Sender<Control>) {
     let text = format!("[crawl]\nstart = [{start:?}]\n{settings}\n{rules}");
-    let config = Config::from_toml("test.toml", &text).expect("config");
-    let loaded =
-        parse_text("test.toml", &text, DialectChoice::Given(Dialect::Native)).expect("rules");
-    let compiled = CompiledRules::new(&loaded.parsed.rules);
-    let start = check_start(&compiled, &config.crawl.start).expect("start URLs allowed");
-    let log = Arc::new(UrlLog::open(&dir.join("db"), 16 << 20).expect("log"));
-    let q = config.queues;
-    let plan = Plan {
-        settings: config.crawl,
-        weights: q.in_order(),
-        start,
-        out: dir.join("mirror"),
-    };
-    let engine = Engine::new(plan, log, Arc::new(compiled))
-        .expect("engine")
-        .with_refresh(refresh);
+    let engine = util::engine_for(&text, dir).0.with_refresh(refresh);
     let (events, mut events_rx) = mpsc::channel(64);
     tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
     let (control, control_rx) = mpsc::channel(8);

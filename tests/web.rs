@@ -14,6 +14,8 @@
 //! X-Robots-Tag in every combination; noindex regions and the excerpt;
 //! rel=nofollow targets.
 
+mod util;
+
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::io::{Read, Write};
@@ -25,12 +27,9 @@ use axum::body::{Body, Bytes};
 use axum::extract::State as AxumState;
 use axum::http::{HeaderName, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use crawlspace::config::Config;
 use crawlspace::crawl::detail::Detail;
-use crawlspace::crawl::engine::{Control, Engine, Event, Plan, Stats, check_start};
+use crawlspace::crawl::engine::{Control, Event, Stats};
 use crawlspace::crawl::sitemap::synth::SyntheticSitemap;
-use crawlspace::rules::CompiledRules;
-use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crawlspace::store::{Query, State, TraceLine, UrlLog, UrlRecord};
 use tokio::sync::{Notify, Semaphore, mpsc};
 
@@ -262,20 +261,7 @@ fn start(start: &[String], settings: &str, rules: &str) -> Running {
         "[crawl]\nstart = [{}]\n{settings}\n{rules}",
         start_list.join(", ")
     );
-    let config = Config::from_toml("test.toml", &text).expect("config");
-    let loaded =
-        parse_text("test.toml", &text, DialectChoice::Given(Dialect::Native)).expect("rules");
-    let compiled = CompiledRules::new(&loaded.parsed.rules);
-    let start = check_start(&compiled, &config.crawl.start).expect("start URLs allowed");
-    let log = Arc::new(UrlLog::open(&dir.path().join("db"), 16 << 20).expect("log"));
-    let q = config.queues;
-    let plan = Plan {
-        settings: config.crawl,
-        weights: q.in_order(),
-        start,
-        out: dir.path().join("mirror"),
-    };
-    let engine = Engine::new(plan, log.clone(), Arc::new(compiled)).expect("engine");
+    let (engine, log) = util::engine_for(&text, dir.path());
     let (events_tx, events) = mpsc::channel(64);
     let (control, control_rx) = mpsc::channel(8);
     let run = tokio::spawn(async move {
