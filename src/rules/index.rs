@@ -83,7 +83,7 @@ pub(crate) enum Entry<'a> {
 enum Use {
     /// The atom matches (position rules already applied by the automaton).
     Atom(u32),
-    /// A contains-needle: the atom matches wherever the needle is.
+    /// A gate literal: the gated chunk it belongs to must run.
     Gate(u32),
 }
 
@@ -98,13 +98,6 @@ struct Needles {
 struct Scan {
     automaton: aho_corasick::AhoCorasick,
     uses: Vec<Vec<Use>>,
-}
-
-/// Regexes run only when one of their literals was seen.
-#[derive(Debug)]
-struct Gated {
-    atom: u32,
-    regex: Regex,
 }
 
 #[derive(Debug)]
@@ -133,19 +126,27 @@ pub(crate) struct FieldIndex {
     suffixes: [Option<Needles>; 2],
     /// Substring needles, per case mode.
     contains: [Option<Scan>; 2],
-    gated: Vec<Gated>,
+    /// Multi-pattern regexes run only when one of their patterns' gate
+    /// literals was seen. Grouping them (rather than one regex each) keeps
+    /// each group's lazy DFA warm: at 10,000 rules a single regex runs once
+    /// in thousands of URLs and paid for cold caches and state building
+    /// every time.
+    gated: Vec<RegexChunk>,
+    /// Multi-pattern regexes run on every text (no usable literal).
     pub regexes: Vec<RegexChunk>,
 }
 
 /// Working memory of one field's scan.
 #[derive(Debug, Default)]
 pub(crate) struct FieldScratch {
-    /// Gated regexes whose literal was seen, deduplicated by stamp.
+    /// Gated chunks whose literal was seen, deduplicated by stamp.
     gates: Vec<u32>,
     gate_stamp: Vec<u32>,
     generation: u32,
     caches: Vec<meta::Cache>,
     sets: Vec<regex_automata::PatternSet>,
+    gated_caches: Vec<meta::Cache>,
+    gated_sets: Vec<regex_automata::PatternSet>,
 }
 
 impl FieldIndex {
@@ -169,6 +170,7 @@ impl FieldIndex {
         // Needle lists per (kind, case): prefix, suffix (reversed), contains.
         let mut lists: [[NeedleList; 2]; 3] = Default::default();
         let mut ungated: Vec<(String, u32)> = Vec::new();
+        let mut gated: Vec<(String, u32, Gate)> = Vec::new();
         // Prefixes ending in `/`, per case, before choosing how to find them.
         let mut slash: [Vec<(String, Use)>; 2] = Default::default();
         for entry in entries {
@@ -204,39 +206,20 @@ impl FieldIndex {
                     atom,
                     regex,
                     insensitive,
-                } => match gate_of(regex.as_str()) {
-                    Some(gate) => {
-                        let slot = index.gated.len() as u32;
-                        index.gated.push(Gated {
-                            atom,
-                            regex: regex.clone(),
-                        });
-                        for literal in &gate.literals {
-                            let u = Use::Gate(slot);
-                            match gate.anchored {
-                                // Up to its last `/`, a prefix gate is still
-                                // a prefix every match has.
-                                true => match literal.rfind('/') {
-                                    Some(end) if end > 0 => {
-                                        slash[1].push((literal[..=end].to_string(), u))
-                                    }
-                                    _ => lists[0][1].add(literal, u),
-                                },
-                                false => lists[2][1].add(literal, u),
-                            }
-                        }
+                } => {
+                    let wrapped = if insensitive {
+                        format!("(?i:{})", regex.as_str())
+                    } else {
+                        format!("(?:{})", regex.as_str())
+                    };
+                    match gate_of(regex.as_str()) {
+                        Some(gate) => gated.push((wrapped, atom, gate)),
+                        None => ungated.push((wrapped, atom)),
                     }
-                    None => {
-                        let wrapped = if insensitive {
-                            format!("(?i:{})", regex.as_str())
-                        } else {
-                            format!("(?:{})", regex.as_str())
-                        };
-                        ungated.push((wrapped, atom));
-                    }
-                },
+                }
             }
         }
+        index.gated = gated_chunks(gated, &mut lists, &mut slash, &mut direct);
         for (case, needles) in slash.into_iter().enumerate() {
             let distinct: std::collections::HashSet<&str> =
                 needles.iter().map(|(n, _)| n.as_str()).collect();
@@ -277,20 +260,22 @@ impl FieldIndex {
 
     /// Working memory for [`FieldIndex::scan`].
     pub fn scratch(&self) -> FieldScratch {
+        let caches =
+            |chunks: &[RegexChunk]| chunks.iter().map(|c| c.regex.create_cache()).collect();
+        let sets = |chunks: &[RegexChunk]| {
+            chunks
+                .iter()
+                .map(|c| regex_automata::PatternSet::new(c.atoms.len()))
+                .collect()
+        };
         FieldScratch {
             gates: Vec::new(),
             gate_stamp: vec![0; self.gated.len()],
             generation: 0,
-            caches: self
-                .regexes
-                .iter()
-                .map(|c| c.regex.create_cache())
-                .collect(),
-            sets: self
-                .regexes
-                .iter()
-                .map(|c| regex_automata::PatternSet::new(c.atoms.len()))
-                .collect(),
+            caches: caches(&self.regexes),
+            sets: sets(&self.regexes),
+            gated_caches: caches(&self.gated),
+            gated_sets: sets(&self.gated),
         }
     }
 
@@ -374,27 +359,79 @@ impl FieldIndex {
                     .for_each(|&u| on_use(u));
             }
         }
+        // A set reports every pattern that matches, gate seen or not: the
+        // gates only decide whether the set needs to run.
         for &g in &scratch.gates {
-            let gated = &self.gated[g as usize];
-            if gated.regex.is_match(text) {
-                hit(gated.atom);
-            }
+            let g = g as usize;
+            self.gated[g].run(
+                text,
+                &mut scratch.gated_caches[g],
+                &mut scratch.gated_sets[g],
+                hit,
+            );
         }
         for (ci, chunk) in self.regexes.iter().enumerate() {
-            let set = &mut scratch.sets[ci];
-            set.clear();
-            chunk.regex.which_overlapping_matches_with(
-                &mut scratch.caches[ci],
-                &regex_automata::Input::new(text),
-                set,
-            );
-            if !set.is_empty() {
-                for pattern in set.iter() {
-                    hit(chunk.atoms[pattern.as_usize()]);
+            chunk.run(text, &mut scratch.caches[ci], &mut scratch.sets[ci], hit);
+        }
+    }
+}
+
+impl RegexChunk {
+    /// Calls `hit` for every pattern of the chunk that matches `text`.
+    fn run(
+        &self,
+        text: &str,
+        cache: &mut meta::Cache,
+        set: &mut regex_automata::PatternSet,
+        hit: &mut impl FnMut(u32),
+    ) {
+        set.clear();
+        self.regex
+            .which_overlapping_matches_with(cache, &regex_automata::Input::new(text), set);
+        for pattern in set.iter() {
+            hit(self.atoms[pattern.as_usize()]);
+        }
+    }
+}
+
+/// Builds the gated regexes into chunks (anchored apart from unanchored, as
+/// for the ungated ones) and registers each pattern's gate literals with the
+/// chunk it landed in.
+fn gated_chunks(
+    gated: Vec<(String, u32, Gate)>,
+    lists: &mut [[NeedleList; 2]; 3],
+    slash: &mut [Vec<(String, Use)>; 2],
+    direct: &mut Vec<u32>,
+) -> Vec<RegexChunk> {
+    let gates: FxHashMap<u32, Gate> = gated.iter().map(|(_, a, g)| (*a, g.clone())).collect();
+    let (anchored, free): (Vec<_>, Vec<_>) = gated
+        .into_iter()
+        .map(|(pattern, atom, _)| (pattern, atom))
+        .partition(|(p, _)| p.starts_with("(?i:^") || p.starts_with("(?:^"));
+    let mut chunks = Vec::new();
+    for group in [anchored, free] {
+        for chunk in group.chunks(MAX_REGEXES_PER_SET) {
+            build_chunks(chunk, &mut chunks, direct);
+        }
+    }
+    for (slot, chunk) in chunks.iter().enumerate() {
+        let u = Use::Gate(slot as u32);
+        for atom in &chunk.atoms {
+            let gate = &gates[atom];
+            for literal in &gate.literals {
+                match gate.anchored {
+                    // Up to its last `/`, a prefix gate is still a prefix
+                    // every match has.
+                    true => match literal.rfind('/') {
+                        Some(end) if end > 0 => slash[1].push((literal[..=end].to_string(), u)),
+                        _ => lists[0][1].add(literal, u),
+                    },
+                    false => lists[2][1].add(literal, u),
                 }
             }
         }
     }
+    chunks
 }
 
 impl Needles {
@@ -528,7 +565,7 @@ pub(crate) fn lower_cased(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Literals at least one of which every match of a regex contains.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Gate {
     literals: Vec<String>,
     /// The regex only matches at the start, so its literals must be prefixes.
