@@ -38,6 +38,9 @@ pub struct CompiledRules {
     pub(crate) atom_triggers: Vec<Vec<u32>>,
     /// Enabled nodes that can hold without any atom matching; visited always.
     pub(crate) always: Vec<u32>,
+    /// Per atom: the nodes with a [`Node::quiet_truth`] whose condition uses
+    /// it, so that a matching atom marks them for a real evaluation.
+    pub(crate) atom_watchers: Vec<Vec<u32>>,
     pub(crate) fields: Vec<FieldIndex>,
     /// Meta and source per node (empty for most).
     pub(crate) extras: Vec<Extras>,
@@ -85,6 +88,11 @@ pub(crate) struct Node {
     pub has_extras: bool,
     /// Its condition looks at the content type, so its priority is ignored.
     pub uses_content_type: bool,
+    /// For an always-visited node whose condition waits for no deferred
+    /// field: whether it holds when none of its atoms matched. That is the
+    /// usual case, and knowing it spares evaluating the condition (a list
+    /// with many negated rules visits each of them for every URL).
+    pub quiet_truth: Option<bool>,
 }
 
 /// What a rule records with the URL besides its flags.
@@ -123,6 +131,24 @@ impl Expr {
                 Some(out)
             }
             Expr::Not(_) => None,
+        }
+    }
+
+    /// Whether the expression holds when none of its atoms matches.
+    fn holds_when_quiet(&self) -> bool {
+        match self {
+            Expr::Atom(_) => false,
+            Expr::All(cs) => cs.iter().all(Expr::holds_when_quiet),
+            Expr::Any(cs) => cs.iter().any(Expr::holds_when_quiet),
+            Expr::Not(c) => !c.holds_when_quiet(),
+        }
+    }
+
+    fn each_atom(&self, f: &mut impl FnMut(u32)) {
+        match self {
+            Expr::Atom(a) => f(*a),
+            Expr::All(cs) | Expr::Any(cs) => cs.iter().for_each(|c| c.each_atom(f)),
+            Expr::Not(c) => c.each_atom(f),
         }
     }
 
@@ -259,6 +285,7 @@ impl Builder {
                 first_match: rule.first_match,
                 has_extras: !rule.meta.is_empty() || rule.source.is_some(),
                 uses_content_type,
+                quiet_truth: None,
             });
             self.extras.push(Extras {
                 meta: rule.meta.clone(),
@@ -308,7 +335,7 @@ impl Builder {
 
     fn finish(self, disposition: Disposition) -> CompiledRules {
         let Builder {
-            nodes,
+            mut nodes,
             info,
             atoms,
             atom_nodes,
@@ -344,6 +371,8 @@ impl Builder {
         };
         let mut always = Vec::new();
         let mut atom_triggers: Vec<Vec<u32>> = vec![Vec::new(); atoms.len()];
+        let mut quiet_truth = Vec::new();
+        let mut atom_watchers: Vec<Vec<u32>> = vec![Vec::new(); atoms.len()];
         for (id, node) in nodes.iter().enumerate().filter(|(_, n)| n.enabled) {
             let id = id as u32;
             let triggers = match &node.cond {
@@ -365,8 +394,23 @@ impl Builder {
                         }
                     }
                 }
-                _ => always.push(id),
+                _ => {
+                    always.push(id);
+                    if let Some(cond) = &node.cond
+                        && !cond.any_atom(&|a| atoms[a as usize].test.field.is_deferred())
+                    {
+                        quiet_truth.push((id, cond.holds_when_quiet()));
+                        cond.each_atom(&mut |a| {
+                            if atom_watchers[a as usize].last() != Some(&id) {
+                                atom_watchers[a as usize].push(id);
+                            }
+                        });
+                    }
+                }
             }
+        }
+        for (id, quiet) in quiet_truth {
+            nodes[id as usize].quiet_truth = Some(quiet);
         }
         CompiledRules {
             disposition,
@@ -380,6 +424,7 @@ impl Builder {
             atom_triggers,
             extras,
             always,
+            atom_watchers,
             fields,
             direct,
         }

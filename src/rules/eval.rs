@@ -38,6 +38,10 @@ pub struct Scratch {
     active: Vec<u32>,
     /// `block_done[node] == generation` ⇔ its first_match block has ended.
     block_done: Vec<u32>,
+    /// Nodes with a quiet truth one of whose atoms matched, sorted (a
+    /// handful per URL, so a list beats a per-node array the walk would
+    /// miss in cache).
+    stirred: Vec<u32>,
     generation: u32,
     /// One per indexed field.
     fields: Vec<FieldScratch>,
@@ -66,6 +70,7 @@ impl CompiledRules {
             candidates: Vec::new(),
             active: vec![0; self.nodes.len()],
             block_done: vec![0; self.nodes.len()],
+            stirred: Vec::new(),
             generation: 0,
             fields: self.fields.iter().map(|f| f.scratch()).collect(),
         }
@@ -96,6 +101,15 @@ impl CompiledRules {
             scratch.generation = 1;
         }
         self.match_atoms(facts, scratch);
+        scratch.stirred.clear();
+        for &atom in &scratch.touched {
+            scratch
+                .stirred
+                .extend_from_slice(&self.atom_watchers[atom as usize]);
+        }
+        // Sorted for a binary search: an atom shared by many negated rules
+        // can stir hundreds.
+        scratch.stirred.sort_unstable();
         let matched = std::mem::take(&mut scratch.matched);
         let truth = |a: u32| self.bit_truth(&matched, a, facts);
         let verdict = if mode == TraceMode::Full {
@@ -104,7 +118,7 @@ impl CompiledRules {
                 self,
                 0..self.nodes.len() as u32,
                 &truth,
-                &mut Marks::new(scratch),
+                &mut Marks::new(scratch, true),
                 mode,
             )
         } else {
@@ -120,7 +134,7 @@ impl CompiledRules {
                 self,
                 candidates.iter().copied(),
                 &truth,
-                &mut Marks::new(scratch),
+                &mut Marks::new(scratch, true),
                 mode,
             );
             scratch.candidates = candidates;
@@ -150,7 +164,7 @@ impl CompiledRules {
             self,
             order,
             &|a| atom_truth(&self.atoms[a as usize], facts),
-            &mut Marks::new(scratch),
+            &mut Marks::new(scratch, false),
             mode,
         )
     }
@@ -269,14 +283,18 @@ fn expr_truth(expr: &Expr, atom: &impl Fn(u32) -> Truth) -> Truth {
 struct Marks<'s> {
     active: &'s mut [u32],
     block_done: &'s mut [u32],
+    /// Present when the evaluation marked stirred nodes, so that the others
+    /// may use their `quiet_truth` (the naive reference evaluates them all).
+    stirred: Option<&'s [u32]>,
     generation: u32,
 }
 
 impl<'s> Marks<'s> {
-    fn new(scratch: &'s mut Scratch) -> Marks<'s> {
+    fn new(scratch: &'s mut Scratch, quiet: bool) -> Marks<'s> {
         Marks {
             active: &mut scratch.active,
             block_done: &mut scratch.block_done,
+            stirred: quiet.then_some(&scratch.stirred[..]),
             generation: scratch.generation,
         }
     }
@@ -369,10 +387,15 @@ fn walk(
             record(&mut acc, id, Step::Disabled, false, false);
             continue;
         }
-        let truth = node
-            .cond
-            .as_ref()
-            .map_or(Truth::True, |c| expr_truth(c, atom));
+        let truth = match (node.quiet_truth, marks.stirred) {
+            (Some(quiet), Some(stirred)) if stirred.binary_search(&id).is_err() => {
+                Truth::from(quiet)
+            }
+            _ => node
+                .cond
+                .as_ref()
+                .map_or(Truth::True, |c| expr_truth(c, atom)),
+        };
         let holds = match truth {
             Truth::Unknown => {
                 let mut fields = Pending::default();

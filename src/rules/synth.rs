@@ -689,13 +689,17 @@ mod tests {
             for text in urls(2_000, 7, &set) {
                 let url = normalize(&text).unwrap();
                 let facts = UrlFacts::new(&url, &known);
-                let a = c.evaluate(&facts, &mut fast, TraceMode::Off);
-                let b = c.evaluate_naive(&facts, &mut naive, TraceMode::Off);
-                let key = |v: &crate::rules::Verdict| {
-                    (v.fetch, v.save, v.follow, v.filtered, v.priority, v.log)
-                };
-                assert_eq!(key(&a), key(&b), "n = {n}, {text}");
-                assert_eq!(a, b, "n = {n}, {text}");
+                // Full traces too: the fast walk decides quiet always-visited
+                // rules without evaluating them, and must say the same.
+                for mode in [TraceMode::Off, TraceMode::Full] {
+                    let a = c.evaluate(&facts, &mut fast, mode);
+                    let b = c.evaluate_naive(&facts, &mut naive, mode);
+                    let key = |v: &crate::rules::Verdict| {
+                        (v.fetch, v.save, v.follow, v.filtered, v.priority, v.log)
+                    };
+                    assert_eq!(key(&a), key(&b), "n = {n}, {text}");
+                    assert_eq!(a, b, "n = {n}, {mode:?}, {text}");
+                }
             }
         }
     }
