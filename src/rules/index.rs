@@ -353,6 +353,12 @@ impl FieldIndex {
             needles.walk(text.bytes().rev(), &mut on_use);
         }
         for scan in self.contains.iter().flatten() {
+            // Most fields contain no needle: the plain search (with its
+            // prefilter and tight loop) says so faster than the overlapping
+            // one, which runs only after a first hit.
+            if !scan.automaton.is_match(text) {
+                continue;
+            }
             for m in scan.automaton.find_overlapping_iter(text) {
                 scan.uses[m.pattern().as_usize()]
                     .iter()
