@@ -129,15 +129,27 @@ impl WhatIf {
     /// Folds one logged URL, read as a [`Brief`], into the report.
     pub fn add_brief(&mut self, record: &Brief<'_>) {
         self.report.scanned += 1;
-        let Ok(url) = url::Url::parse(record.url) else {
-            return;
-        };
         let known = Known {
             link_depth: record.link_depth,
-            content_type: record.content_type.map(str::to_string),
+            content_type: None,
             address: None,
         };
-        let facts = UrlFacts::new(&url, &known);
+        // Logged URLs are normalized: most are cut into fields without
+        // parsing them again; the rest are parsed (and skipped if they
+        // do not parse).
+        let parsed;
+        let mut facts = match UrlFacts::from_normalized(record.url, &known) {
+            Some(facts) => facts,
+            None => {
+                let Ok(url) = url::Url::parse(record.url) else {
+                    return;
+                };
+                parsed = url;
+                UrlFacts::new(&parsed, &known)
+            }
+        };
+        // Borrowed from the record rather than copied into `known`.
+        facts.content_type = record.content_type;
         let old = self
             .old
             .evaluate(&facts, &mut self.old_scratch, TraceMode::Off);
