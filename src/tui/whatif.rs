@@ -362,6 +362,38 @@ mod tests {
         );
     }
 
+    /// The stored content type reaches content-type rules, and URLs that
+    /// are not plainly normalized (parsed in full) or not URLs at all are
+    /// still counted as scanned.
+    #[test]
+    fn content_types_and_unusual_urls() {
+        let old = compiled("");
+        let new = compiled(
+            "[[rules]]\nname='no pdf'\nmatch={field='content_type',exact='application/pdf'}\naction='exclude'\n",
+        );
+        let mut w = WhatIf::new(old, new, 5);
+        let typed = |url: &str, content_type: Option<&str>| UrlRecord {
+            content_type: content_type.map(str::to_string),
+            ..record(url, State::Saved)
+        };
+        w.add(&typed("http://h/a", Some("application/pdf")));
+        w.add(&typed("http://h/b", Some("text/html")));
+        w.add(&typed("http://h/c", None));
+        w.add(&typed(
+            "http://user@[::1]:81/%7e/d",
+            Some("application/pdf"),
+        ));
+        w.add(&typed("not a url", Some("application/pdf")));
+        assert_eq!(w.report.scanned, 5);
+        let refused = w.report.tally(Change::NowRefused);
+        assert_eq!(refused.seen, 2, "{:?}", refused.samples);
+        assert_eq!(refused.samples[0], "http://h/a — rule 1 (no pdf)");
+        assert_eq!(
+            refused.samples[1],
+            "http://user@[::1]:81/%7e/d — rule 1 (no pdf)"
+        );
+    }
+
     #[test]
     fn samples_are_capped() {
         let old = compiled("");
