@@ -18,6 +18,13 @@
 //!   after changing [`record`].
 //! - `CRAWLSPACE_BENCH_ONLY=whatif` runs only the walks and the what-if,
 //!   each `CRAWLSPACE_BENCH_RUNS` times (default 1), printing every run.
+//! - `CRAWLSPACE_BENCH_CACHE_MB=N` opens the log with an N MiB page cache
+//!   instead of the console's 64: with room for the whole log, the runs
+//!   after the first show what the walks cost without reading from disk.
+//!
+//! Each walk prints its wall-clock time and the CPU time of the process
+//! over it: on a busy machine the CPU time is the steadier figure, and on
+//! two threads it shows whether they ran side by side.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -322,17 +329,23 @@ fn whatif(log: &UrlLog, rules: &crawlspace::rules::model::RuleSet, whole: bool) 
         "reading all {entries} stored keys and values ({} MB), decoding nothing: {took}",
         bytes >> 20
     );
-    let (took, entries) = timed(|| {
+    let (took, (entries, waits)) = timed(|| {
         std::thread::scope(|scope| {
-            let walks = [(0, URLS / 2), (URLS / 2, URLS)]
-                .map(|(lo, hi)| scope.spawn(move || log.scan_raw(Some(lo), Some(hi))));
-            walks
-                .into_iter()
-                .map(|w| w.join().expect("walk").expect("walk").0)
-                .sum::<u64>()
+            let walks = [(0, URLS / 2), (URLS / 2, URLS)].map(|(lo, hi)| {
+                scope.spawn(move || {
+                    let (wall, before) = (Instant::now(), schedstat());
+                    let walked = log.scan_raw(Some(lo), Some(hi)).expect("walk").0;
+                    (walked, thread_waits(wall.elapsed(), before))
+                })
+            });
+            let walks = walks.map(|w| w.join().expect("walk"));
+            (
+                walks.iter().map(|w| w.0).sum::<u64>(),
+                walks.map(|w| w.1).join("; "),
+            )
         })
     });
-    println!("the same on 2 threads, half each ({entries}): {took}");
+    println!("the same on 2 threads, half each ({entries}): {took}; per thread: {waits}");
     let (took, briefs) = timed(|| {
         log.scan_briefs(None, None, |_, b| black_box(b).link_depth < u32::MAX)
             .expect("walk")
@@ -357,8 +370,8 @@ fn whatif(log: &UrlLog, rules: &crawlspace::rules::model::RuleSet, whole: bool) 
             .sum::<u64>()
     });
     println!("cutting {URLS} normalized URLs into facts: {took} ({cut})");
-    let (mut old_scratch, mut new_scratch) = (old.scratch(), new.scratch());
-    let (took, fetched) = timed(|| {
+    let evaluate_all = |urls: &[String]| {
+        let (mut old_scratch, mut new_scratch) = (old.scratch(), new.scratch());
         urls.iter()
             .filter_map(|u| UrlFacts::from_normalized(u, &known))
             .map(|f| {
@@ -367,8 +380,23 @@ fn whatif(log: &UrlLog, rules: &crawlspace::rules::model::RuleSet, whole: bool) 
                 u64::from(a.fetches()) + u64::from(b.fetches())
             })
             .sum::<u64>()
-    });
+    };
+    let (took, fetched) = timed(|| evaluate_all(&urls));
     println!("cutting and evaluating {URLS} URLs under both rule sets: {took} ({fetched})");
+    // The same on two threads, no sled involved: whether this machine gives
+    // the process two cores right now (the control for the walks on two
+    // threads).
+    let (took, fetched) = timed(|| {
+        let (a, b) = urls.split_at(urls.len() / 2);
+        std::thread::scope(|scope| {
+            let halves = [a, b].map(|half| scope.spawn(move || evaluate_all(half)));
+            halves
+                .map(|h| h.join().expect("evaluate"))
+                .iter()
+                .sum::<u64>()
+        })
+    });
+    println!("the same on 2 threads, half each: {took} ({fetched})");
     drop(urls);
     // The what-if's work per record on one thread without its tallies,
     // with the URL parsed in full (as before the quick cut) and cut.
@@ -441,4 +469,24 @@ fn cpu_seconds() -> Option<f64> {
     let user: f64 = fields.next()?.parse().ok()?;
     let system: f64 = fields.next()?.parse().ok()?;
     Some((user + system) / 100.0)
+}
+
+/// This thread's time on a CPU and time waiting for one (runnable, but
+/// other work ran), in nanoseconds, from `/proc/thread-self/schedstat`.
+fn schedstat() -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let mut fields = text.split_whitespace().map(|f| f.parse::<u64>().ok());
+    Some((fields.next()??, fields.next()??))
+}
+
+/// How a thread spent `wall` since `before`: running, waiting for a CPU
+/// (a busy machine), or neither (blocked, e.g. on a lock).
+fn thread_waits(wall: Duration, before: Option<(u64, u64)>) -> String {
+    let (Some((run0, queued0)), Some((run1, queued1))) = (before, schedstat()) else {
+        return "no schedstat".into();
+    };
+    let secs = |ns: u64| ns as f64 / 1e9;
+    let (run, queued) = (secs(run1 - run0), secs(queued1 - queued0));
+    let blocked = (wall.as_secs_f64() - run - queued).max(0.0);
+    format!("ran {run:.2} s, waited for a CPU {queued:.2} s, blocked {blocked:.2} s")
 }
