@@ -14,6 +14,8 @@ use url::{Position, Url};
 
 use super::model::Field;
 
+mod stored;
+
 /// Facts about a URL that are not in the URL itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Known {
@@ -90,17 +92,26 @@ pub struct UrlFacts<'a> {
     pub address: Option<IpAddr>,
 }
 
+/// The `extension` field of a path: lower-cased, of the last segment.
+fn extension_of(path: &str) -> Cow<'_, str> {
+    let last_segment = path.rsplit('/').next().unwrap_or("");
+    match last_segment.rsplit_once('.') {
+        Some((_, ext)) if ext.bytes().any(|b| b.is_ascii_uppercase()) => {
+            Cow::Owned(ext.to_ascii_lowercase())
+        }
+        Some((_, ext)) => Cow::Borrowed(ext),
+        None => Cow::Borrowed(""),
+    }
+}
+
+/// The `path_depth` field: the number of `/` in the path.
+fn path_depth_of(path: &str) -> u32 {
+    path.bytes().filter(|&b| b == b'/').count() as u32
+}
+
 impl<'a> UrlFacts<'a> {
     pub fn new(url: &'a Url, known: &'a Known) -> UrlFacts<'a> {
         let path = url.path();
-        let last_segment = path.rsplit('/').next().unwrap_or("");
-        let extension = match last_segment.rsplit_once('.') {
-            Some((_, ext)) if ext.bytes().any(|b| b.is_ascii_uppercase()) => {
-                Cow::Owned(ext.to_ascii_lowercase())
-            }
-            Some((_, ext)) => Cow::Borrowed(ext),
-            None => Cow::Borrowed(""),
-        };
         UrlFacts {
             url: url.as_str(),
             scheme: url.scheme(),
@@ -111,12 +122,21 @@ impl<'a> UrlFacts<'a> {
             query: url.query().unwrap_or(""),
             path_query: &url[Position::BeforePath..Position::AfterQuery],
             authority_path_query: &url[Position::BeforeHost..Position::AfterQuery],
-            extension,
-            path_depth: path.bytes().filter(|&b| b == b'/').count() as u32,
+            extension: extension_of(path),
+            path_depth: path_depth_of(path),
             link_depth: known.link_depth,
             content_type: known.content_type.as_deref(),
             address: known.address,
         }
+    }
+
+    /// The facts of a URL taken from the log (already normalized), cut
+    /// from its text without parsing it when that is sure to give the same
+    /// facts as parsing (the common case); `None` when unsure: then parse
+    /// it with `url::Url::parse` and use [`UrlFacts::new`]. For walks over
+    /// every logged URL, where parsing would be a third of the time.
+    pub fn from_normalized(url: &'a str, known: &'a Known) -> Option<UrlFacts<'a>> {
+        stored::cut(url, known)
     }
 
     /// The text of a field; `None` while the field is not known yet.

@@ -5,9 +5,8 @@
 //! the console can run it off the UI task over millions of URLs and show
 //! progress as it goes.
 
-use std::sync::Arc;
-
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::rules::{CompiledRules, Known, Scratch, TraceMode, UrlFacts, Verdict};
 use crate::store::{Brief, State, UrlLog, UrlRecord};
@@ -15,6 +14,10 @@ use crate::store::{Brief, State, UrlLog, UrlRecord};
 /// Records between two progress reports of one worker (and two checks of
 /// whether it should stop); small under test, so a stop can be seen.
 const PROGRESS_EVERY: u64 = if cfg!(test) { 100 } else { 50_000 };
+
+/// Ids in one range of a walk over the log (see [`count_log`]); small under
+/// test, so that a test log has several.
+const CHUNK_IDS: u64 = if cfg!(test) { 64 } else { 16_384 };
 
 /// Sample URLs kept per kind of change.
 pub const SAMPLES: usize = 5;
@@ -129,15 +132,27 @@ impl WhatIf {
     /// Folds one logged URL, read as a [`Brief`], into the report.
     pub fn add_brief(&mut self, record: &Brief<'_>) {
         self.report.scanned += 1;
-        let Ok(url) = url::Url::parse(record.url) else {
-            return;
-        };
         let known = Known {
             link_depth: record.link_depth,
-            content_type: record.content_type.map(str::to_string),
+            content_type: None,
             address: None,
         };
-        let facts = UrlFacts::new(&url, &known);
+        // Logged URLs are normalized: most are cut into fields without
+        // parsing them again; the rest are parsed (and skipped if they
+        // do not parse).
+        let parsed;
+        let mut facts = match UrlFacts::from_normalized(record.url, &known) {
+            Some(facts) => facts,
+            None => {
+                let Ok(url) = url::Url::parse(record.url) else {
+                    return;
+                };
+                parsed = url;
+                UrlFacts::new(&parsed, &known)
+            }
+        };
+        // Borrowed from the record rather than copied into `known`.
+        facts.content_type = record.content_type;
         let old = self
             .old
             .evaluate(&facts, &mut self.old_scratch, TraceMode::Off);
@@ -161,9 +176,16 @@ impl WhatIf {
     }
 }
 
-/// Counts over the whole log, `workers` threads each walking a range of
-/// ids. `progress` gets the combined report every so often; the walk ends
-/// early when `stop` says so (a newer what-if replaced this one).
+/// Counts over the whole log, `workers` threads taking ranges of
+/// [`CHUNK_IDS`] ids in turn. `progress` gets the combined report every so
+/// often; the walk ends early when `stop` says so (a newer what-if replaced
+/// this one).
+///
+/// Small ranges handed out one by one rather than one half per thread:
+/// when the crawl or anything else takes CPU from one thread, the other
+/// walks more of the log instead of waiting for it at the end. Each range
+/// keeps its own report and the reports are merged in id order, so the
+/// samples are the first changes in id order whichever thread found them.
 pub fn count_log(
     log: &UrlLog,
     old: &Arc<CompiledRules>,
@@ -174,8 +196,13 @@ pub fn count_log(
 ) -> Report {
     let total = log.len();
     let last = log.last_id().ok().flatten().unwrap_or(0);
-    let workers = workers.max(1) as u64;
-    let slots = Mutex::new(vec![Report::default(); workers as usize]);
+    // Ids are given out in discovery order from 1.
+    let ranges = last.div_ceil(CHUNK_IDS);
+    // The next range to walk, taken by whichever worker is free.
+    let next = AtomicU64::new(0);
+    // One report per range, in id order; written when a worker reports
+    // progress or finishes a range.
+    let slots = Mutex::new(vec![Report::default(); ranges as usize]);
     let combined = |slots: &[Report]| {
         let mut all = Report {
             total,
@@ -184,34 +211,42 @@ pub fn count_log(
         slots.iter().for_each(|r| all.merge(r));
         all
     };
+    let workers = (workers.max(1) as u64).min(ranges.max(1));
     std::thread::scope(|scope| {
-        for w in 0..workers {
-            let (slots, combined) = (&slots, &combined);
-            // Ids are given out in discovery order from 1: equal id ranges.
-            let lo = last * w / workers;
-            let hi = last * (w + 1) / workers;
+        for _ in 0..workers {
+            let (slots, combined, next) = (&slots, &combined, &next);
             scope.spawn(move || {
                 let mut count = WhatIf::new(old.clone(), new.clone(), total);
                 let mut since = 0;
-                let publish = |report: &Report| {
+                let publish = |range: u64, report: &Report| {
                     let mut s = slots.lock().unwrap_or_else(|p| p.into_inner());
-                    s[w as usize] = report.clone();
+                    s[range as usize] = report.clone();
                     progress(combined(&s));
                 };
-                let _ = log.scan_briefs(Some(lo), Some(hi), |_, brief| {
-                    count.add_brief(&brief);
-                    since += 1;
-                    if since >= PROGRESS_EVERY {
-                        since = 0;
-                        if stop() {
-                            return false;
-                        }
-                        publish(&count.report);
+                let mut stopped = stop();
+                while !stopped {
+                    let range = next.fetch_add(1, Ordering::Relaxed);
+                    if range >= ranges {
+                        break;
                     }
-                    true
-                });
-                let mut s = slots.lock().unwrap_or_else(|p| p.into_inner());
-                s[w as usize] = count.report;
+                    count.report = Report::default();
+                    let (lo, hi) = (range * CHUNK_IDS, ((range + 1) * CHUNK_IDS).min(last));
+                    let _ = log.scan_briefs(Some(lo), Some(hi), |_, brief| {
+                        count.add_brief(&brief);
+                        since += 1;
+                        if since >= PROGRESS_EVERY {
+                            since = 0;
+                            if stop() {
+                                stopped = true;
+                                return false;
+                            }
+                            publish(range, &count.report);
+                        }
+                        true
+                    });
+                    let mut s = slots.lock().unwrap_or_else(|p| p.into_inner());
+                    s[range as usize] = std::mem::take(&mut count.report);
+                }
             });
         }
     });
@@ -333,13 +368,12 @@ mod tests {
             let got = count_log(&log, &old, &new, workers, &|_| {}, &|| false);
             assert!(got.done);
             assert_eq!(got.scanned, 1000, "{workers} workers");
-            let (a, b) = (
-                got.tally(Change::NowRefused),
-                plain.report.tally(Change::NowRefused),
-            );
-            assert_eq!((a.seen, a.queued, a.fetched), (b.seen, b.queued, b.fetched));
-            assert_eq!(a.seen, 334);
-            assert_eq!(a.samples.len(), SAMPLES);
+            // Counts and samples alike: the samples are the first changes
+            // in id order, whichever worker walked them.
+            assert_eq!(got.tallies, plain.report.tallies, "{workers} workers");
+            let refused = got.tally(Change::NowRefused);
+            assert_eq!(refused.seen, 334);
+            assert_eq!(refused.samples.len(), SAMPLES);
         }
         let stopped = count_log(&log, &old, &new, 2, &|_| {}, &|| true);
         assert!(!stopped.done, "a stopped count says it is not done");
@@ -347,6 +381,38 @@ mod tests {
             stopped.scanned <= 2 * PROGRESS_EVERY,
             "each worker stops at its first check: {}",
             stopped.scanned
+        );
+    }
+
+    /// The stored content type reaches content-type rules, and URLs that
+    /// are not plainly normalized (parsed in full) or not URLs at all are
+    /// still counted as scanned.
+    #[test]
+    fn content_types_and_unusual_urls() {
+        let old = compiled("");
+        let new = compiled(
+            "[[rules]]\nname='no pdf'\nmatch={field='content_type',exact='application/pdf'}\naction='exclude'\n",
+        );
+        let mut w = WhatIf::new(old, new, 5);
+        let typed = |url: &str, content_type: Option<&str>| UrlRecord {
+            content_type: content_type.map(str::to_string),
+            ..record(url, State::Saved)
+        };
+        w.add(&typed("http://h/a", Some("application/pdf")));
+        w.add(&typed("http://h/b", Some("text/html")));
+        w.add(&typed("http://h/c", None));
+        w.add(&typed(
+            "http://user@[::1]:81/%7e/d",
+            Some("application/pdf"),
+        ));
+        w.add(&typed("not a url", Some("application/pdf")));
+        assert_eq!(w.report.scanned, 5);
+        let refused = w.report.tally(Change::NowRefused);
+        assert_eq!(refused.seen, 2, "{:?}", refused.samples);
+        assert_eq!(refused.samples[0], "http://h/a — rule 1 (no pdf)");
+        assert_eq!(
+            refused.samples[1],
+            "http://user@[::1]:81/%7e/d — rule 1 (no pdf)"
         );
     }
 
