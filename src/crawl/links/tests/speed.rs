@@ -77,10 +77,20 @@ fn measure_speed() {
     // The worst case for the excerpt: no visible text, so it reads up to
     // its window instead of stopping after the first few hundred bytes.
     let hidden = cards.replacen("<body>", "<body><!--noindex-->", 1);
+    let untitled_hidden = bench_page()
+        .replacen("<title>Page 123</title>", "", 1)
+        .replacen("<body>", "<body><!--noindex-->", 1);
     let mut cases: Vec<(String, Vec<Vec<u8>>, bool)> = vec![
         (
             "crawl_bench page (28 KB)".into(),
             vec![bench_page().into_bytes()],
+            false,
+        ),
+        // The scanner's worst case: no title and no visible text, so it
+        // keeps the open elements and reads text to the end.
+        (
+            "crawl_bench page, no title, all in noindex".into(),
+            vec![untitled_hidden.into_bytes()],
             false,
         ),
         (
