@@ -436,3 +436,60 @@ impl Held {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(url: &str, reason: &str) -> UrlRecord {
+        UrlRecord {
+            url: url.into(),
+            reason: reason.into(),
+            ..UrlRecord::default()
+        }
+    }
+
+    #[test]
+    fn held_changes_round_trip_and_read_back_the_latest_record() {
+        let (first, second, other) = (
+            record("http://a/", "first"),
+            record("http://a/", "second"),
+            record("http://b/", "other"),
+        );
+        let changes = [
+            Change::Update {
+                id: 1,
+                record: &first,
+                enqueue: None,
+            },
+            Change::Dequeue {
+                id: 1,
+                level: 2,
+                queue: 3,
+            },
+            Change::Update {
+                id: 2,
+                record: &other,
+                enqueue: Some((2, 3)),
+            },
+            Change::Update {
+                id: 1,
+                record: &second,
+                enqueue: None,
+            },
+        ];
+        let deferred = Deferred {
+            changes: changes.iter().map(Held::from).collect(),
+        };
+        let back: Vec<String> = deferred
+            .changes
+            .iter()
+            .map(|h| format!("{:?}", h.change()))
+            .collect();
+        let want: Vec<String> = changes.iter().map(|c| format!("{c:?}")).collect();
+        assert_eq!(back, want);
+        assert_eq!(deferred.record(1).map(|r| r.reason), Some("second".into()));
+        assert_eq!(deferred.record(2).map(|r| r.reason), Some("other".into()));
+        assert_eq!(deferred.record(3), None);
+    }
+}
