@@ -173,8 +173,9 @@ fn main() {
     let q = config.queues;
     let cpu_before = cpu_seconds();
     let started = Instant::now();
+    let log = Arc::new(UrlLog::open(&dir.join("db"), 64 << 20).expect("log"));
     let stats = runtime.block_on(async {
-        let log = Arc::new(UrlLog::open(&dir.join("db"), 64 << 20).expect("log"));
+        let log = log.clone();
         let plan = Plan {
             settings: config.crawl,
             weights: q.in_order(),
@@ -238,6 +239,8 @@ fn main() {
     let secs = started.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu_before;
     let fetched = stats.fetched + stats.saved;
+    let transactions = log.transactions();
+    drop(log);
     let _ = server.kill();
     let _ = server.wait();
     let _ = std::fs::remove_dir_all(&dir);
@@ -253,4 +256,8 @@ fn main() {
         cpu * 1000.0 / fetched.max(1) as f64
     );
     println!("crawler peak RSS: {:.0} MB", peak_rss_mb());
+    println!(
+        "URL log: {transactions} transactions = {:.2} per page",
+        transactions as f64 / fetched.max(1) as f64
+    );
 }

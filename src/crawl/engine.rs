@@ -26,7 +26,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use url::Url;
 
-use self::discover::{Discovered, Origin};
+use self::discover::{Deferred, Discovered, Origin};
 use self::refresh::{NOT_REFETCHED, Refresh};
 use self::web::Job;
 use super::detail::{Detail, HostIdle, HostRow, MAX_HOST_ROWS, QueueRow};
@@ -218,6 +218,9 @@ pub struct Engine {
     stopping: bool,
     /// URLs met since the last write, written with the next one.
     pending: Vec<Discovered>,
+    /// While a burst of outcomes is handled: the writes held back to be
+    /// committed with it in one transaction (`discover::Deferred`).
+    deferred: Option<Deferred>,
     /// Matches per rule of the rules in force (for the console's rule health).
     rule_hits: Vec<u64>,
     rules_version: u64,
@@ -287,6 +290,7 @@ impl Engine {
             paused: false,
             stopping: false,
             pending: Vec::new(),
+            deferred: None,
             rule_hits: vec![0; rules.rule_info().len()],
             rules_version: 0,
             detail_wanted: false,
@@ -403,10 +407,23 @@ impl Engine {
             let wake = self.next_wake(now).unwrap_or(now + tick).min(now + tick);
             tokio::select! {
                 outcome = done_rx.recv() => {
+                    // Every other outcome already waiting too (the channel
+                    // holds at most twice the concurrency), with their
+                    // writes in one transaction; and the slots they free
+                    // are refilled in one dispatch round, whose in-flight
+                    // marks are one more. One outcome per round cost two
+                    // transactions per page, and sled's cost is mostly per
+                    // transaction.
+                    self.deferred = Some(Deferred::default());
                     if let Some(outcome) = outcome {
                         in_flight -= 1;
                         self.handle(outcome);
                     }
+                    while let Ok(outcome) = done_rx.try_recv() {
+                        in_flight -= 1;
+                        self.handle(outcome);
+                    }
+                    self.commit_deferred();
                 }
                 command = control.recv() => {
                     if let Some(command) = command
@@ -600,7 +617,8 @@ impl Engine {
     /// discoveries, takes the item out of its persisted queue when `leaving`
     /// says so.
     fn update_and(&mut self, id: u64, leaving: Option<&Item>, change: impl FnOnce(&mut UrlRecord)) {
-        let mut record = match self.log.get(id) {
+        let held = self.deferred.as_ref().and_then(|d| d.record(id));
+        let mut record = match held.map_or_else(|| self.log.get(id), |r| Ok(Some(r))) {
             Ok(Some(record)) => record,
             Ok(None) => return self.commit(&[]),
             Err(e) => {

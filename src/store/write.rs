@@ -260,6 +260,7 @@ impl UrlLog {
                 Ok((ids, delta))
             })
             .map_err(tx_error)?;
+        self.transactions.fetch_add(1, Ordering::Relaxed);
         // Deltas, not totals: batches from several threads commit in some
         // order and their deltas commute. Wrapping adds of a negative
         // delta are subtractions.

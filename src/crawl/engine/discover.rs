@@ -278,8 +278,28 @@ impl Engine {
     }
 
     /// Writes the pending discoveries and `extra` changes in one transaction,
-    /// then queues the new URLs in memory.
+    /// then queues the new URLs in memory. While outcomes are being handled
+    /// in a burst ([`Engine::deferred`] set), holds them back instead, up
+    /// to [`DEFER_AT_MOST`] changes, for [`Engine::commit_deferred`].
     pub(super) fn commit(&mut self, extra: &[Change<'_>]) {
+        let Some(deferred) = &mut self.deferred else {
+            return self.write(extra);
+        };
+        deferred.changes.extend(extra.iter().map(Held::from));
+        if self.pending.len() + deferred.changes.len() >= DEFER_AT_MOST {
+            let held = std::mem::take(&mut deferred.changes);
+            self.write(&held.iter().map(Held::change).collect::<Vec<_>>());
+        }
+    }
+
+    /// Ends a burst: writes what [`Engine::commit`] held back.
+    pub(super) fn commit_deferred(&mut self) {
+        let held = self.deferred.take().unwrap_or_default().changes;
+        self.write(&held.iter().map(Held::change).collect::<Vec<_>>());
+    }
+
+    /// [`Engine::commit`] now.
+    fn write(&mut self, extra: &[Change<'_>]) {
         let pending = std::mem::take(&mut self.pending);
         let mut changes: Vec<Change<'_>> = pending
             .iter()
@@ -316,5 +336,160 @@ impl Engine {
                 }
             }
         }
+    }
+}
+
+/// Changes held back in one burst of outcomes at most, pending discoveries
+/// included: bounds the transaction (a sitemap can discover thousands).
+const DEFER_AT_MOST: usize = 4096;
+
+/// Writes held back while a burst of outcomes is handled, so that all of
+/// them are one transaction. Atomic like any batch: after a crash, either
+/// every page of the burst is recorded with its links, or none is and all
+/// are fetched again, as when the crash comes before they are handled.
+#[derive(Debug, Default)]
+pub(super) struct Deferred {
+    changes: Vec<Held>,
+}
+
+impl Deferred {
+    /// The latest record held back for `id`: what the log will hold, for
+    /// a second change to the same URL in the burst.
+    pub(super) fn record(&self, id: u64) -> Option<UrlRecord> {
+        self.changes.iter().rev().find_map(|held| match held {
+            Held::Update { id: at, record, .. } if *at == id => Some(record.clone()),
+            _ => None,
+        })
+    }
+}
+
+/// A [`Change`] that owns its record.
+#[derive(Debug)]
+enum Held {
+    Discover {
+        record: UrlRecord,
+        enqueue: Option<(u8, u8)>,
+    },
+    Update {
+        id: u64,
+        record: UrlRecord,
+        enqueue: Option<(u8, u8)>,
+    },
+    Enqueue {
+        id: u64,
+        level: u8,
+        queue: u8,
+    },
+    Dequeue {
+        id: u64,
+        level: u8,
+        queue: u8,
+    },
+}
+
+impl Held {
+    fn from(change: &Change<'_>) -> Held {
+        match *change {
+            Change::Discover { record, enqueue } => Held::Discover {
+                record: record.clone(),
+                enqueue,
+            },
+            Change::Update {
+                id,
+                record,
+                enqueue,
+            } => Held::Update {
+                id,
+                record: record.clone(),
+                enqueue,
+            },
+            Change::Enqueue { id, level, queue } => Held::Enqueue { id, level, queue },
+            Change::Dequeue { id, level, queue } => Held::Dequeue { id, level, queue },
+        }
+    }
+
+    fn change(&self) -> Change<'_> {
+        match self {
+            Held::Discover { record, enqueue } => Change::Discover {
+                record,
+                enqueue: *enqueue,
+            },
+            Held::Update {
+                id,
+                record,
+                enqueue,
+            } => Change::Update {
+                id: *id,
+                record,
+                enqueue: *enqueue,
+            },
+            Held::Enqueue { id, level, queue } => Change::Enqueue {
+                id: *id,
+                level: *level,
+                queue: *queue,
+            },
+            Held::Dequeue { id, level, queue } => Change::Dequeue {
+                id: *id,
+                level: *level,
+                queue: *queue,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(url: &str, reason: &str) -> UrlRecord {
+        UrlRecord {
+            url: url.into(),
+            reason: reason.into(),
+            ..UrlRecord::default()
+        }
+    }
+
+    #[test]
+    fn held_changes_round_trip_and_read_back_the_latest_record() {
+        let (first, second, other) = (
+            record("http://a/", "first"),
+            record("http://a/", "second"),
+            record("http://b/", "other"),
+        );
+        let changes = [
+            Change::Update {
+                id: 1,
+                record: &first,
+                enqueue: None,
+            },
+            Change::Dequeue {
+                id: 1,
+                level: 2,
+                queue: 3,
+            },
+            Change::Update {
+                id: 2,
+                record: &other,
+                enqueue: Some((2, 3)),
+            },
+            Change::Update {
+                id: 1,
+                record: &second,
+                enqueue: None,
+            },
+        ];
+        let deferred = Deferred {
+            changes: changes.iter().map(Held::from).collect(),
+        };
+        let back: Vec<String> = deferred
+            .changes
+            .iter()
+            .map(|h| format!("{:?}", h.change()))
+            .collect();
+        let want: Vec<String> = changes.iter().map(|c| format!("{c:?}")).collect();
+        assert_eq!(back, want);
+        assert_eq!(deferred.record(1).map(|r| r.reason), Some("second".into()));
+        assert_eq!(deferred.record(2).map(|r| r.reason), Some("other".into()));
+        assert_eq!(deferred.record(3), None);
     }
 }

@@ -2,13 +2,11 @@
 //! decoded and whitespace collapsed, leaving out the regions a site marks as
 //! not for indexing.
 //!
-//! A pass of its own over the start of the page, separate from link
-//! extraction: reading text and comments puts lol_html in its full lexer
-//! mode, which would slow link extraction over the whole page about
-//! threefold, while the excerpt needs only the start. The page is written to
-//! the tokenizer 16 KiB at a time and the pass stops as soon as the excerpt
-//! is full, or after [`MAX_EXCERPT_SCAN`] bytes. Nothing is buffered beyond
-//! the excerpt itself and one entity reference.
+//! [`Excerpt`] is fed by the same single pass that finds the links (module
+//! `collect`), with the text nodes and comments of the first
+//! [`MAX_EXCERPT_SCAN`] bytes, until it is full; after that the pass skips
+//! text unread. Nothing is buffered beyond the excerpt itself and one
+//! entity reference.
 //!
 //! Visible text is text in the HTML data state: not in `script style
 //! noscript title textarea` (raw or RCDATA text), nor in `template` or SVG's
@@ -29,27 +27,12 @@
 //! (the pass reads no further): markers that start hiding while text is
 //! already hidden (nesting, overlapping syntaxes) do not add to it.
 
-use std::borrow::Cow;
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
-use std::sync::LazyLock;
-
-use lol_html::html_content::{Comment, Element, EndTag, TextChunk, TextType};
-use lol_html::{
-    DocumentContentHandlers, ElementContentHandlers, HtmlRewriter, MemorySettings, Selector,
-    Settings,
-};
-
 /// Longest excerpt kept, in characters.
 pub const MAX_EXCERPT_CHARS: usize = 500;
 
 /// Bytes of a page read for the excerpt at most: text that only starts
 /// after a megabyte of markup and scripts is not worth a longer pass.
 pub const MAX_EXCERPT_SCAN: usize = 1 << 20;
-
-/// Bytes written to the tokenizer at a time, checking in between whether
-/// the excerpt is full.
-const CHUNK: usize = 16 << 10;
 
 /// Longest entity reference collected before giving up on it
 /// (`&CounterClockwiseContourIntegral;` is 33 bytes).
@@ -60,126 +43,9 @@ const INDEX: u8 = 1;
 const ANCHOR: u8 = 2;
 const SNIPPET: u8 = 4;
 
-/// Selectors parsed once per process.
-struct Selectors {
-    /// Elements whose start and end separate words.
-    block: Selector,
-    /// Elements whose text is not visible although the tokenizer reads it
-    /// as ordinary text (`script`, `style`, `noscript`, `title` are raw or
-    /// RCDATA text, left out by type).
-    hidden_text: Selector,
-}
-
-static SELECTORS: LazyLock<Selectors> = LazyLock::new(|| {
-    let parse = |s: &str| s.parse::<Selector>().expect("static selector parses");
-    Selectors {
-        block: parse(
-            "address, article, aside, blockquote, br, button, caption, dd, details, dialog, \
-             div, dl, dt, fieldset, figcaption, figure, footer, form, h1, h2, h3, h4, h5, h6, \
-             header, hgroup, hr, li, main, nav, ol, option, p, pre, section, summary, table, \
-             tbody, td, tfoot, th, thead, tr, ul",
-        ),
-        hidden_text: parse("template, svg title, svg desc, svg style, svg script"),
-    }
-});
-
-/// The excerpt of `html` and the number of regions left out of it.
-pub(super) fn excerpt(html: &[u8]) -> (String, u32) {
-    let sel = &*SELECTORS;
-    let state = RefCell::new(Excerpt::default());
-    // Set by the `hidden_text` handler for the text chunk being dispatched,
-    // which the document text handler (registered later, so called after
-    // it: lol_html runs element content handlers before document ones, in
-    // registration order) then skips.
-    let hidden_chunk = Cell::new(false);
-    // Set by end-tag handlers of block elements, which must be `'static`
-    // and so cannot borrow `state`.
-    let block_ended = Rc::new(Cell::new(false));
-    {
-        let state = &state;
-        let hidden_chunk = &hidden_chunk;
-        let block_ended_in_text = Rc::clone(&block_ended);
-        let settings = Settings::new()
-            .with_strict(false)
-            .with_adjust_charset_on_meta_tag(true)
-            .with_memory_settings(
-                MemorySettings::new().with_max_allowed_memory_usage(super::TOKENIZER_MEMORY),
-            )
-            .append_element_content_handler((
-                Cow::Borrowed(&sel.block),
-                ElementContentHandlers::default().element(move |el: &mut Element<'_, '_>| {
-                    let mut state = state.borrow_mut();
-                    // Inside a region, boundaries do not matter: its end
-                    // separates words anyway.
-                    if !state.wants_text() {
-                        return Ok(());
-                    }
-                    state.boundary();
-                    if let Some(handlers) = el.end_tag_handlers() {
-                        let flag = Rc::clone(&block_ended);
-                        handlers.push(Box::new(move |_: &mut EndTag<'_>| {
-                            flag.set(true);
-                            Ok(())
-                        }));
-                    }
-                    Ok(())
-                }),
-            ))
-            .append_element_content_handler((
-                Cow::Borrowed(&sel.hidden_text),
-                ElementContentHandlers::default().text(move |_: &mut TextChunk<'_>| {
-                    hidden_chunk.set(true);
-                    Ok(())
-                }),
-            ))
-            .append_document_content_handler(
-                DocumentContentHandlers::default()
-                    .text(move |chunk: &mut TextChunk<'_>| {
-                        let hidden = hidden_chunk.replace(false);
-                        let mut state = state.borrow_mut();
-                        if block_ended_in_text.replace(false) {
-                            state.boundary();
-                        }
-                        if hidden || chunk.text_type() != TextType::Data {
-                            return Ok(());
-                        }
-                        if state.wants_text() {
-                            state.text(chunk.as_str());
-                        }
-                        if chunk.last_in_text_node() {
-                            state.end_of_text_node();
-                        }
-                        Ok(())
-                    })
-                    .comments(move |comment: &mut Comment<'_>| {
-                        state.borrow_mut().comment(&comment.text());
-                        Ok(())
-                    }),
-            );
-        let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
-        let scan = &html[..html.len().min(MAX_EXCERPT_SCAN)];
-        let mut clean = true;
-        for chunk in scan.chunks(CHUNK) {
-            // A rewriter that returned an error is poisoned: stop there.
-            if rewriter.write(chunk).is_err() {
-                clean = false;
-                break;
-            }
-            if state.borrow().full() {
-                break;
-            }
-        }
-        // `end` flushes text held at the end of the input.
-        if clean && !state.borrow().full() {
-            let _ = rewriter.end();
-        }
-    }
-    state.into_inner().finish()
-}
-
 /// The excerpt being built and the region state.
 #[derive(Debug, Default)]
-struct Excerpt {
+pub(super) struct Excerpt {
     text: String,
     /// Characters in `text`.
     chars: usize,
@@ -200,22 +66,22 @@ impl Excerpt {
         self.noindex > 0 || self.off != 0
     }
 
-    fn full(&self) -> bool {
+    pub(super) fn full(&self) -> bool {
         self.chars >= MAX_EXCERPT_CHARS
     }
 
     /// Whether text chunks are worth passing in: not hidden and not full.
-    fn wants_text(&self) -> bool {
+    pub(super) fn wants_text(&self) -> bool {
         !self.hidden() && !self.full()
     }
 
     /// A block element started or ended: words on either side are apart.
-    fn boundary(&mut self) {
+    pub(super) fn boundary(&mut self) {
         self.space = true;
     }
 
     /// One comment's text: opens or closes a region if it is a marker.
-    fn comment(&mut self, text: &str) {
+    pub(super) fn comment(&mut self, text: &str) {
         // Past the excerpt's end, regions are not "left out of it".
         if self.full() {
             return;
@@ -247,7 +113,7 @@ impl Excerpt {
     }
 
     /// Raw (entity-encoded) visible text. Callers check [`Self::wants_text`].
-    fn text(&mut self, raw: &str) {
+    pub(super) fn text(&mut self, raw: &str) {
         for c in raw.chars() {
             if self.full() {
                 return;
@@ -273,7 +139,7 @@ impl Excerpt {
     }
 
     /// The text node ended: a pending entity reference is complete.
-    fn end_of_text_node(&mut self) {
+    pub(super) fn end_of_text_node(&mut self) {
         self.flush_entity();
     }
 
@@ -314,7 +180,7 @@ impl Excerpt {
     }
 
     /// The excerpt (trimmed) and the number of hidden regions.
-    fn finish(mut self) -> (String, u32) {
+    pub(super) fn finish(mut self) -> (String, u32) {
         self.flush_entity();
         let len = self.text.trim_end().len();
         self.text.truncate(len);

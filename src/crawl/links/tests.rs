@@ -1,5 +1,10 @@
 use super::*;
 
+mod differential;
+mod reference;
+mod scanner;
+mod speed;
+
 const PAGE: &str = "http://ex.com/d/p.html";
 
 fn page_url() -> Url {
@@ -632,66 +637,4 @@ fn random_bytes_never_panic() {
             assert_eq!(link.url.fragment(), None);
         }
     }
-}
-
-/// Extraction speed on a generated ~500 KB page. Run with
-/// `cargo test --release --lib crawl::links -- --ignored --nocapture`.
-#[test]
-#[ignore = "a measurement, not a check"]
-fn measure_speed() {
-    let mut html = String::from("<!DOCTYPE html><html><head><title>Speed</title>");
-    html.push_str("<meta name=robots content=\"index,follow\">");
-    html.push_str(
-        "<link rel=stylesheet href=\"/s.css\"><script src=\"/j.js\"></script></head><body>",
-    );
-    let mut i = 0;
-    while html.len() < 500_000 {
-        html.push_str(&format!(
-            "<div class=\"card\"><h2>Heading {i}</h2><p>Some text about item {i}, with \
-             <em>emphasis</em> and a <a href=\"/cat/{}/item-{i}.html?ref=home&amp;p=2\" \
-             rel=\"{}\">link</a>.</p><img src=\"/img/{i}.jpg\" alt=\"\"></div>\n",
-            i % 17,
-            if i % 5 == 0 { "nofollow" } else { "bookmark" },
-        ));
-        i += 1;
-    }
-    // The worst case for the excerpt pass: no visible text, so it reads
-    // the whole page instead of stopping after the first few hundred bytes.
-    let hidden = html.replacen("<body>", "<body><!--noindex-->", 1);
-    let url = page_url();
-    for (name, page, resources) in [
-        ("text", &html, false),
-        ("text", &html, true),
-        ("all in noindex", &hidden, false),
-    ] {
-        let options = LinkOptions {
-            resources,
-            max_links: 100_000,
-        };
-        let rounds = 50;
-        let start = std::time::Instant::now();
-        let mut links = 0;
-        for _ in 0..rounds {
-            links += extract(page.as_bytes(), &url, &options, "crawlspace")
-                .links
-                .len();
-        }
-        let secs = start.elapsed().as_secs_f64();
-        let mb = (page.len() * rounds) as f64 / 1e6;
-        println!(
-            "{name}, resources={resources}: {} bytes, {} links/page, {:.1} MB/s",
-            page.len(),
-            links / rounds,
-            mb / secs
-        );
-    }
-    let start = std::time::Instant::now();
-    for _ in 0..50 {
-        std::hint::black_box(excerpt::excerpt(hidden.as_bytes()));
-    }
-    let secs = start.elapsed().as_secs_f64();
-    println!(
-        "excerpt pass alone, all in noindex: {:.1} MB/s",
-        (hidden.len() * 50) as f64 / 1e6 / secs
-    );
 }
