@@ -153,12 +153,15 @@ impl WhatIf {
         };
         // Borrowed from the record rather than copied into `known`.
         facts.content_type = record.content_type;
+        // No traces: the sample's reason comes from `filtered_by` and
+        // `fetch_set_by`, which every mode fills, and a trace is a vector
+        // allocated per URL.
         let old = self
             .old
             .evaluate(&facts, &mut self.old_scratch, TraceMode::Off);
         let new = self
             .new
-            .evaluate(&facts, &mut self.new_scratch, TraceMode::Decisive);
+            .evaluate(&facts, &mut self.new_scratch, TraceMode::Off);
         let Some(change) = classify(&old, &new) else {
             return;
         };
