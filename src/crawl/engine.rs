@@ -218,6 +218,10 @@ pub struct Engine {
     stopping: bool,
     /// URLs met since the last write, written with the next one.
     pending: Vec<Discovered>,
+    /// Where each URL of `pending` is: a URL met twice before the write
+    /// (two pages of one burst) is one discovery, and a plain link beats
+    /// a rel=nofollow one met first, as it would once written.
+    pending_at: HashMap<String, usize>,
     /// While a burst of outcomes is handled: the writes held back to be
     /// committed with it in one transaction (`discover::Deferred`).
     deferred: Option<Deferred>,
@@ -290,6 +294,7 @@ impl Engine {
             paused: false,
             stopping: false,
             pending: Vec::new(),
+            pending_at: HashMap::new(),
             deferred: None,
             rule_hits: vec![0; rules.rule_info().len()],
             rules_version: 0,
@@ -954,7 +959,8 @@ impl Engine {
             let message = format!("more than {MAX_REDIRECTS} redirects");
             return self.failed(item, host, false, message, Some(status), None);
         }
-        let known = matches!(self.log.id_of(target.as_str()), Ok(Some(_)));
+        let known = self.pending_at.contains_key(target.as_str())
+            || matches!(self.log.id_of(target.as_str()), Ok(Some(_)));
         self.met(
             target.clone(),
             Some(item.id),

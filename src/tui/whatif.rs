@@ -19,6 +19,10 @@ const PROGRESS_EVERY: u64 = if cfg!(test) { 100 } else { 50_000 };
 /// test, so that a test log has several.
 const CHUNK_IDS: u64 = if cfg!(test) { 64 } else { 16_384 };
 
+/// Ranges of one walk at most: past `MAX_RANGES * CHUNK_IDS` ids (a
+/// billion), ranges grow instead.
+const MAX_RANGES: u64 = 65_536;
+
 /// Sample URLs kept per kind of change.
 pub const SAMPLES: usize = 5;
 
@@ -199,8 +203,11 @@ pub fn count_log(
 ) -> Report {
     let total = log.len();
     let last = log.last_id().ok().flatten().unwrap_or(0);
-    // Ids are given out in discovery order from 1.
-    let ranges = last.div_ceil(CHUNK_IDS);
+    // Ids are given out in discovery order from 1. Ranges grow past
+    // CHUNK_IDS when there would be more than MAX_RANGES of them, so that
+    // a damaged counter (an absurd last id) cannot ask for a huge table.
+    let chunk = CHUNK_IDS.max(last.div_ceil(MAX_RANGES));
+    let ranges = last.div_ceil(chunk);
     // The next range to walk, taken by whichever worker is free.
     let next = AtomicU64::new(0);
     // One report per range, in id order; written when a worker reports
@@ -233,7 +240,7 @@ pub fn count_log(
                         break;
                     }
                     count.report = Report::default();
-                    let (lo, hi) = (range * CHUNK_IDS, ((range + 1) * CHUNK_IDS).min(last));
+                    let (lo, hi) = (range * chunk, (range + 1).saturating_mul(chunk).min(last));
                     let _ = log.scan_briefs(Some(lo), Some(hi), |_, brief| {
                         count.add_brief(&brief);
                         since += 1;

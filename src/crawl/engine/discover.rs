@@ -72,18 +72,35 @@ impl Engine {
                 return;
             }
         };
+        let plain = !matches!(origin, Origin::Nofollow(_));
         if let Some(id) = known {
-            let revivable = !matches!(origin, Origin::Nofollow(_)) && self.nofollowed.contains(&id);
+            let revivable = plain && self.nofollowed.contains(&id);
             if !revivable {
                 return; // known: deduplicated
             }
         }
+        // Met earlier in this burst, not written yet: the same rule as for
+        // a logged URL, applied to the held-back discovery.
+        let waiting = known
+            .is_none()
+            .then(|| self.pending_at.get(url.as_str()).copied())
+            .flatten();
+        if let Some(at) = waiting
+            && !(plain && self.pending[at].nofollowed)
+        {
+            return;
+        }
+        let key = url.as_str().to_owned();
         let Some(discovered) = self.assess(url, referrer, link_depth, origin) else {
             return;
         };
-        match known {
-            None => self.pending.push(discovered),
-            Some(id) => self.revive(id, discovered),
+        match (known, waiting) {
+            (Some(id), _) => self.revive(id, discovered),
+            (None, Some(at)) => self.pending[at] = discovered,
+            (None, None) => {
+                self.pending_at.insert(key, self.pending.len());
+                self.pending.push(discovered);
+            }
         }
     }
 
@@ -301,6 +318,7 @@ impl Engine {
     /// [`Engine::commit`] now.
     fn write(&mut self, extra: &[Change<'_>]) {
         let pending = std::mem::take(&mut self.pending);
+        self.pending_at.clear();
         let mut changes: Vec<Change<'_>> = pending
             .iter()
             .map(|d| Change::Discover {
@@ -440,6 +458,53 @@ impl Held {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+
+    /// A real engine (config, rules, sled log in a temp folder) for
+    /// `http://site.test/`, never started: the tests call `met` directly.
+    fn engine(dir: &std::path::Path) -> (Engine, Arc<crate::store::UrlLog>) {
+        let text = "[crawl]\nstart = [\"http://site.test/\"]\n";
+        let config = crate::config::Config::from_toml("t.toml", text).expect("config");
+        let rules = crate::rules::CompiledRules::new(&Default::default());
+        let start = super::super::check_start(&rules, &config.crawl.start).expect("start");
+        let log = Arc::new(crate::store::UrlLog::open(&dir.join("db"), 16 << 20).expect("log"));
+        let plan = super::super::Plan {
+            weights: config.queues.in_order(),
+            settings: config.crawl,
+            start,
+            out: dir.join("mirror"),
+        };
+        let engine = Engine::new(plan, log.clone(), Arc::new(rules)).expect("engine");
+        (engine, log)
+    }
+
+    fn state_of(log: &crate::store::UrlLog, url: &str) -> Option<State> {
+        let id = log.id_of(url).expect("log")?;
+        Some(log.get(id).expect("log").expect("record").state)
+    }
+
+    /// Two pages of one burst link to the same URL before anything is
+    /// written: a plain link wins over a rel=nofollow one, in either order,
+    /// as it does once the nofollowed URL is in the log.
+    #[test]
+    fn a_plain_link_beats_a_nofollow_link_met_in_the_same_burst() {
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, log) = engine(dir.path());
+        let url = |p: &str| Url::parse(&format!("http://site.test/{p}")).expect("url");
+        let nofollow = || Origin::Nofollow("http://site.test/a".into());
+        engine.met(url("x"), None, 1, nofollow());
+        engine.met(url("x"), None, 1, Origin::Link);
+        engine.met(url("y"), None, 1, Origin::Link);
+        engine.met(url("y"), None, 1, nofollow());
+        engine.met(url("z"), None, 1, nofollow());
+        engine.met(url("z"), None, 1, nofollow());
+        engine.write(&[]);
+        assert_eq!(state_of(&log, "http://site.test/x"), Some(State::Queued));
+        assert_eq!(state_of(&log, "http://site.test/y"), Some(State::Queued));
+        assert_eq!(state_of(&log, "http://site.test/z"), Some(State::Filtered));
+        assert_eq!(engine.nofollowed.len(), 1, "only z is logged as nofollowed");
+        assert!(engine.pending.is_empty() && engine.pending_at.is_empty());
+    }
 
     fn record(url: &str, reason: &str) -> UrlRecord {
         UrlRecord {

@@ -38,6 +38,22 @@ type Step = ControlFlow<(), usize>;
 /// attributes to a few kilobytes.
 pub(super) const MAX_ATTRS: usize = 256;
 
+/// The attributes link extraction reads (modules `collect` and
+/// `foreign`): kept even on a tag with more than [`MAX_ATTRS`] attributes.
+const READ_ATTRS: [&[u8]; 11] = [
+    b"href",
+    b"src",
+    b"rel",
+    b"name",
+    b"content",
+    b"charset",
+    b"http-equiv",
+    b"color",
+    b"size",
+    b"face",
+    b"encoding",
+];
+
 /// Tag name bytes kept lower-cased; no name we look for is longer.
 const NAME_BYTES: usize = 16;
 
@@ -380,7 +396,7 @@ impl Scanner<'_> {
                         p = close + 1;
                     }
                     b'>' => {
-                        self.keep(keep, name, value);
+                        self.keep(keep, input, name, value);
                         return done(p + 1, false);
                     }
                     _ => {
@@ -397,12 +413,21 @@ impl Scanner<'_> {
                     }
                 }
             }
-            self.keep(keep, name, value);
+            self.keep(keep, input, name, value);
         }
     }
 
-    fn keep(&mut self, keep: bool, name: Range<usize>, value: Range<usize>) {
-        if keep && self.attrs.len() < MAX_ATTRS {
+    /// Keeps an attribute: any of the first [`MAX_ATTRS`], and past them
+    /// (up to as many again) the ones link extraction reads, so that
+    /// padding a tag with junk attributes cannot hide its `href` or `rel`.
+    fn keep(&mut self, keep: bool, input: &[u8], name: Range<usize>, value: Range<usize>) {
+        let read = || {
+            input
+                .get(name.clone())
+                .is_some_and(|n| READ_ATTRS.iter().any(|r| n.eq_ignore_ascii_case(r)))
+        };
+        let room = self.attrs.len() < MAX_ATTRS || (self.attrs.len() < 2 * MAX_ATTRS && read());
+        if keep && room {
             self.attrs.push(Attr { name, value });
         }
     }

@@ -229,6 +229,19 @@ fn deep_nesting_and_many_attributes_stay_bounded() {
     html.push_str("<a href=/after>");
     let page = run(&html, false);
     let got: Vec<&str> = page.links.iter().map(|l| l.url.path()).collect();
-    // `href` came after the first MAX_ATTRS attributes: not kept.
-    assert_eq!(got, ["/after"]);
+    // `href` came after a million junk attributes: kept, since link
+    // extraction reads it (the junk past MAX_ATTRS is not kept).
+    assert_eq!(got, ["/late", "/after"]);
+}
+
+#[test]
+fn junk_attributes_do_not_hide_href_or_rel() {
+    // Past the first MAX_ATTRS attributes, those link extraction reads are
+    // still kept, so padding cannot hide a link or its nofollow.
+    let junk = "x=1 ".repeat(300);
+    let html = format!("<a {junk}href=/late>a</a><a href=/quiet {junk}rel=nofollow>b</a>");
+    assert_eq!(
+        summary(&run(&html, false)),
+        "http://ex.com/late a | http://ex.com/quiet a +nofollow"
+    );
 }
