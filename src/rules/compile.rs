@@ -371,9 +371,8 @@ impl Builder {
         };
         let mut always = Vec::new();
         let mut atom_triggers: Vec<Vec<u32>> = vec![Vec::new(); atoms.len()];
-        let mut quiet_truth = Vec::new();
         let mut atom_watchers: Vec<Vec<u32>> = vec![Vec::new(); atoms.len()];
-        for (id, node) in nodes.iter().enumerate().filter(|(_, n)| n.enabled) {
+        for (id, node) in nodes.iter_mut().enumerate().filter(|(_, n)| n.enabled) {
             let id = id as u32;
             let triggers = match &node.cond {
                 _ if node.negate || node.filter == Some(Filter::MustHave) => None,
@@ -399,7 +398,7 @@ impl Builder {
                     if let Some(cond) = &node.cond
                         && !cond.any_atom(&|a| atoms[a as usize].test.field.is_deferred())
                     {
-                        quiet_truth.push((id, cond.holds_when_quiet()));
+                        node.quiet_truth = Some(cond.holds_when_quiet());
                         cond.each_atom(&mut |a| {
                             if atom_watchers[a as usize].last() != Some(&id) {
                                 atom_watchers[a as usize].push(id);
@@ -408,9 +407,6 @@ impl Builder {
                     }
                 }
             }
-        }
-        for (id, quiet) in quiet_truth {
-            nodes[id as usize].quiet_truth = Some(quiet);
         }
         CompiledRules {
             disposition,

@@ -12,9 +12,10 @@
 //! - substrings: one unanchored Aho-Corasick scan;
 //! - regexes: most have literals that every match must contain (the prefixes
 //!   or suffixes `regex-syntax` extracts). Those literals join the prefix or
-//!   substring automaton as *gates*, and a regex runs only when its gate was
-//!   seen. The rest share multi-pattern regexes of at most
-//!   [`MAX_REGEXES_PER_SET`] patterns, because one set of thousands of
+//!   substring automaton as *gates*; such regexes share multi-pattern
+//!   regexes too, and a set runs only when one of its gates was seen. The
+//!   rest share multi-pattern regexes that run on every text. Sets hold at
+//!   most [`MAX_REGEXES_PER_SET`] patterns, because one set of thousands of
 //!   regexes collapses (CRATES.md).
 //!
 //! Insensitive needles use ASCII case folding; gates always do (a gate only
@@ -245,16 +246,7 @@ impl FieldIndex {
         for (case, list) in contains_lists.into_iter().enumerate() {
             index.contains[case] = list.unanchored(case == 1, &mut direct);
         }
-        // Anchored regexes apart from unanchored ones: mixing them in one
-        // set slows the set's DFA down markedly.
-        let (anchored, free): (Vec<_>, Vec<_>) = ungated
-            .into_iter()
-            .partition(|(p, _)| p.starts_with("(?i:^") || p.starts_with("(?:^"));
-        for group in [anchored, free] {
-            for chunk in group.chunks(MAX_REGEXES_PER_SET) {
-                build_chunks(chunk, &mut index.regexes, &mut direct);
-            }
-        }
+        index.regexes = regex_sets(ungated, &mut direct);
         (index, direct)
     }
 
@@ -409,17 +401,13 @@ fn gated_chunks(
     slash: &mut [Vec<(String, Use)>; 2],
     direct: &mut Vec<u32>,
 ) -> Vec<RegexChunk> {
-    let gates: FxHashMap<u32, Gate> = gated.iter().map(|(_, a, g)| (*a, g.clone())).collect();
-    let (anchored, free): (Vec<_>, Vec<_>) = gated
-        .into_iter()
-        .map(|(pattern, atom, _)| (pattern, atom))
-        .partition(|(p, _)| p.starts_with("(?i:^") || p.starts_with("(?:^"));
-    let mut chunks = Vec::new();
-    for group in [anchored, free] {
-        for chunk in group.chunks(MAX_REGEXES_PER_SET) {
-            build_chunks(chunk, &mut chunks, direct);
-        }
+    let mut gates: FxHashMap<u32, Gate> = FxHashMap::default();
+    let mut patterns = Vec::with_capacity(gated.len());
+    for (pattern, atom, gate) in gated {
+        patterns.push((pattern, atom));
+        gates.insert(atom, gate);
     }
+    let chunks = regex_sets(patterns, direct);
     for (slot, chunk) in chunks.iter().enumerate() {
         let u = Use::Gate(slot as u32);
         for atom in &chunk.atoms {
@@ -571,7 +559,7 @@ pub(crate) fn lower_cased(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Literals at least one of which every match of a regex contains.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 struct Gate {
     literals: Vec<String>,
     /// The regex only matches at the start, so its literals must be prefixes.
@@ -632,6 +620,22 @@ fn gate_of(pattern: &str) -> Option<Gate> {
         }
     }
     None
+}
+
+/// Builds `patterns` into multi-pattern regexes of at most
+/// [`MAX_REGEXES_PER_SET`], anchored ones apart from unanchored ones: mixing
+/// them in one set slows the set's DFA down markedly.
+fn regex_sets(patterns: Vec<(String, u32)>, direct: &mut Vec<u32>) -> Vec<RegexChunk> {
+    let (anchored, free): (Vec<_>, Vec<_>) = patterns
+        .into_iter()
+        .partition(|(p, _)| p.starts_with("(?i:^") || p.starts_with("(?:^"));
+    let mut sets = Vec::new();
+    for group in [anchored, free] {
+        for chunk in group.chunks(MAX_REGEXES_PER_SET) {
+            build_chunks(chunk, &mut sets, direct);
+        }
+    }
+    sets
 }
 
 /// Builds one multi-pattern regex for `chunk`, halving it when the
