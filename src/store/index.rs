@@ -10,6 +10,7 @@
 //! | `by_url`   | URL bytes                             | id (u64 BE)           |
 //! | `by_state` | state byte ++ id (u64 BE)             | empty                 |
 //! | `frontier` | level byte ++ queue byte ++ id (u64 BE) | empty               |
+//! | `briefs`   | `r` ++ first id, `s` ++ id / 256 (u64 BE) | runs of URLs, status blocks (`briefs.rs`) |
 //! | `meta`     | [`NEXT_ID`], [`FRONTIER_LEN`], [`LAYOUT`], `count/<state>`, [`REFRESH_SINCE`] | u64 BE (layout: one byte) |
 
 use super::record::State;
@@ -27,8 +28,12 @@ pub(crate) const LAYOUT: &[u8] = b"layout";
 /// absent when none is. A key added beside the others: builds that do not
 /// know it ignore it, so the layout version stays.
 pub(crate) const REFRESH_SINCE: &[u8] = b"refresh_since";
-/// The layout this build writes.
-pub(crate) const LAYOUT_VERSION: u8 = 1;
+/// The layout this build writes: 2 added the `briefs` tree. Builds that
+/// read only layout 1 refuse it, since their writes would leave `briefs`
+/// behind the records.
+pub(crate) const LAYOUT_VERSION: u8 = 2;
+/// The first layout, without `briefs`: still read and written.
+pub(crate) const LAYOUT_WITHOUT_BRIEFS: u8 = 1;
 
 /// Priority levels in the frontier: 0 is `highest` … 4 is `lowest`.
 pub const LEVELS: u8 = 5;

@@ -16,11 +16,14 @@
 //! - `frontier`: level ++ queue ++ id → nothing: the URLs waiting to be
 //!   fetched, FIFO per (level, queue) because ids grow with discovery.
 //! - `meta`: the next id, the per-state counts, the frontier length, the
-//!   layout version, and when the refresh crawl under way started
-//!   (`refresh.rs`).
+//!   layout version, the content-type table of `briefs`, and when the
+//!   refresh crawl under way started (`refresh.rs`).
+//! - `briefs`: every URL's [`Brief`] packed many to an entry, for walks
+//!   over every URL (`briefs.rs`). Logs of the first layout have none and
+//!   are walked through `urls` instead.
 //!
 //! Consistency: every write is a batch of [`Change`]s applied in one sled
-//! transaction over all five trees ([`UrlLog::apply`]; `discover`,
+//! transaction over all six trees ([`UrlLog::apply`]; `discover`,
 //! `update`, `enqueue` and `dequeue` are one-change batches), so after a
 //! crash a URL is either fully recorded (record, URL index, state index,
 //! counts, frontier entry) or not at all. Sled serializes transactions, so
@@ -36,6 +39,7 @@
 //! back in their queues.
 
 mod brief;
+mod briefs;
 mod index;
 mod record;
 mod refresh;
@@ -47,6 +51,7 @@ use std::ops::Bound;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use sled::{IVec, Tree};
 
@@ -58,8 +63,8 @@ pub use record::{
 pub use write::Change;
 
 use index::{
-    FRONTIER_LEN, LAYOUT, LAYOUT_VERSION, NEXT_ID, count_key, frontier_key, id_key,
-    parse_frontier_key, parse_id, parse_state_key, state_key,
+    FRONTIER_LEN, LAYOUT, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, count_key, frontier_key,
+    id_key, parse_frontier_key, parse_id, parse_state_key, state_key,
 };
 use record::decode;
 use write::check_slot;
@@ -200,6 +205,13 @@ pub struct UrlLog {
     by_state: Tree,
     frontier: Tree,
     meta: Tree,
+    briefs: Tree,
+    /// Whether this log keeps `briefs` (every log but those of the first
+    /// layout).
+    has_briefs: bool,
+    /// The content-type table of `briefs` as this process last knew it:
+    /// it only grows, so a type found here has its code for good.
+    content_types: Mutex<Arc<Vec<String>>>,
     /// Per-state counts, mirroring the persisted `meta` counts. Changed by
     /// the committed deltas after each transaction (deltas commute, so the
     /// order in which threads apply them does not matter); `Relaxed`
@@ -268,29 +280,46 @@ impl UrlLog {
                 return Err(failed(format!("the database panicked on recovery: {what}")));
             }
         };
-        let log = UrlLog {
+        let mut log = UrlLog {
             urls: db.open_tree("urls")?,
             by_url: db.open_tree("by_url")?,
             by_state: db.open_tree("by_state")?,
             frontier: db.open_tree("frontier")?,
             meta: db.open_tree("meta")?,
+            briefs: db.open_tree("briefs")?,
+            has_briefs: true,
+            content_types: Mutex::default(),
             db,
             counts: Default::default(),
             frontier_len: AtomicU64::new(0),
             transactions: AtomicU64::new(0),
         };
         match log.meta.get(LAYOUT)?.as_deref() {
+            // A new log; or one written before the layout was recorded,
+            // which has records but no briefs.
+            None if log.meta.contains_key(NEXT_ID)? => {
+                log.meta.insert(LAYOUT, &[LAYOUT_WITHOUT_BRIEFS])?;
+                log.has_briefs = false;
+            }
             None => {
                 log.meta.insert(LAYOUT, &[LAYOUT_VERSION])?;
             }
             Some([LAYOUT_VERSION]) => {}
+            // Read and written as before, walked through its records.
+            Some([LAYOUT_WITHOUT_BRIEFS]) => log.has_briefs = false,
             Some(other) => {
                 return Err(failed(format!(
-                    "key layout {other:?}, this build reads layout {LAYOUT_VERSION}"
+                    "key layout {other:?}, this build reads layouts {LAYOUT_WITHOUT_BRIEFS} and {LAYOUT_VERSION}"
                 )));
             }
         }
         log.load_counts()?;
+        log.learn_content_types(briefs::parse_table(
+            log.meta
+                .get(briefs::CONTENT_TYPES)?
+                .as_deref()
+                .unwrap_or_default(),
+        ));
         Ok(log)
     }
 
@@ -400,10 +429,25 @@ impl UrlLog {
     }
 
     /// Walks the records with ids in `(after, upto]` in id order, each as
-    /// its [`Brief`] (no trace or error decoded), until `visit` returns
-    /// false; damaged records are passed over. Returns how many were
-    /// visited. For walks over every URL.
+    /// its [`Brief`], until `visit` returns false; damaged entries are
+    /// passed over. Returns how many were visited. For walks over every
+    /// URL: it reads the packed `briefs` tree, or on a log of the first
+    /// layout the records themselves (no trace or error decoded).
     pub fn scan_briefs(
+        &self,
+        after: Option<u64>,
+        upto: Option<u64>,
+        visit: impl FnMut(u64, Brief<'_>) -> bool,
+    ) -> Result<u64, StoreError> {
+        if self.has_briefs {
+            self.walk_packed_briefs(after, upto, visit)
+        } else {
+            self.walk_record_briefs(after, upto, visit)
+        }
+    }
+
+    /// [`UrlLog::scan_briefs`] through the records.
+    fn walk_record_briefs(
         &self,
         after: Option<u64>,
         upto: Option<u64>,

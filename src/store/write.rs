@@ -14,6 +14,7 @@ use sled::transaction::{
     ConflictableTransactionError, TransactionError, Transactional, TransactionalTree,
 };
 
+use super::briefs::BriefWrites;
 use super::index::{FRONTIER_LEN, NEXT_ID, count_key, frontier_key, id_key, parse_id, state_key};
 use super::record::{State, UrlRecord, encode, header_state};
 use super::{LEVELS, QUEUE_NAMES, StoreError, UrlLog};
@@ -160,9 +161,13 @@ impl UrlLog {
             &self.by_state,
             &self.frontier,
             &self.meta,
+            &self.briefs,
         );
-        let (ids, delta) = trees
-            .transaction(|(urls, by_url, by_state, frontier, meta)| {
+        let content_types = self.content_types_known();
+        let (ids, delta, grown_table) = trees
+            .transaction(|(urls, by_url, by_state, frontier, meta, briefs)| {
+                // Logs of the first layout have no briefs to keep.
+                let mut brief_writes = self.has_briefs.then(|| BriefWrites::new(&content_types));
                 let mut ids = vec![None; changes.len()];
                 let mut delta = Delta::default();
                 let mut next_id = None;
@@ -185,6 +190,9 @@ impl UrlLog {
                             if let Some((level, queue)) = enqueue {
                                 frontier.insert(&frontier_key(level, queue, id), EMPTY)?;
                                 delta.frontier += 1;
+                            }
+                            if let Some(writes) = &mut brief_writes {
+                                writes.discovered(briefs, meta, id, record)?;
                             }
                             Some(id)
                         }
@@ -213,6 +221,9 @@ impl UrlLog {
                                 });
                             }
                             urls.insert(&key, values[i].as_slice())?;
+                            if let Some(writes) = &mut brief_writes {
+                                writes.updated(briefs, meta, id, record)?;
+                            }
                             let new = record.state;
                             if old != new {
                                 by_state.remove(&state_key(old, id))?;
@@ -257,10 +268,17 @@ impl UrlLog {
                 if delta.frontier != 0 {
                     tx_add(meta, FRONTIER_LEN, delta.frontier)?;
                 }
-                Ok((ids, delta))
+                let grown_table = match brief_writes {
+                    Some(writes) => writes.finish(briefs, meta)?,
+                    None => None,
+                };
+                Ok((ids, delta, grown_table))
             })
             .map_err(tx_error)?;
         self.transactions.fetch_add(1, Ordering::Relaxed);
+        if let Some(table) = grown_table {
+            self.learn_content_types(table);
+        }
         // Deltas, not totals: batches from several threads commit in some
         // order and their deltas commute. Wrapping adds of a negative
         // delta are subtractions.

@@ -2,6 +2,7 @@
 //! concept: the record and its codec, writes, paging, damage, crashes, and
 //! one log at scale. Shared here: record builders and an invariant checker.
 
+mod briefs;
 mod crash;
 mod damage;
 mod paging;

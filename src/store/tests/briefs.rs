@@ -1,0 +1,176 @@
+//! The packed `briefs` tree against the records it mirrors: every walk
+//! through it gives what the same walk through the records gives.
+
+use super::*;
+
+type Owned = (u64, String, State, u32, Option<String>);
+
+fn packed(log: &UrlLog, after: Option<u64>, upto: Option<u64>) -> Vec<Owned> {
+    let mut got = Vec::new();
+    log.scan_briefs(after, upto, |id, b| {
+        got.push(own(id, &b));
+        true
+    })
+    .expect("packed walk");
+    got
+}
+
+fn from_records(log: &UrlLog, after: Option<u64>, upto: Option<u64>) -> Vec<Owned> {
+    let mut got = Vec::new();
+    log.walk_record_briefs(after, upto, |id, b| {
+        got.push(own(id, &b));
+        true
+    })
+    .expect("record walk");
+    got
+}
+
+fn own(id: u64, b: &Brief<'_>) -> Owned {
+    (
+        id,
+        b.url.to_string(),
+        b.state,
+        b.link_depth,
+        b.content_type.map(str::to_string),
+    )
+}
+
+/// Batches of discoveries and updates over several runs and blocks, with
+/// content types that the table holds and ones it cannot.
+fn fill(log: &UrlLog, content_types: &[Option<String>]) -> u64 {
+    let mut id = 0;
+    for batch in 0..6u32 {
+        let records: Vec<UrlRecord> = (0..150u32)
+            .map(|i| UrlRecord {
+                link_depth: (i * 7 + batch) % 13,
+                ..rec(
+                    &format!("http://h{}/b{batch}/s{}/page-{i}.html", batch % 2, i % 4),
+                    State::ALL[(i as usize) % State::ALL.len()],
+                )
+            })
+            .collect();
+        // A duplicate in the batch: not a new id, not a new run entry.
+        let dup = rec("http://h0/b0/s0/page-0.html", State::Queued);
+        let mut changes: Vec<Change<'_>> = records
+            .iter()
+            .map(|record| Change::Discover {
+                record,
+                enqueue: None,
+            })
+            .collect();
+        changes.push(Change::Discover {
+            record: &dup,
+            enqueue: None,
+        });
+        let ids = log.apply(&changes).expect("discover");
+        id = ids.iter().flatten().copied().max().unwrap_or(id);
+        // Every third URL of the batch fetched, with a content type.
+        let updated: Vec<(u64, UrlRecord)> = ids
+            .iter()
+            .zip(&records)
+            .enumerate()
+            .filter_map(|(i, (id, record))| Some((i, (*id)?, record)))
+            .filter(|(i, ..)| i % 3 == 0)
+            .map(|(i, id, record)| {
+                let n = i / 3 + 50 * batch as usize;
+                let content_type = content_types[n % content_types.len()].clone();
+                (
+                    id,
+                    UrlRecord {
+                        state: State::Saved,
+                        content_type,
+                        ..record.clone()
+                    },
+                )
+            })
+            .collect();
+        let changes: Vec<Change<'_>> = updated
+            .iter()
+            .map(|(id, record)| Change::Update {
+                id: *id,
+                record,
+                enqueue: None,
+            })
+            .collect();
+        log.apply(&changes).expect("update");
+    }
+    id
+}
+
+fn assert_walks_agree(log: &UrlLog, last: u64) {
+    let whole = from_records(log, None, None);
+    assert_eq!(whole.len() as u64, last, "one brief per id");
+    assert_eq!(packed(log, None, None), whole);
+    for (after, upto) in [
+        (Some(0), Some(1)),
+        (Some(1), Some(255)),
+        (Some(200), Some(600)),
+        (Some(255), Some(256)),
+        (Some(512), None),
+        (None, Some(77)),
+        (Some(last), None),
+        (Some(400), Some(300)),
+    ] {
+        assert_eq!(
+            packed(log, after, upto),
+            from_records(log, after, upto),
+            "({after:?}, {upto:?}]"
+        );
+    }
+    // A walk that stops early.
+    let mut seen = 0;
+    let visited = log
+        .scan_briefs(None, None, |_, _| {
+            seen += 1;
+            seen < 10
+        })
+        .expect("walk");
+    assert_eq!((visited, seen), (10, 10));
+}
+
+#[test]
+fn packed_briefs_match_the_records() {
+    let (dir, log) = fresh();
+    assert!(log.has_briefs, "a new log keeps briefs");
+    let types = [
+        None,
+        Some("text/html".to_string()),
+        Some("application/pdf".to_string()),
+        Some("odd\ntype".to_string()),
+    ];
+    let last = fill(&log, &types);
+    assert_eq!(last, 900);
+    assert_walks_agree(&log, last);
+    // Runs are per transaction, blocks per 256 ids: the walk read far
+    // fewer entries than there are URLs.
+    assert!(log.briefs.len() <= 6 + 4, "{} entries", log.briefs.len());
+    // Reopened: the table and the walks are the same.
+    drop(log);
+    let log = open(dir.path());
+    assert_eq!(log.content_types_known().len(), 2);
+    assert_walks_agree(&log, last);
+}
+
+#[test]
+fn content_types_past_the_table_are_read_from_the_record() {
+    let (_dir, log) = fresh();
+    let types: Vec<Option<String>> = (0..300).map(|i| Some(format!("type/{i}"))).collect();
+    let last = fill(&log, &types);
+    assert_eq!(log.content_types_known().len(), 254, "the table is full");
+    assert_walks_agree(&log, last);
+}
+
+#[test]
+fn logs_of_the_first_layout_are_walked_through_their_records() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    {
+        let log = open(dir.path());
+        log.meta.insert(LAYOUT, [1u8].as_slice()).expect("layout");
+    }
+    let log = open(dir.path());
+    assert!(!log.has_briefs);
+    let last = fill(&log, &[Some("text/html".into())]);
+    assert!(log.briefs.is_empty(), "nothing written to briefs");
+    assert_eq!(packed(&log, None, None), from_records(&log, None, None));
+    assert_eq!(packed(&log, None, None).len() as u64, last);
+}
