@@ -98,6 +98,8 @@ pub enum Request {
     WhatIf {
         old: Arc<CompiledRules>,
         new: Arc<CompiledRules>,
+        /// The URLs the edit can change (`None`: all of them).
+        probe: Option<Arc<super::whatif::Probe>>,
         /// Numbers the count, so that reports of an older one are dropped.
         seq: u64,
     },

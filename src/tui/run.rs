@@ -243,7 +243,12 @@ fn carry_out(
                 let _ = results.blocking_send(Action::Record(id, read));
             });
         }
-        Request::WhatIf { old, new, seq } => {
+        Request::WhatIf {
+            old,
+            new,
+            probe,
+            seq,
+        } => {
             let generation = whatif_generation.fetch_add(1, Ordering::Relaxed) + 1;
             let (log, results, current) = (log.clone(), results.clone(), whatif_generation.clone());
             tokio::task::spawn_blocking(move || {
@@ -252,7 +257,15 @@ fn carry_out(
                     // Progress is worth showing, never worth waiting for.
                     let _ = results.try_send(Action::WhatIf(seq, Box::new(report)));
                 };
-                let report = count_log(&log, &old, &new, WHATIF_WORKERS, &progress, &stale);
+                let report = count_log(
+                    &log,
+                    &old,
+                    &new,
+                    probe.as_ref(),
+                    WHATIF_WORKERS,
+                    &progress,
+                    &stale,
+                );
                 if !stale() {
                     let _ = results.blocking_send(Action::WhatIf(seq, Box::new(report)));
                 }

@@ -3,13 +3,18 @@
 //! what the crawl had done with them (seen, queued, fetched), with a few
 //! sample URLs per kind of change. The count is folded record by record so
 //! the console can run it off the UI task over millions of URLs and show
-//! progress as it goes.
+//! progress as it goes. Only URLs the edit can change at all (the
+//! [`Probe`]) are evaluated under both rule sets.
+
+mod probe;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::rules::{CompiledRules, Known, Scratch, TraceMode, UrlFacts, Verdict};
 use crate::store::{Brief, State, UrlLog, UrlRecord};
+
+pub use probe::Probe;
 
 /// Records between two progress reports of one worker (and two checks of
 /// whether it should stop); small under test, so a stop can be seen.
@@ -106,6 +111,8 @@ pub struct WhatIf {
     new: Arc<CompiledRules>,
     old_scratch: Scratch,
     new_scratch: Scratch,
+    /// `None`: every URL is evaluated under both.
+    probe: Option<(Arc<Probe>, Scratch)>,
     pub report: Report,
 }
 
@@ -114,6 +121,7 @@ impl WhatIf {
         WhatIf {
             old_scratch: old.scratch(),
             new_scratch: new.scratch(),
+            probe: None,
             old,
             new,
             report: Report {
@@ -121,6 +129,15 @@ impl WhatIf {
                 ..Report::default()
             },
         }
+    }
+
+    /// Evaluates under both rule sets only the URLs `probe` marks.
+    pub fn with_probe(mut self, probe: Option<Arc<Probe>>) -> WhatIf {
+        self.probe = probe.map(|p| {
+            let scratch = p.scratch();
+            (p, scratch)
+        });
+        self
     }
 
     /// Folds one logged URL into the report.
@@ -157,6 +174,11 @@ impl WhatIf {
         };
         // Borrowed from the record rather than copied into `known`.
         facts.content_type = record.content_type;
+        if let Some((probe, scratch)) = &mut self.probe
+            && !probe.may_change(&facts, scratch)
+        {
+            return;
+        }
         // No traces: the sample's reason comes from `filtered_by` and
         // `fetch_set_by`, which every mode fills, and a trace is a vector
         // allocated per URL.
@@ -197,6 +219,7 @@ pub fn count_log(
     log: &UrlLog,
     old: &Arc<CompiledRules>,
     new: &Arc<CompiledRules>,
+    probe: Option<&Arc<Probe>>,
     workers: usize,
     progress: &(dyn Fn(Report) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
@@ -226,7 +249,8 @@ pub fn count_log(
         for _ in 0..workers {
             let (slots, combined, next) = (&slots, &combined, &next);
             scope.spawn(move || {
-                let mut count = WhatIf::new(old.clone(), new.clone(), total);
+                let mut count =
+                    WhatIf::new(old.clone(), new.clone(), total).with_probe(probe.cloned());
                 let mut since = 0;
                 let publish = |range: u64, report: &Report| {
                     let mut s = slots.lock().unwrap_or_else(|p| p.into_inner());
@@ -375,7 +399,7 @@ mod tests {
         let mut plain = WhatIf::new(old.clone(), new.clone(), 1000);
         records.iter().for_each(|r| plain.add(r));
         for workers in [1, 2, 3] {
-            let got = count_log(&log, &old, &new, workers, &|_| {}, &|| false);
+            let got = count_log(&log, &old, &new, None, workers, &|_| {}, &|| false);
             assert!(got.done);
             assert_eq!(got.scanned, 1000, "{workers} workers");
             // Counts and samples alike: the samples are the first changes
@@ -385,7 +409,21 @@ mod tests {
             assert_eq!(refused.seen, 334);
             assert_eq!(refused.samples.len(), SAMPLES);
         }
-        let stopped = count_log(&log, &old, &new, 2, &|_| {}, &|| true);
+        // Narrowed by the probe of the edit: the same counts and samples.
+        let probe = Probe::of_edit(
+            &native::parse("").expect("rules").rules,
+            &native::parse(
+                "[[rules]]\nname='no docs'\nmatch={field='path',prefix='/docs/'}\naction='exclude'\n",
+            )
+            .expect("rules")
+            .rules,
+        )
+        .map(Arc::new);
+        assert_eq!(probe.as_ref().map(|p| p.touched), Some(1));
+        let narrowed = count_log(&log, &old, &new, probe.as_ref(), 2, &|_| {}, &|| false);
+        assert_eq!(narrowed.tallies, plain.report.tallies);
+        assert_eq!(narrowed.scanned, 1000, "every URL is still looked at");
+        let stopped = count_log(&log, &old, &new, None, 2, &|_| {}, &|| true);
         assert!(!stopped.done, "a stopped count says it is not done");
         assert!(
             stopped.scanned <= 2 * PROGRESS_EVERY,

@@ -15,6 +15,7 @@ use crate::rules::lint::{Lint, lint_rules};
 use crate::rules::model::{Rule, RuleSet};
 use crate::tui::edit::{self, History, Row};
 use crate::tui::save::SaveTarget;
+use crate::tui::whatif::Probe;
 
 /// The rule list being edited and the one the crawl runs.
 #[derive(Debug)]
@@ -286,6 +287,7 @@ impl App {
         self.request(Request::WhatIf {
             old: self.rules.applied_compiled.clone(),
             new: self.rules.compiled.clone(),
+            probe: Probe::of_edit(&self.rules.applied, &self.rules.edited).map(Arc::new),
             seq: self.whatif_seq,
         });
     }
