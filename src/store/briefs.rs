@@ -9,19 +9,23 @@
 //! cheaper. It holds two kinds of entry, written in the same transaction
 //! as the records they mirror:
 //!
-//! - **Runs** (`b'r'` ++ first id, u64 BE): the URLs a transaction
+//! - **Runs** (`b'r'` ++ first id, u64 BE): the URLs transactions
 //!   discovered, in id order, each as its id (a delta), link depth and URL
-//!   front-coded against the URL before it. Never rewritten: a URL's text
-//!   and link depth do not change once it is logged.
+//!   front-coded against the URL before it. A transaction appends to the
+//!   last run while that is under [`RUN_BYTES`] (`meta` [`LAST_RUN`] names
+//!   it), so that a crawl committing a few URLs at a time still packs many
+//!   to an entry.
 //! - **Status blocks** (`b's'` ++ id / 256, u64 BE): two bytes per id for
-//!   the part of a brief that does change, the state byte and a code for
-//!   the content type. [`NO_ENTRY`] marks an id with no record.
+//!   the part of a brief that changes, the state byte and a code for the
+//!   content type. [`NO_ENTRY`] marks an id with no record.
 //!
 //! Content types are coded through a table kept in `meta` under
 //! [`CONTENT_TYPES`] (one type per line, code = line number + 1); code 0
-//! is no content type, and [`CODE_IN_RECORD`] says the type did not fit
-//! the table (254 types, or a type with a line break) and is read from the
-//! record itself.
+//! is no content type. [`CODE_IN_RECORD`] says the run and the code do not
+//! tell the whole brief, which is read from the record itself: a content
+//! type the table cannot hold (254 types, an empty type, one with a line
+//! break), or a link depth that changed after the URL was discovered (a
+//! URL revived from a `nofollow` link at a new depth). That code stays.
 
 use sled::transaction::{TransactionalTree, UnabortableTransactionError};
 
@@ -30,7 +34,7 @@ use std::sync::Arc;
 use sled::IVec;
 
 use super::brief::{Brief, decode_brief};
-use super::index::id_key;
+use super::index::{id_key, parse_id};
 use super::record::{State, UrlRecord};
 use super::{StoreError, UrlLog};
 
@@ -44,6 +48,12 @@ pub(crate) const CODE_IN_RECORD: u8 = 0xff;
 pub(crate) const CONTENT_TYPES: &[u8] = b"content_types";
 /// Types the table holds at most (codes 1 to 254).
 const TABLE_MAX: usize = 254;
+/// The `meta` key of the first id of the run transactions append to.
+pub(crate) const LAST_RUN: &[u8] = b"briefs_last_run";
+/// A run takes more URLs while it is shorter than this: rewriting it costs
+/// a transaction at most this much, and a million URLs make about ten
+/// thousand runs.
+const RUN_BYTES: usize = 2048;
 
 const RUN: u8 = b'r';
 const STATUS: u8 = b's';
@@ -86,13 +96,17 @@ pub(crate) fn empty_block() -> Vec<u8> {
 }
 
 /// Writes `id`'s state and content-type code into its block; true when
-/// that changed the block. A block of the wrong size (damage) is made
-/// whole first.
+/// that changed the block. [`CODE_IN_RECORD`] stays once set. A block of
+/// the wrong size (damage) is made whole first.
 pub(crate) fn set_status(block: &mut Vec<u8>, id: u64, state: State, code: u8) -> bool {
     if block.len() != 2 * BLOCK_IDS as usize {
         *block = empty_block();
     }
     let slot = 2 * (id % BLOCK_IDS) as usize;
+    let code = match block[slot..slot + 2] {
+        [state, CODE_IN_RECORD] if state != NO_ENTRY => CODE_IN_RECORD,
+        _ => code,
+    };
     let new = [state.byte(), code];
     if block[slot..slot + 2] == new {
         return false;
@@ -132,7 +146,9 @@ pub(crate) fn known_code(table: &[String], content_type: Option<&str>) -> Option
     let Some(ct) = content_type else {
         return Some(0);
     };
-    if ct.contains('\n') {
+    // An empty type would be an empty line, which the stored table
+    // cannot tell from no line.
+    if ct.is_empty() || ct.contains('\n') {
         return Some(CODE_IN_RECORD);
     }
     table.iter().position(|t| t == ct).map(|i| i as u8 + 1)
@@ -197,6 +213,25 @@ pub(crate) struct RunWriter {
 }
 
 impl RunWriter {
+    /// A writer that appends to the stored run `bytes` starting at
+    /// `first`; `None` when that run cannot be read to its end (damage).
+    pub(crate) fn resume(first: u64, bytes: &[u8]) -> Option<RunWriter> {
+        let mut reader = RunReader::new(first, bytes);
+        let mut last = None;
+        while let Some((id, ..)) = reader.next_entry() {
+            last = Some(id);
+        }
+        if reader.damaged {
+            return None;
+        }
+        Some(RunWriter {
+            first: Some(first),
+            last: last?,
+            previous: reader.url,
+            bytes: bytes.to_vec(),
+        })
+    }
+
     pub(crate) fn push(&mut self, id: u64, link_depth: u32, url: &str) {
         let first = *self.first.get_or_insert(id);
         let delta = if self.bytes.is_empty() {
@@ -236,6 +271,8 @@ pub(crate) struct RunReader<'a> {
     id: u64,
     started: bool,
     url: Vec<u8>,
+    /// The run ended early at bytes that do not read.
+    damaged: bool,
 }
 
 impl<'a> RunReader<'a> {
@@ -246,6 +283,7 @@ impl<'a> RunReader<'a> {
             id: first,
             started: false,
             url: Vec::with_capacity(128),
+            damaged: false,
         }
     }
 
@@ -274,12 +312,14 @@ impl<'a> RunReader<'a> {
         let Some(depth) = read else {
             // Damaged: nothing more is read from this run.
             self.pos = self.bytes.len();
+            self.damaged = true;
             return None;
         };
         match std::str::from_utf8(&self.url) {
             Ok(url) => Some((self.id, depth, url)),
             Err(_) => {
                 self.pos = self.bytes.len();
+                self.damaged = true;
                 None
             }
         }
@@ -297,7 +337,8 @@ pub(crate) struct BriefWrites<'a> {
     /// The table as stored, read only when a type is not in `known`.
     table: Option<Vec<String>>,
     grew: bool,
-    run: RunWriter,
+    /// Discovered URLs: id, link depth, URL.
+    discovered: Vec<(u64, u32, &'a str)>,
     /// Touched blocks: number, bytes, changed.
     blocks: Vec<(u64, Vec<u8>, bool)>,
 }
@@ -308,7 +349,7 @@ impl<'a> BriefWrites<'a> {
             known,
             table: None,
             grew: false,
-            run: RunWriter::default(),
+            discovered: Vec::new(),
             blocks: Vec::new(),
         }
     }
@@ -319,21 +360,28 @@ impl<'a> BriefWrites<'a> {
         briefs: &TransactionalTree,
         meta: &TransactionalTree,
         id: u64,
-        record: &UrlRecord,
+        record: &'a UrlRecord,
     ) -> TxResult<()> {
-        self.run.push(id, record.link_depth, &record.url);
-        self.updated(briefs, meta, id, record)
+        self.discovered.push((id, record.link_depth, &record.url));
+        self.updated(briefs, meta, id, record, false)
     }
 
-    /// A record written again: its state and content type may have moved.
+    /// A record written again: its state and content type may have moved;
+    /// `depth_moved` when its link depth is not the one it was discovered
+    /// at (or that cannot be told).
     pub(crate) fn updated(
         &mut self,
         briefs: &TransactionalTree,
         meta: &TransactionalTree,
         id: u64,
         record: &UrlRecord,
+        depth_moved: bool,
     ) -> TxResult<()> {
-        let code = self.code(meta, record.content_type.as_deref())?;
+        let code = if depth_moved {
+            CODE_IN_RECORD
+        } else {
+            self.code(meta, record.content_type.as_deref())?
+        };
         let number = id / BLOCK_IDS;
         let at = match self.blocks.iter().position(|(n, ..)| *n == number) {
             Some(at) => at,
@@ -375,8 +423,23 @@ impl<'a> BriefWrites<'a> {
         briefs: &TransactionalTree,
         meta: &TransactionalTree,
     ) -> TxResult<Option<Vec<String>>> {
-        if let Some((key, value)) = self.run.finish() {
-            briefs.insert(&key, value)?;
+        if !self.discovered.is_empty() {
+            let last = meta.get(LAST_RUN)?.as_deref().and_then(parse_id);
+            let resumed = match last {
+                Some(first) => briefs
+                    .get(run_key(first))?
+                    .filter(|run| run.len() < RUN_BYTES)
+                    .and_then(|run| RunWriter::resume(first, &run)),
+                None => None,
+            };
+            let mut run = resumed.unwrap_or_default();
+            for (id, depth, url) in self.discovered {
+                run.push(id, depth, url);
+            }
+            if let Some((key, value)) = run.finish() {
+                briefs.insert(&key, value)?;
+                meta.insert(LAST_RUN, &key[1..])?;
+            }
         }
         for (number, block, changed) in self.blocks {
             if changed {
@@ -471,17 +534,18 @@ impl UrlLog {
                     continue;
                 };
                 let from_record;
-                let content_type = match type_of(&table, code) {
-                    Ok(content_type) => content_type,
+                let (link_depth, content_type) = match type_of(&table, code) {
+                    Ok(content_type) => (link_depth, content_type),
                     Err(()) => {
-                        // Rare: a type the table could not hold.
+                        // Rare: the brief is the record's.
                         let Some(bytes) = self.urls.get(id_key(id))? else {
                             continue;
                         };
-                        from_record = decode_brief(&bytes)
-                            .ok()
-                            .and_then(|b| b.content_type.map(str::to_string));
-                        from_record.as_deref()
+                        let Ok(brief) = decode_brief(&bytes) else {
+                            continue;
+                        };
+                        from_record = brief.content_type.map(str::to_string);
+                        (brief.link_depth, from_record.as_deref())
                     }
                 };
                 visited += 1;

@@ -309,7 +309,11 @@ impl UrlLog {
             Some([LAYOUT_WITHOUT_BRIEFS]) => log.has_briefs = false,
             Some(other) => {
                 return Err(failed(format!(
-                    "key layout {other:?}, this build reads layouts {LAYOUT_WITHOUT_BRIEFS} and {LAYOUT_VERSION}"
+                    "key layout {}, this build reads layouts {LAYOUT_WITHOUT_BRIEFS} and {LAYOUT_VERSION}",
+                    match other {
+                        [n] => n.to_string(),
+                        _ => format!("{other:?}"),
+                    }
                 )));
             }
         }

@@ -14,6 +14,7 @@ use sled::transaction::{
     ConflictableTransactionError, TransactionError, Transactional, TransactionalTree,
 };
 
+use super::brief::decode_brief;
 use super::briefs::BriefWrites;
 use super::index::{FRONTIER_LEN, NEXT_ID, count_key, frontier_key, id_key, parse_id, state_key};
 use super::record::{State, UrlRecord, encode, header_state};
@@ -222,7 +223,11 @@ impl UrlLog {
                             }
                             urls.insert(&key, values[i].as_slice())?;
                             if let Some(writes) = &mut brief_writes {
-                                writes.updated(briefs, meta, id, record)?;
+                                // A URL revived from a nofollow link comes
+                                // back at the depth it was met again.
+                                let depth_moved = decode_brief(&old_bytes)
+                                    .map_or(true, |old| old.link_depth != record.link_depth);
+                                writes.updated(briefs, meta, id, record, depth_moved)?;
                             }
                             let new = record.state;
                             if old != new {

@@ -79,6 +79,9 @@ fn fill(log: &UrlLog, content_types: &[Option<String>]) -> u64 {
                     UrlRecord {
                         state: State::Saved,
                         content_type,
+                        // Some come back at another depth (a URL revived
+                        // from a nofollow link).
+                        link_depth: record.link_depth + u32::from(batch < 2 && i % 4 == 0),
                         ..record.clone()
                     },
                 )
@@ -137,11 +140,12 @@ fn packed_briefs_match_the_records() {
         Some("text/html".to_string()),
         Some("application/pdf".to_string()),
         Some("odd\ntype".to_string()),
+        Some(String::new()),
     ];
     let last = fill(&log, &types);
     assert_eq!(last, 900);
     assert_walks_agree(&log, last);
-    // Runs are per transaction, blocks per 256 ids: the walk read far
+    // Runs of a transaction's URLs, blocks of 256 ids: the walk reads far
     // fewer entries than there are URLs.
     assert!(log.briefs.len() <= 6 + 4, "{} entries", log.briefs.len());
     // Reopened: the table and the walks are the same.
@@ -173,4 +177,45 @@ fn logs_of_the_first_layout_are_walked_through_their_records() {
     assert!(log.briefs.is_empty(), "nothing written to briefs");
     assert_eq!(packed(&log, None, None), from_records(&log, None, None));
     assert_eq!(packed(&log, None, None).len() as u64, last);
+}
+
+/// A crawl that commits one or two new URLs at a time still packs many
+/// URLs to a run; a damaged last run is left alone and a new one started.
+#[test]
+fn small_transactions_append_to_the_last_run() {
+    let (_dir, log) = fresh();
+    for i in 0..2000 {
+        let record = UrlRecord {
+            link_depth: i % 7,
+            ..rec(
+                &format!("http://h/section/{}/page-{i}.html", i % 10),
+                State::Queued,
+            )
+        };
+        log.discover(&record).expect("discover");
+    }
+    let runs = log.briefs.scan_prefix(b"r").count();
+    assert!(runs <= 40, "{runs} runs for 2,000 URLs");
+    assert_walks_agree(&log, 2000);
+    // Damage the last run: the next URL starts a run of its own, and the
+    // walk passes over what it cannot read without a panic.
+    let (key, _) = log
+        .briefs
+        .scan_prefix(b"r")
+        .last()
+        .expect("a run")
+        .expect("read");
+    log.briefs.insert(&key, &[0xff, 0xff][..]).expect("damage");
+    let next = rec("http://h/after-the-damage", State::Queued);
+    log.discover(&next).expect("discover");
+    assert_eq!(log.briefs.scan_prefix(b"r").count(), runs + 1);
+    let walked = packed(&log, None, None);
+    assert_eq!(
+        walked.last().map(|b| b.1.as_str()),
+        Some("http://h/after-the-damage")
+    );
+    assert!(
+        walked.len() < 2001,
+        "the damaged run's URLs are passed over"
+    );
 }
