@@ -252,7 +252,7 @@ fn main() {
         100.0 * fetched as f64 / secs / raw
     );
     println!(
-        "crawler CPU: {cpu:.1} s = {:.2} s per 1,000 pages",
+        "crawler CPU: {cpu:.2} s = {:.3} s per 1,000 pages",
         cpu * 1000.0 / fetched.max(1) as f64
     );
     println!("crawler peak RSS: {:.0} MB", peak_rss_mb());
