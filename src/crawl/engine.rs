@@ -135,6 +135,18 @@ pub(crate) struct Item {
     pub(crate) queue: Queue,
     pub(crate) attempts: u32,
     pub(crate) kind: ItemKind,
+    /// The URL's record as the log holds it, while the item waits in the
+    /// frontier: the in-flight mark starts from it instead of reading the
+    /// log back. Taken at dispatch (fetch tasks never see it); `None` when
+    /// not known (a retry, say), and the log is read.
+    pub(crate) record: Option<Box<UrlRecord>>,
+}
+
+impl Item {
+    pub(crate) fn with_record(mut self, record: UrlRecord) -> Item {
+        self.record = Some(Box::new(record));
+        self
+    }
 }
 
 /// What a queued URL is fetched as.
@@ -363,7 +375,7 @@ impl Engine {
                 in_flight += 1;
                 let fetcher = self.fetcher.clone();
                 let tx = done_tx.clone();
-                let (host, item, robots) = match job {
+                let (host, item) = match job {
                     Job::Robots { host, page } => {
                         let rules = self.rules.clone();
                         let task = tasks.spawn(async move {
@@ -373,9 +385,16 @@ impl Engine {
                         running.insert(task.id(), Running::Robots(host));
                         continue;
                     }
-                    Job::Fetch { host, item, robots } => (host, item, robots),
+                    Job::Fetch {
+                        host,
+                        mut item,
+                        robots,
+                    } => {
+                        let record = item.record.take();
+                        dispatched.push((item.id, item.queue, robots, record));
+                        (host, item)
+                    }
                 };
-                dispatched.push((item.id, item.queue, robots));
                 let rules = self.rules.clone();
                 let fetching = Running::Fetch(host, item.clone());
                 let task = match item.kind {
@@ -408,7 +427,7 @@ impl Engine {
             if !dispatched.is_empty() && !done_rx.is_empty() && self.deferred.is_none() {
                 self.deferred = Some(Deferred::default());
             }
-            self.mark_in_flight(&dispatched);
+            self.mark_in_flight(dispatched);
             self.stats.in_flight = in_flight as u64;
             if in_flight == 0
                 && self.frontier.is_empty()
@@ -673,11 +692,21 @@ impl Engine {
     /// URL in flight as its mark wrote it (kept in memory: no read back),
     /// else the log's.
     fn current_record(&mut self, id: u64) -> Result<Option<UrlRecord>, crate::store::StoreError> {
+        self.current_record_or(id, None)
+    }
+
+    /// [`Engine::current_record`], with `queued`: the record a queued item
+    /// carried, the log's unless a change was held back since.
+    fn current_record_or(
+        &mut self,
+        id: u64,
+        queued: Option<Box<UrlRecord>>,
+    ) -> Result<Option<UrlRecord>, crate::store::StoreError> {
         let flying = self.flying.remove(&id);
         if let Some(held) = self.deferred.as_ref().and_then(|d| d.record(id)) {
             return Ok(Some(held.clone()));
         }
-        match flying {
+        match flying.or(queued.map(|r| *r)) {
             Some(record) => Ok(Some(record)),
             None => self.log.get(id),
         }
@@ -686,19 +715,19 @@ impl Engine {
     /// Marks a dispatch round's URLs in flight, in one transaction, with
     /// robots.txt's answer that let each go. Each record as marked stays in
     /// memory until its outcome is handled.
-    fn mark_in_flight(&mut self, items: &[(u64, Queue, Check)]) {
+    fn mark_in_flight(&mut self, items: Vec<(u64, Queue, Check, Option<Box<UrlRecord>>)>) {
         let mut held = Vec::with_capacity(items.len());
-        for (id, queue, robots) in items {
-            let Ok(Some(mut record)) = self.current_record(*id) else {
+        for (id, queue, robots, queued) in items {
+            let Ok(Some(mut record)) = self.current_record_or(id, queued) else {
                 continue;
             };
             record.state = State::InFlight;
             record.reason = format!("being fetched from {}", queue.name());
-            record.robots = Some(robots.text.clone());
-            set_layer(&mut record.trace, robots_line(robots));
-            self.flying.insert(*id, record.clone());
+            set_layer(&mut record.trace, robots_line(&robots));
+            record.robots = Some(robots.text);
+            self.flying.insert(id, record.clone());
             held.push(Held::Update {
-                id: *id,
+                id,
                 record,
                 enqueue: None,
             });

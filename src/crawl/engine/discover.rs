@@ -275,6 +275,7 @@ impl Engine {
             queue,
             attempts: 0,
             kind,
+            record: None,
         });
         // Written with the next update (or `commit`), in one transaction:
         // each costs about 0.1 ms in sled however small, and a crash then
@@ -305,6 +306,7 @@ impl Engine {
         }
         self.stats.filtered = self.stats.filtered.saturating_sub(1);
         item.id = id;
+        let item = item.with_record(discovered.record);
         let host = self.hosts.id(&item.url, Instant::now());
         // Its id may lie beyond the window's cursor: through the window, so
         // that a refill cannot load it a second time.
@@ -386,6 +388,7 @@ impl Engine {
                 None => self.stats.filtered += 1,
                 Some(mut item) => {
                     item.id = id;
+                    let item = item.with_record(discovered.record);
                     let host = self.hosts.id(&item.url, now);
                     self.queue_new(host, item);
                 }
