@@ -237,6 +237,23 @@ pub(crate) fn header_state(bytes: &[u8]) -> Result<State, DecodeError> {
     }
 }
 
+/// The URL at the start of a stored record's body (postcard writes the
+/// `url` field first: a varint length, then the bytes), without decoding
+/// the rest; `None` when those bytes do not hold one.
+pub(crate) fn stored_url(bytes: &[u8]) -> Option<&[u8]> {
+    let body = bytes.get(2..)?;
+    let mut len: u64 = 0;
+    for (i, &byte) in body.iter().enumerate().take(10) {
+        len |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            let start = i + 1;
+            let end = start.checked_add(usize::try_from(len).ok()?)?;
+            return body.get(start..end);
+        }
+    }
+    None
+}
+
 /// The record in stored bytes.
 pub(crate) fn decode(bytes: &[u8]) -> Result<UrlRecord, DecodeError> {
     let header = header_state(bytes)?;

@@ -17,7 +17,7 @@ use sled::transaction::{
 use super::brief::decode_brief;
 use super::briefs::BriefWrites;
 use super::index::{FRONTIER_LEN, NEXT_ID, count_key, frontier_key, id_key, parse_id, state_key};
-use super::record::{State, UrlRecord, encode, header_state};
+use super::record::{State, UrlRecord, encode, header_state, stored_url};
 use super::{LEVELS, QUEUE_NAMES, StoreError, UrlLog};
 
 /// One write in an [`UrlLog::apply`] batch. Frontier slots are
@@ -212,14 +212,18 @@ impl UrlLog {
                                 Ok(state) => state,
                                 Err(source) => return abort(StoreError::Corrupt { id, source }),
                             };
-                            // The URL index says whether the URL is the
-                            // same, without decoding the old body.
-                            let owner = by_url.get(record.url.as_bytes())?;
-                            if owner.as_deref().and_then(parse_id) != Some(id) {
-                                return abort(StoreError::UrlChanged {
-                                    id,
-                                    url: record.url.clone(),
-                                });
+                            // The old body's leading URL says whether the
+                            // URL is the same, without decoding the rest;
+                            // when it cannot (a damaged body), the URL
+                            // index says.
+                            if stored_url(&old_bytes) != Some(record.url.as_bytes()) {
+                                let owner = by_url.get(record.url.as_bytes())?;
+                                if owner.as_deref().and_then(parse_id) != Some(id) {
+                                    return abort(StoreError::UrlChanged {
+                                        id,
+                                        url: record.url.clone(),
+                                    });
+                                }
                             }
                             urls.insert(&key, values[i].as_slice())?;
                             if let Some(writes) = &mut brief_writes {

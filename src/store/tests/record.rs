@@ -66,3 +66,25 @@ fn export_json_has_the_log_keys() {
         assert!(value.get(key).is_some(), "missing {key}");
     }
 }
+
+/// `update` checks a record keeps its URL from the stored body's leading
+/// URL: read without decoding, for URLs of any length, and `None` (so the
+/// URL index decides) when the bytes are cut short.
+#[test]
+fn the_stored_url_is_read_from_the_front_of_the_body() {
+    use crate::store::record::{encode, stored_url};
+    for len in [0, 1, 127, 128, 300, 20_000] {
+        let url = format!("http://h/{}", "a".repeat(len));
+        let record = UrlRecord {
+            url: url.clone(),
+            reason: "r".into(),
+            ..UrlRecord::default()
+        };
+        let bytes = encode(&record).expect("encode");
+        assert_eq!(stored_url(&bytes), Some(url.as_bytes()));
+        assert_eq!(stored_url(&bytes[..2 + url.len()]), None, "cut at {len}");
+    }
+    assert_eq!(stored_url(&[]), None);
+    assert_eq!(stored_url(&[2, 0]), None);
+    assert_eq!(stored_url(&[2, 0, 0xff, 0xff]), None);
+}
