@@ -26,7 +26,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use url::Url;
 
-use self::discover::{Deferred, Discovered, Held, Origin};
+use self::discover::{Deferred, Discovered, Origin};
 use self::refresh::{NOT_REFETCHED, Refresh};
 use self::web::Job;
 use super::detail::{Detail, HostIdle, HostRow, MAX_HOST_ROWS, QueueRow};
@@ -39,7 +39,7 @@ use super::sitemaps::fetch_sitemap;
 use super::task::{Content, Outcome, fetch_one, fetch_robots};
 use crate::config::CrawlSettings;
 use crate::rules::{CompiledRules, Known, Queue, TraceMode, UrlFacts, Verdict, normalize};
-use crate::store::{ErrorClass, ErrorInfo, State, UrlLog, UrlRecord};
+use crate::store::{Change, ErrorClass, ErrorInfo, State, UrlLog, UrlRecord};
 
 /// At most this many redirect hops from the first URL (SPEC §2.3).
 pub const MAX_REDIRECTS: u8 = 10;
@@ -135,18 +135,6 @@ pub(crate) struct Item {
     pub(crate) queue: Queue,
     pub(crate) attempts: u32,
     pub(crate) kind: ItemKind,
-    /// The URL's record as the log holds it, while the item waits in the
-    /// frontier: the in-flight mark starts from it instead of reading the
-    /// log back. Taken at dispatch (fetch tasks never see it); `None` when
-    /// not known (a retry, say), and the log is read.
-    pub(crate) record: Option<Box<UrlRecord>>,
-}
-
-impl Item {
-    pub(crate) fn with_record(mut self, record: UrlRecord) -> Item {
-        self.record = Some(Box::new(record));
-        self
-    }
 }
 
 /// What a queued URL is fetched as.
@@ -255,12 +243,6 @@ pub struct Engine {
     refresh: Refresh,
     /// Which part of the persisted frontier is in `frontier` (memory).
     window: window::Window,
-    /// The records of the URLs in flight as their in-flight mark wrote
-    /// them: the outcome's update starts from these instead of reading the
-    /// log back.
-    flying: HashMap<u64, UrlRecord>,
-    /// The most recently met URLs of the log and their ids.
-    known: discover::KnownUrls,
 }
 
 impl std::fmt::Debug for Engine {
@@ -302,8 +284,6 @@ impl Engine {
             refresh: Refresh::Off,
             frontier: Frontier::new(plan.weights),
             window: window::Window::default(),
-            flying: HashMap::new(),
-            known: discover::KnownUrls::default(),
             hosts,
             delayed: BinaryHeap::new(),
             delayed_items: std::collections::HashMap::new(),
@@ -338,7 +318,7 @@ impl Engine {
         self.begin_refresh()?;
         self.resume()?;
         for url in self.plan.start.clone() {
-            self.met(&url, None, 0, Origin::Start);
+            self.met(url, None, 0, Origin::Start);
         }
         self.meet_config_sitemaps();
         self.commit(&[]);
@@ -375,7 +355,7 @@ impl Engine {
                 in_flight += 1;
                 let fetcher = self.fetcher.clone();
                 let tx = done_tx.clone();
-                let (host, item) = match job {
+                let (host, item, robots) = match job {
                     Job::Robots { host, page } => {
                         let rules = self.rules.clone();
                         let task = tasks.spawn(async move {
@@ -385,16 +365,9 @@ impl Engine {
                         running.insert(task.id(), Running::Robots(host));
                         continue;
                     }
-                    Job::Fetch {
-                        host,
-                        mut item,
-                        robots,
-                    } => {
-                        let record = item.record.take();
-                        dispatched.push((item.id, item.queue, robots, record));
-                        (host, item)
-                    }
+                    Job::Fetch { host, item, robots } => (host, item, robots),
                 };
+                dispatched.push((item.id, item.queue, robots));
                 let rules = self.rules.clone();
                 let fetching = Running::Fetch(host, item.clone());
                 let task = match item.kind {
@@ -419,15 +392,8 @@ impl Engine {
             }
             // Written before any of their outcomes is handled (this task
             // handles those); a crash before it leaves them queued, which
-            // resumes the same way. When outcomes are already waiting, the
-            // marks are held back and written with their burst, in one
-            // transaction (a mark and its URL's outcome may then be in the
-            // same one); otherwise at once, so that a URL is shown in
-            // flight while it is.
-            if !dispatched.is_empty() && !done_rx.is_empty() && self.deferred.is_none() {
-                self.deferred = Some(Deferred::default());
-            }
-            self.mark_in_flight(dispatched);
+            // resumes the same way.
+            self.mark_in_flight(&dispatched);
             self.stats.in_flight = in_flight as u64;
             if in_flight == 0
                 && self.frontier.is_empty()
@@ -448,15 +414,12 @@ impl Engine {
                 outcome = done_rx.recv() => {
                     // Every other outcome already waiting too (the channel
                     // holds at most twice the concurrency), with their
-                    // writes in one transaction, joining the in-flight
-                    // marks of the last dispatch round when they were held
-                    // back for it; and the slots they free are refilled in
-                    // one dispatch round. One outcome per round cost two
+                    // writes in one transaction; and the slots they free
+                    // are refilled in one dispatch round, whose in-flight
+                    // marks are one more. One outcome per round cost two
                     // transactions per page, and sled's cost is mostly per
                     // transaction.
-                    if self.deferred.is_none() {
-                        self.deferred = Some(Deferred::default());
-                    }
+                    self.deferred = Some(Deferred::default());
                     if let Some(outcome) = outcome {
                         in_flight -= 1;
                         self.handle(outcome);
@@ -491,10 +454,6 @@ impl Engine {
                     }
                 }
             }
-        }
-        // Marks held back for a burst that was not handled.
-        if self.deferred.is_some() {
-            self.commit_deferred();
         }
         // URLs still in flight stay so in the log and are fetched again
         // on resume.
@@ -663,7 +622,8 @@ impl Engine {
     /// discoveries, takes the item out of its persisted queue when `leaving`
     /// says so.
     fn update_and(&mut self, id: u64, leaving: Option<&Item>, change: impl FnOnce(&mut UrlRecord)) {
-        let mut record = match self.current_record(id) {
+        let held = self.deferred.as_ref().and_then(|d| d.record(id));
+        let mut record = match held.map_or_else(|| self.log.get(id), |r| Ok(Some(r))) {
             Ok(Some(record)) => record,
             Ok(None) => return self.commit(&[]),
             Err(e) => {
@@ -672,67 +632,45 @@ impl Engine {
             }
         };
         change(&mut record);
-        let dequeue = leaving.map(|item| Held::Dequeue {
+        let mut changes = vec![Change::Update {
             id,
-            level: item.level as u8,
-            queue: super::frontier::slot(item.queue).unwrap_or(0) as u8,
-        });
-        self.hold(
-            std::iter::once(Held::Update {
+            record: &record,
+            enqueue: None,
+        }];
+        if let Some(item) = leaving {
+            let queue = super::frontier::slot(item.queue).unwrap_or(0) as u8;
+            changes.push(Change::Dequeue {
                 id,
-                record,
-                enqueue: None,
-            })
-            .chain(dequeue),
-        );
-    }
-
-    /// The record of `id` as the log will hold it once what the burst holds
-    /// back is written: the latest change held back, else the record of a
-    /// URL in flight as its mark wrote it (kept in memory: no read back),
-    /// else the log's.
-    fn current_record(&mut self, id: u64) -> Result<Option<UrlRecord>, crate::store::StoreError> {
-        self.current_record_or(id, None)
-    }
-
-    /// [`Engine::current_record`], with `queued`: the record a queued item
-    /// carried, the log's unless a change was held back since.
-    fn current_record_or(
-        &mut self,
-        id: u64,
-        queued: Option<Box<UrlRecord>>,
-    ) -> Result<Option<UrlRecord>, crate::store::StoreError> {
-        let flying = self.flying.remove(&id);
-        if let Some(held) = self.deferred.as_ref().and_then(|d| d.record(id)) {
-            return Ok(Some(held.clone()));
+                level: item.level as u8,
+                queue,
+            });
         }
-        match flying.or(queued.map(|r| *r)) {
-            Some(record) => Ok(Some(record)),
-            None => self.log.get(id),
-        }
+        self.commit(&changes);
     }
 
     /// Marks a dispatch round's URLs in flight, in one transaction, with
-    /// robots.txt's answer that let each go. Each record as marked stays in
-    /// memory until its outcome is handled.
-    fn mark_in_flight(&mut self, items: Vec<(u64, Queue, Check, Option<Box<UrlRecord>>)>) {
-        let mut held = Vec::with_capacity(items.len());
-        for (id, queue, robots, queued) in items {
-            let Ok(Some(mut record)) = self.current_record_or(id, queued) else {
-                continue;
-            };
-            record.state = State::InFlight;
-            record.reason = format!("being fetched from {}", queue.name());
-            set_layer(&mut record.trace, robots_line(&robots));
-            record.robots = Some(robots.text);
-            self.flying.insert(id, record.clone());
-            held.push(Held::Update {
-                id,
+    /// robots.txt's answer that let each go.
+    fn mark_in_flight(&mut self, items: &[(u64, Queue, Check)]) {
+        let records: Vec<(u64, UrlRecord)> = items
+            .iter()
+            .filter_map(|(id, queue, robots)| {
+                let mut record = self.log.get(*id).ok().flatten()?;
+                record.state = State::InFlight;
+                record.reason = format!("being fetched from {}", queue.name());
+                record.robots = Some(robots.text.clone());
+                set_layer(&mut record.trace, robots_line(robots));
+                Some((*id, record))
+            })
+            .collect();
+        let changes: Vec<Change<'_>> = records
+            .iter()
+            .map(|(id, record)| Change::Update {
+                id: *id,
                 record,
                 enqueue: None,
-            });
-        }
-        self.hold(held);
+            })
+            .collect();
+        self.commit(&changes);
     }
 
     fn release_delayed(&mut self, now: Instant) {
@@ -1024,7 +962,7 @@ impl Engine {
         let known = self.pending_at.contains_key(target.as_str())
             || matches!(self.log.id_of(target.as_str()), Ok(Some(_)));
         self.met(
-            &target,
+            target.clone(),
             Some(item.id),
             item.link_depth,
             Origin::Redirect {

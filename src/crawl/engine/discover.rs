@@ -6,7 +6,6 @@
 
 use std::time::Instant;
 
-use rustc_hash::FxHashMap;
 use url::Url;
 
 use super::{Engine, Item, ItemKind};
@@ -65,29 +64,13 @@ impl Engine {
     /// A URL met during the crawl: through the rules, deduplicated against
     /// the log, queued if fetched. A URL logged only because its links
     /// said rel=nofollow is queued after all when met any other way.
-    /// Takes the URL by reference: most links are known, and a known one
-    /// costs no copy.
-    pub(super) fn met(
-        &mut self,
-        url: &Url,
-        referrer: Option<u64>,
-        link_depth: u32,
-        origin: Origin,
-    ) {
-        let known = match self.known.get(url.as_str()) {
-            Some(id) => Some(id),
-            None => match self.log.id_of(url.as_str()) {
-                Ok(known) => {
-                    if let Some(id) = known {
-                        self.known.insert(url.as_str(), id);
-                    }
-                    known
-                }
-                Err(e) => {
-                    eprintln!("crawlspace: URL log: {e}");
-                    return;
-                }
-            },
+    pub(super) fn met(&mut self, url: Url, referrer: Option<u64>, link_depth: u32, origin: Origin) {
+        let known = match self.log.id_of(url.as_str()) {
+            Ok(known) => known,
+            Err(e) => {
+                eprintln!("crawlspace: URL log: {e}");
+                return;
+            }
         };
         let plain = !matches!(origin, Origin::Nofollow(_));
         if let Some(id) = known {
@@ -107,15 +90,15 @@ impl Engine {
         {
             return;
         }
-        let Some(discovered) = self.assess(url.clone(), referrer, link_depth, origin) else {
+        let key = url.as_str().to_owned();
+        let Some(discovered) = self.assess(url, referrer, link_depth, origin) else {
             return;
         };
         match (known, waiting) {
             (Some(id), _) => self.revive(id, discovered),
             (None, Some(at)) => self.pending[at] = discovered,
             (None, None) => {
-                self.pending_at
-                    .insert(url.as_str().to_owned(), self.pending.len());
+                self.pending_at.insert(key, self.pending.len());
                 self.pending.push(discovered);
             }
         }
@@ -275,7 +258,6 @@ impl Engine {
             queue,
             attempts: 0,
             kind,
-            record: None,
         });
         // Written with the next update (or `commit`), in one transaction:
         // each costs about 0.1 ms in sled however small, and a crash then
@@ -306,7 +288,6 @@ impl Engine {
         }
         self.stats.filtered = self.stats.filtered.saturating_sub(1);
         item.id = id;
-        let item = item.with_record(discovered.record);
         let host = self.hosts.id(&item.url, Instant::now());
         // Its id may lie beyond the window's cursor: through the window, so
         // that a refill cannot load it a second time.
@@ -322,25 +303,6 @@ impl Engine {
             return self.write(extra);
         };
         deferred.changes.extend(extra.iter().map(Held::from));
-        self.write_if_full();
-    }
-
-    /// [`Engine::commit`] for changes that own their records: held back
-    /// without a copy.
-    pub(super) fn hold(&mut self, changes: impl IntoIterator<Item = Held>) {
-        let Some(deferred) = &mut self.deferred else {
-            let held: Vec<Held> = changes.into_iter().collect();
-            return self.write(&held.iter().map(Held::change).collect::<Vec<_>>());
-        };
-        deferred.changes.extend(changes);
-        self.write_if_full();
-    }
-
-    /// Writes what the burst holds back once it reaches [`DEFER_AT_MOST`].
-    fn write_if_full(&mut self) {
-        let Some(deferred) = &mut self.deferred else {
-            return;
-        };
         if self.pending.len() + deferred.changes.len() >= DEFER_AT_MOST {
             let held = std::mem::take(&mut deferred.changes);
             self.write(&held.iter().map(Held::change).collect::<Vec<_>>());
@@ -379,7 +341,6 @@ impl Engine {
         let now = Instant::now();
         for (discovered, id) in pending.into_iter().zip(ids) {
             let Some(id) = id else { continue }; // already known, or twice in the batch
-            self.known.insert(&discovered.record.url, id);
             self.stats.discovered += 1;
             if discovered.nofollowed {
                 self.nofollowed.insert(id);
@@ -388,53 +349,11 @@ impl Engine {
                 None => self.stats.filtered += 1,
                 Some(mut item) => {
                     item.id = id;
-                    let item = item.with_record(discovered.record);
                     let host = self.hosts.id(&item.url, now);
                     self.queue_new(host, item);
                 }
             }
         }
-    }
-}
-
-/// URLs in the log and their ids, the most recently met: most links on a
-/// page are known, and this answers for them without a read of the URL
-/// index. URLs never leave the log, so an entry never goes stale; the
-/// memory is bounded by two generations of at most [`KNOWN_PER_GENERATION`]
-/// URLs (the older one dropped when the newer fills), so it does not grow
-/// with the log.
-#[derive(Debug, Default)]
-pub(super) struct KnownUrls {
-    young: FxHashMap<Box<str>, u64>,
-    old: FxHashMap<Box<str>, u64>,
-}
-
-/// URLs per generation of [`KnownUrls`]: at most twice this many, about
-/// 100 bytes each, are kept.
-const KNOWN_PER_GENERATION: usize = 32_768;
-
-impl KnownUrls {
-    /// The id of `url` when it is remembered; one found in the older
-    /// generation moves to the newer.
-    pub(super) fn get(&mut self, url: &str) -> Option<u64> {
-        if let Some(&id) = self.young.get(url) {
-            return Some(id);
-        }
-        let (url, id) = self.old.remove_entry(url)?;
-        self.put(url, id);
-        Some(id)
-    }
-
-    /// Remembers that `url` is in the log as `id`.
-    pub(super) fn insert(&mut self, url: &str, id: u64) {
-        self.put(url.into(), id);
-    }
-
-    fn put(&mut self, url: Box<str>, id: u64) {
-        if self.young.len() >= KNOWN_PER_GENERATION {
-            self.old = std::mem::take(&mut self.young);
-        }
-        self.young.insert(url, id);
     }
 }
 
@@ -454,9 +373,9 @@ pub(super) struct Deferred {
 impl Deferred {
     /// The latest record held back for `id`: what the log will hold, for
     /// a second change to the same URL in the burst.
-    pub(super) fn record(&self, id: u64) -> Option<&UrlRecord> {
+    pub(super) fn record(&self, id: u64) -> Option<UrlRecord> {
         self.changes.iter().rev().find_map(|held| match held {
-            Held::Update { id: at, record, .. } if *at == id => Some(record),
+            Held::Update { id: at, record, .. } if *at == id => Some(record.clone()),
             _ => None,
         })
     }
@@ -464,7 +383,7 @@ impl Deferred {
 
 /// A [`Change`] that owns its record.
 #[derive(Debug)]
-pub(super) enum Held {
+enum Held {
     Discover {
         record: UrlRecord,
         enqueue: Option<(u8, u8)>,
@@ -573,40 +492,18 @@ mod tests {
         let (mut engine, log) = engine(dir.path());
         let url = |p: &str| Url::parse(&format!("http://site.test/{p}")).expect("url");
         let nofollow = || Origin::Nofollow("http://site.test/a".into());
-        engine.met(&url("x"), None, 1, nofollow());
-        engine.met(&url("x"), None, 1, Origin::Link);
-        engine.met(&url("y"), None, 1, Origin::Link);
-        engine.met(&url("y"), None, 1, nofollow());
-        engine.met(&url("z"), None, 1, nofollow());
-        engine.met(&url("z"), None, 1, nofollow());
+        engine.met(url("x"), None, 1, nofollow());
+        engine.met(url("x"), None, 1, Origin::Link);
+        engine.met(url("y"), None, 1, Origin::Link);
+        engine.met(url("y"), None, 1, nofollow());
+        engine.met(url("z"), None, 1, nofollow());
+        engine.met(url("z"), None, 1, nofollow());
         engine.write(&[]);
         assert_eq!(state_of(&log, "http://site.test/x"), Some(State::Queued));
         assert_eq!(state_of(&log, "http://site.test/y"), Some(State::Queued));
         assert_eq!(state_of(&log, "http://site.test/z"), Some(State::Filtered));
         assert_eq!(engine.nofollowed.len(), 1, "only z is logged as nofollowed");
         assert!(engine.pending.is_empty() && engine.pending_at.is_empty());
-    }
-
-    /// The memory of known URLs keeps the newest, within its bound.
-    #[test]
-    fn known_urls_are_remembered_within_two_generations() {
-        let mut known = KnownUrls::default();
-        let n = KNOWN_PER_GENERATION as u64;
-        for id in 0..n {
-            known.insert(&format!("http://h/{id}"), id);
-        }
-        // The first one read again moves to the newer generation.
-        assert_eq!(known.get("http://h/0"), Some(0));
-        for id in n..3 * n {
-            known.insert(&format!("http://h/{id}"), id);
-        }
-        assert!(known.young.len() + known.old.len() <= 2 * KNOWN_PER_GENERATION);
-        assert_eq!(known.get("http://h/1"), None, "dropped with its generation");
-        assert_eq!(
-            known.get(&format!("http://h/{}", 3 * n - 1)),
-            Some(3 * n - 1)
-        );
-        assert_eq!(known.get("http://h/never"), None);
     }
 
     fn record(url: &str, reason: &str) -> UrlRecord {
@@ -656,11 +553,8 @@ mod tests {
             .collect();
         let want: Vec<String> = changes.iter().map(|c| format!("{c:?}")).collect();
         assert_eq!(back, want);
-        assert_eq!(
-            deferred.record(1).map(|r| r.reason.as_str()),
-            Some("second")
-        );
-        assert_eq!(deferred.record(2).map(|r| r.reason.as_str()), Some("other"));
+        assert_eq!(deferred.record(1).map(|r| r.reason), Some("second".into()));
+        assert_eq!(deferred.record(2).map(|r| r.reason), Some("other".into()));
         assert_eq!(deferred.record(3), None);
     }
 }

@@ -141,7 +141,7 @@ impl Engine {
                 continue;
             };
             let why = sitemaps::named_in_robots(&source);
-            self.met(&url, None, 0, Origin::Sitemap { level: 1, why });
+            self.met(url, None, 0, Origin::Sitemap { level: 1, why });
         }
         self.commit(&[]);
     }
@@ -150,7 +150,7 @@ impl Engine {
     pub(super) fn meet_config_sitemaps(&mut self) {
         for url in self.sitemaps.clone() {
             let why = sitemaps::named_in_config();
-            self.met(&url, None, 0, Origin::Sitemap { level: 1, why });
+            self.met(url, None, 0, Origin::Sitemap { level: 1, why });
         }
     }
 
@@ -187,7 +187,7 @@ impl Engine {
             match entry {
                 SitemapEntry::Page { .. } => {
                     let origin = Origin::SitemapEntry(from.clone());
-                    self.met(&url, Some(item.id), depth, origin);
+                    self.met(url, Some(item.id), depth, origin);
                 }
                 SitemapEntry::Sitemap { .. } if usize::from(level) < MAX_NESTING => {
                     let why = sitemaps::listed_in_index(&item.url, level + 1);
@@ -195,7 +195,7 @@ impl Engine {
                         level: level + 1,
                         why,
                     };
-                    self.met(&url, Some(item.id), depth, origin);
+                    self.met(url, Some(item.id), depth, origin);
                 }
                 SitemapEntry::Sitemap { .. } => too_deep += 1,
             }
@@ -255,7 +255,7 @@ impl Engine {
         let ignore = self.plan.settings.ignore_nofollow;
         let depth = item.link_depth.saturating_add(1);
         for link in page.links.iter().filter(|l| ignore || !l.nofollow) {
-            self.met(&link.url, Some(item.id), depth, Origin::Link);
+            self.met(link.url.clone(), Some(item.id), depth, Origin::Link);
         }
         if ignore {
             return 0;
@@ -265,7 +265,7 @@ impl Engine {
         for link in page.links.iter().filter(|l| l.nofollow) {
             nofollow += 1;
             let origin = Origin::Nofollow(from.clone());
-            self.met(&link.url, Some(item.id), depth, origin);
+            self.met(link.url.clone(), Some(item.id), depth, origin);
         }
         nofollow
     }

@@ -155,9 +155,8 @@ impl Engine {
             queue: QUEUES[q],
             attempts: record.error.as_ref().map_or(0, |e| e.count),
             kind: super::web::kind_of(&record),
-            record: None,
         };
-        Some((host, item.with_record(record)))
+        Some((host, item))
     }
 
     /// Queues a URL already in the index under an id that may lie beyond
