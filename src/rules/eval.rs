@@ -10,10 +10,10 @@
 
 use url::Url;
 
-use super::compile::{Atom, AtomKind, CompiledRules, Expr, Node};
+use super::compile::{Atom, AtomKind, CompiledRules, Expr, Hot};
 use super::facts::{Known, UrlError, UrlFacts, normalize};
 use super::index::{FieldScratch, LiteralOp, lower_cased};
-use super::model::{Disposition, Filter};
+use super::model::Disposition;
 use super::verdict::{Pending, Step, TraceEntry, Verdict};
 
 /// How much of the trace to record.
@@ -102,16 +102,32 @@ impl CompiledRules {
         }
         self.match_atoms(facts, scratch);
         scratch.stirred.clear();
+        let mut candidates = std::mem::take(&mut scratch.candidates);
+        candidates.clear();
         for &atom in &scratch.touched {
-            scratch
-                .stirred
-                .extend_from_slice(&self.atom_watchers[atom as usize]);
+            let (triggers, watchers) = self.links_of(atom);
+            candidates.extend_from_slice(triggers);
+            scratch.stirred.extend_from_slice(watchers);
         }
         // Sorted for a binary search: an atom shared by many negated rules
         // can stir hundreds.
         scratch.stirred.sort_unstable();
         let matched = std::mem::take(&mut scratch.matched);
-        let truth = |a: u32| self.bit_truth(&matched, a, facts);
+        // An atom's bit is set only when its field is known, so a set bit
+        // needs no further look; a clear one is `Unknown` on a deferred
+        // field not known yet.
+        let truth = |a: u32| {
+            let (word, bit) = (a as usize / 64, 1u64 << (a % 64));
+            if matched[word] & bit != 0 {
+                Truth::True
+            } else if self.deferred_atoms[word] & bit != 0
+                && !facts.is_known(self.atoms[a as usize].test.field)
+            {
+                Truth::Unknown
+            } else {
+                Truth::False
+            }
+        };
         let verdict = if mode == TraceMode::Full {
             // A full trace names every rule, so walk them all.
             walk(
@@ -122,24 +138,22 @@ impl CompiledRules {
                 mode,
             )
         } else {
-            let mut candidates = std::mem::take(&mut scratch.candidates);
-            candidates.clear();
-            for &atom in &scratch.touched {
-                candidates.extend_from_slice(&self.atom_triggers[atom as usize]);
-            }
-            candidates.extend_from_slice(&self.always);
+            // The triggered nodes (a handful) merged into the always-visited
+            // ones (sorted once, when compiling; never triggered).
             candidates.sort_unstable();
             candidates.dedup();
-            let v = walk(
+            walk(
                 self,
-                candidates.iter().copied(),
+                Merge {
+                    a: &self.always,
+                    b: &candidates,
+                },
                 &truth,
                 &mut Marks::new(scratch, true),
                 mode,
-            );
-            scratch.candidates = candidates;
-            v
+            )
         };
+        scratch.candidates = candidates;
         scratch.matched = matched;
         for &atom in &scratch.touched {
             scratch.matched[atom as usize / 64] &= !(1 << (atom % 64));
@@ -169,14 +183,6 @@ impl CompiledRules {
         )
     }
 
-    fn bit_truth(&self, matched: &[u64], atom: u32, facts: &UrlFacts<'_>) -> Truth {
-        let pending = self.atom_pending[atom as usize];
-        if !pending.is_empty() && !facts.is_known(self.atoms[atom as usize].test.field) {
-            return Truth::Unknown;
-        }
-        Truth::from(matched[atom as usize / 64] & (1 << (atom % 64)) != 0)
-    }
-
     /// Sets the bit of every atom that matches `facts`.
     fn match_atoms(&self, facts: &UrlFacts<'_>, scratch: &mut Scratch) {
         let Scratch {
@@ -202,6 +208,29 @@ impl CompiledRules {
                 hit(atom);
             }
         }
+    }
+}
+
+/// Two ascending lists of distinct node ids, merged (a node is in one only).
+struct Merge<'a> {
+    a: &'a [u32],
+    b: &'a [u32],
+}
+
+impl Iterator for Merge<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        let take_a = match (self.a.first(), self.b.first()) {
+            (Some(x), Some(y)) => x < y,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => return None,
+        };
+        let list = if take_a { &mut self.a } else { &mut self.b };
+        let (&first, rest) = list.split_first()?;
+        *list = rest;
+        Some(first)
     }
 }
 
@@ -364,14 +393,13 @@ fn walk(
     };
 
     for id in order {
-        let node: &Node = &rules.nodes[id as usize];
-        if let Some(parent) = node.parent {
-            if marks.active[parent as usize] != generation {
+        let node = rules.hot[id as usize];
+        if node.parent != Hot::NONE {
+            let parent = node.parent as usize;
+            if marks.active[parent] != generation {
                 continue; // its block was not entered: not visited at all
             }
-            if rules.nodes[parent as usize].first_match
-                && marks.block_done[parent as usize] == generation
-            {
+            if node.has(Hot::IN_FIRST_MATCH) && marks.block_done[parent] == generation {
                 record(&mut acc, id, Step::SkippedByFirstMatch, false, false);
                 continue;
             }
@@ -383,65 +411,69 @@ fn walk(
             record(&mut acc, id, Step::SkippedByStop, false, false);
             continue;
         }
-        if !node.enabled {
+        if !node.has(Hot::ENABLED) {
             record(&mut acc, id, Step::Disabled, false, false);
             continue;
         }
-        let truth = match (node.quiet_truth, marks.stirred) {
-            (Some(quiet), Some(stirred)) if stirred.binary_search(&id).is_err() => {
-                Truth::from(quiet)
-            }
-            _ => node
+        let quiet = node.has(Hot::QUIET)
+            && marks
+                .stirred
+                .is_some_and(|stirred| stirred.binary_search(&id).is_err());
+        let truth = if quiet {
+            Truth::from(node.has(Hot::QUIET_TRUE))
+        } else if node.atom != Hot::NONE {
+            atom(node.atom)
+        } else {
+            rules.nodes[id as usize]
                 .cond
                 .as_ref()
-                .map_or(Truth::True, |c| expr_truth(c, atom)),
+                .map_or(Truth::True, |c| expr_truth(c, atom))
         };
         let holds = match truth {
             Truth::Unknown => {
                 let mut fields = Pending::default();
-                if let Some(c) = &node.cond {
+                if let Some(c) = &rules.nodes[id as usize].cond {
                     c_fields(c, rules, atom, &mut fields);
                 }
                 acc.pending = acc.pending.union(fields);
                 record(&mut acc, id, Step::Deferred, false, false);
                 continue;
             }
-            t => (t == Truth::True) != node.negate,
+            t => (t == Truth::True) != node.has(Hot::NEGATE),
         };
-        let filters = match node.filter {
-            Some(Filter::MustHave) => !holds,
-            Some(Filter::MayNotHave) => holds,
-            None => false,
+        let filters = if holds {
+            node.has(Hot::MAY_NOT_HAVE)
+        } else {
+            node.has(Hot::MUST_HAVE)
         };
         if filters {
             acc.filtered = true;
             acc.filtered_by.push(id);
-            acc.filter_logged |= node.log.unwrap_or(default_log);
+            acc.filter_logged |= node.log_or(default_log);
         }
         if !holds {
             record(&mut acc, id, Step::NotMatched, filters, false);
             continue;
         }
-        let flags = node.flags;
-        if let Some(fetch) = flags.fetch {
+        if let Some(fetch) = node.flag(0) {
             acc.fetch = fetch;
             acc.fetch_set_by = Some(id);
         }
-        if let Some(save) = flags.save {
+        if let Some(save) = node.flag(2) {
             acc.save = save;
         }
-        if let Some(follow) = flags.follow {
+        if let Some(follow) = node.flag(4) {
             acc.follow = follow;
         }
         let mut priority_ignored = false;
-        if let Some(p) = node.priority {
-            if node.uses_content_type {
+        if node.has(Hot::PRIORITY) {
+            if node.has(Hot::USES_CONTENT_TYPE) {
                 priority_ignored = true;
             } else {
-                acc.priority = p.shift();
+                acc.priority = node.priority;
             }
         }
-        if node.has_extras {
+        if node.has(Hot::EXTRAS) {
             let extras = &rules.extras[id as usize];
             acc.meta.extend(extras.meta.iter().cloned());
             if extras.source.is_some() {
@@ -449,13 +481,11 @@ fn walk(
             }
         }
         marks.active[id as usize] = generation;
-        if let Some(parent) = node.parent
-            && rules.nodes[parent as usize].first_match
-        {
-            marks.block_done[parent as usize] = generation;
+        if node.has(Hot::IN_FIRST_MATCH) {
+            marks.block_done[node.parent as usize] = generation;
         }
         record(&mut acc, id, Step::Matched, filters, priority_ignored);
-        if node.stop {
+        if node.has(Hot::STOP) {
             stopped = true;
         }
     }
@@ -465,7 +495,7 @@ fn walk(
     } else if acc.fetch {
         true
     } else if let Some(rule) = acc.fetch_set_by {
-        rules.nodes[rule as usize].log.unwrap_or(default_log)
+        rules.hot[rule as usize].log_or(default_log)
     } else {
         disposition == Disposition::DisallowLog
     };
