@@ -198,9 +198,24 @@ impl CompiledRules {
                 touched.push(atom);
             }
         };
+        // Every text field but a lower-cased extension and the content type
+        // is a slice of the URL: lower-case the URL once (ASCII, as
+        // serialized) and take each field's lower-cased text from it.
+        let url = facts.url;
+        let lower_url = lower_cased(url);
         for (index, field_scratch) in self.fields.iter().zip(fields.iter_mut()) {
             if let Some(text) = facts.text_slice(index.field) {
-                index.scan(text, field_scratch, &mut hit);
+                // Where `text` lies in the URL's buffer, if it does.
+                let start = (text.as_ptr() as usize).wrapping_sub(url.as_ptr() as usize);
+                let lower = match start
+                    .checked_add(text.len())
+                    .filter(|&end| end <= url.len())
+                    .and_then(|end| lower_url.get(start..end))
+                {
+                    Some(lower) => std::borrow::Cow::Borrowed(lower),
+                    None => lower_cased(text),
+                };
+                index.scan(text, &lower, field_scratch, &mut hit);
             }
         }
         for &atom in &self.direct {

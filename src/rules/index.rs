@@ -238,13 +238,13 @@ impl FieldIndex {
         }
         let [prefix_lists, suffix_lists, contains_lists] = lists;
         for (case, list) in prefix_lists.into_iter().enumerate() {
-            index.prefixes[case] = list.anchored(case == 1, &mut direct);
+            index.prefixes[case] = list.anchored(&mut direct);
         }
         for (case, list) in suffix_lists.into_iter().enumerate() {
-            index.suffixes[case] = list.anchored(case == 1, &mut direct);
+            index.suffixes[case] = list.anchored(&mut direct);
         }
         for (case, list) in contains_lists.into_iter().enumerate() {
-            index.contains[case] = list.unanchored(case == 1, &mut direct);
+            index.contains[case] = list.unanchored(&mut direct);
         }
         index.regexes = regex_sets(ungated, &mut direct);
         (index, direct)
@@ -272,24 +272,26 @@ impl FieldIndex {
     }
 
     /// Calls `hit` for every atom of this field that matches `text`.
-    pub fn scan(&self, text: &str, scratch: &mut FieldScratch, hit: &mut impl FnMut(u32)) {
+    /// `lower` is `text` ASCII-lower-cased: insensitive needles are stored
+    /// lower-cased and matched case-sensitively against it, which lets the
+    /// automata skip case folding (and their prefilters see fewer distinct
+    /// first bytes).
+    pub fn scan(
+        &self,
+        text: &str,
+        lower: &str,
+        scratch: &mut FieldScratch,
+        hit: &mut impl FnMut(u32),
+    ) {
         let [dot_sensitive, dot_insensitive] = &self.dot_suffixes;
         let [slash_sensitive, slash_insensitive] = &self.slash_prefixes;
-        let needs_lower = !self.exact_insensitive.is_empty()
-            || !dot_insensitive.is_empty()
-            || !slash_insensitive.is_empty();
-        let lower = if needs_lower {
-            lower_cased(text)
-        } else {
-            std::borrow::Cow::Borrowed(text)
-        };
         if !self.exact_sensitive.is_empty()
             && let Some(ids) = self.exact_sensitive.get(text)
         {
             ids.iter().for_each(|&a| hit(a));
         }
         if !self.exact_insensitive.is_empty()
-            && let Some(ids) = self.exact_insensitive.get(lower.as_ref())
+            && let Some(ids) = self.exact_insensitive.get(lower)
         {
             ids.iter().for_each(|&a| hit(a));
         }
@@ -338,13 +340,24 @@ impl FieldIndex {
                 }
             }
         }
-        for needles in self.prefixes.iter().flatten() {
+        let [prefix_sensitive, prefix_insensitive] = &self.prefixes;
+        if let Some(needles) = prefix_sensitive {
             needles.walk(text.bytes(), &mut on_use);
         }
-        for needles in self.suffixes.iter().flatten() {
+        if let Some(needles) = prefix_insensitive {
+            needles.walk(lower.bytes(), &mut on_use);
+        }
+        let [suffix_sensitive, suffix_insensitive] = &self.suffixes;
+        if let Some(needles) = suffix_sensitive {
             needles.walk(text.bytes().rev(), &mut on_use);
         }
-        for scan in self.contains.iter().flatten() {
+        if let Some(needles) = suffix_insensitive {
+            needles.walk(lower.bytes().rev(), &mut on_use);
+        }
+        for (scan, text) in self.contains.iter().zip([text, lower]) {
+            let Some(scan) = scan else {
+                continue;
+            };
             // Most fields contain no needle: the plain search (with its
             // prefilter and tight loop) says so faster than the overlapping
             // one, which runs only after a first hit.
@@ -476,14 +489,15 @@ impl NeedleList {
         self.uses[slot].push(u);
     }
 
-    fn anchored(self, insensitive: bool, direct: &mut Vec<u32>) -> Option<Needles> {
+    /// Needles of the insensitive lists are lower-cased and matched against
+    /// lower-cased text, so every automaton compares bytes as they are.
+    fn anchored(self, direct: &mut Vec<u32>) -> Option<Needles> {
         if self.needles.is_empty() {
             return None;
         }
         let built = aho_corasick::dfa::DFA::builder()
             .start_kind(StartKind::Anchored)
             .match_kind(MatchKind::Standard)
-            .ascii_case_insensitive(insensitive)
             .build(&self.needles);
         match built {
             Ok(automaton) => Some(Needles {
@@ -497,7 +511,7 @@ impl NeedleList {
         }
     }
 
-    fn unanchored(self, insensitive: bool, direct: &mut Vec<u32>) -> Option<Scan> {
+    fn unanchored(self, direct: &mut Vec<u32>) -> Option<Scan> {
         if self.needles.is_empty() {
             return None;
         }
@@ -507,7 +521,6 @@ impl NeedleList {
         let kind = (total <= DFA_NEEDLE_BYTES).then_some(aho_corasick::AhoCorasickKind::DFA);
         let built = aho_corasick::AhoCorasick::builder()
             .match_kind(MatchKind::Standard)
-            .ascii_case_insensitive(insensitive)
             .kind(kind)
             .build(&self.needles);
         match built {
