@@ -117,10 +117,10 @@ pub(crate) struct FieldIndex {
     /// Suffixes starting with `.`, keyed with the dot, per case mode. A
     /// domain `x.y` is here as `.x.y` (and in `exact_insensitive` as `x.y`),
     /// so each dot of the text costs one lookup.
-    dot_suffixes: [FxHashMap<Box<str>, Vec<u32>>; 2],
+    dot_suffixes: [Cuts<u32>; 2],
     /// Prefixes (and prefix gates) ending with `/`, per case mode: looked up
     /// at each `/` of the text, which beats walking a large automaton.
-    slash_prefixes: [FxHashMap<Box<str>, Vec<Use>>; 2],
+    slash_prefixes: [Cuts<Use>; 2],
     /// Anchored prefix needles, per case mode (0 sensitive, 1 insensitive).
     prefixes: [Option<Needles>; 2],
     /// Anchored suffix needles, reversed, per case mode.
@@ -174,6 +174,8 @@ impl FieldIndex {
         let mut gated: Vec<(String, u32, Gate)> = Vec::new();
         // Prefixes ending in `/`, per case, before choosing how to find them.
         let mut slash: [Vec<(String, Use)>; 2] = Default::default();
+        // Suffixes starting with `.`, per case.
+        let mut dots: [Vec<(String, u32)>; 2] = Default::default();
         for entry in entries {
             match *entry {
                 Entry::Literal {
@@ -190,10 +192,10 @@ impl FieldIndex {
                         LiteralOp::Exact => push_map(&mut index.exact_sensitive, needle, atom),
                         LiteralOp::Domain => {
                             push_map(&mut index.exact_insensitive, needle, atom);
-                            push_map(&mut index.dot_suffixes[1], &format!(".{needle}"), atom);
+                            dots[1].push((format!(".{needle}"), atom));
                         }
                         LiteralOp::Suffix if needle.starts_with('.') => {
-                            push_map(&mut index.dot_suffixes[case], needle, atom);
+                            dots[case].push((needle.to_string(), atom));
                         }
                         LiteralOp::Prefix if needle.ends_with('/') => {
                             slash[case].push((needle.to_string(), Use::Atom(atom)));
@@ -224,17 +226,16 @@ impl FieldIndex {
         for (case, needles) in slash.into_iter().enumerate() {
             let distinct: std::collections::HashSet<&str> =
                 needles.iter().map(|(n, _)| n.as_str()).collect();
-            let use_map = distinct.len() >= SLASH_MAP_MIN;
-            for (needle, u) in needles {
-                if use_map {
-                    index.slash_prefixes[case]
-                        .entry(needle.into())
-                        .or_default()
-                        .push(u);
-                } else {
+            if distinct.len() >= SLASH_MAP_MIN {
+                index.slash_prefixes[case] = Cuts::new(needles, b'/', true);
+            } else {
+                for (needle, u) in needles {
                     lists[0][case].add(&needle, u);
                 }
             }
+        }
+        for (case, needles) in dots.into_iter().enumerate() {
+            index.dot_suffixes[case] = Cuts::new(needles, b'.', false);
         }
         let [prefix_lists, suffix_lists, contains_lists] = lists;
         for (case, list) in prefix_lists.into_iter().enumerate() {
@@ -295,20 +296,8 @@ impl FieldIndex {
         {
             ids.iter().for_each(|&a| hit(a));
         }
-        if !dot_sensitive.is_empty() || !dot_insensitive.is_empty() {
-            for i in positions(text, b'.') {
-                if !dot_sensitive.is_empty()
-                    && let Some(ids) = dot_sensitive.get(&text[i..])
-                {
-                    ids.iter().for_each(|&a| hit(a));
-                }
-                if !dot_insensitive.is_empty()
-                    && let Some(ids) = dot_insensitive.get(&lower[i..])
-                {
-                    ids.iter().for_each(|&a| hit(a));
-                }
-            }
-        }
+        dot_sensitive.suffixes(text, &mut |&a| hit(a));
+        dot_insensitive.suffixes(lower, &mut |&a| hit(a));
 
         scratch.generation = scratch.generation.wrapping_add(1);
         if scratch.generation == 0 {
@@ -326,20 +315,8 @@ impl FieldIndex {
                 }
             }
         };
-        if !slash_sensitive.is_empty() || !slash_insensitive.is_empty() {
-            for i in positions(text, b'/') {
-                if !slash_sensitive.is_empty()
-                    && let Some(uses) = slash_sensitive.get(&text[..=i])
-                {
-                    uses.iter().for_each(|&u| on_use(u));
-                }
-                if !slash_insensitive.is_empty()
-                    && let Some(uses) = slash_insensitive.get(&lower[..=i])
-                {
-                    uses.iter().for_each(|&u| on_use(u));
-                }
-            }
-        }
+        slash_sensitive.prefixes(text, &mut |&u| on_use(u));
+        slash_insensitive.prefixes(lower, &mut |&u| on_use(u));
         let [prefix_sensitive, prefix_insensitive] = &self.prefixes;
         if let Some(needles) = prefix_sensitive {
             needles.walk(text.bytes(), &mut on_use);
@@ -546,12 +523,93 @@ fn atoms_of(uses: &[Vec<Use>]) -> impl Iterator<Item = u32> + '_ {
     })
 }
 
-/// Where `byte` occurs in `text` (a plain loop: fields are short).
-fn positions(text: &str, byte: u8) -> impl Iterator<Item = usize> + '_ {
-    text.bytes()
-        .enumerate()
-        .filter(move |&(_, b)| b == byte)
-        .map(|(i, _)| i)
+/// Keys that end (prefixes) or start (suffixes) at a separator byte, such
+/// as `/docs/` or `.example.org`: one hash lookup per separator in the text,
+/// from the anchored end inward, stopping at the first piece that no key
+/// continues. The map also holds every key's inner pieces (ending or
+/// starting at one of its separators) with no uses, which is what lets the
+/// lookups stop early: a URL whose host no prefix names costs two or three
+/// lookups, not one per `/`.
+#[derive(Debug)]
+struct Cuts<T> {
+    map: FxHashMap<Box<str>, Vec<T>>,
+    /// Shortest and longest key (inner pieces aside).
+    min_len: usize,
+    max_len: usize,
+    sep: u8,
+}
+
+impl<T> Default for Cuts<T> {
+    fn default() -> Cuts<T> {
+        Cuts {
+            map: FxHashMap::default(),
+            min_len: usize::MAX,
+            max_len: 0,
+            sep: b'/',
+        }
+    }
+}
+
+impl<T: Copy> Cuts<T> {
+    /// `prefix`: keys end with `sep` (else they start with it).
+    fn new(keys: Vec<(String, T)>, sep: u8, prefix: bool) -> Cuts<T> {
+        let mut cuts = Cuts {
+            sep,
+            ..Cuts::default()
+        };
+        for (key, value) in keys {
+            cuts.min_len = cuts.min_len.min(key.len());
+            cuts.max_len = cuts.max_len.max(key.len());
+            for (j, _) in key.bytes().enumerate().filter(|&(_, b)| b == sep) {
+                let inner = if prefix { &key[..=j] } else { &key[j..] };
+                if inner.len() < key.len() {
+                    cuts.map.entry(inner.into()).or_default();
+                }
+            }
+            cuts.map.entry(key.into()).or_default().push(value);
+        }
+        cuts
+    }
+
+    /// Calls `f` for the uses of every key that `text` starts with.
+    fn prefixes(&self, text: &str, f: &mut impl FnMut(&T)) {
+        if self.map.is_empty() || text.len() < self.min_len {
+            return;
+        }
+        for i in memchr::memchr_iter(self.sep, text.as_bytes()) {
+            let len = i + 1;
+            if len < self.min_len {
+                continue;
+            }
+            if len > self.max_len {
+                break;
+            }
+            match self.map.get(&text[..len]) {
+                Some(uses) => uses.iter().for_each(&mut *f),
+                None => break,
+            }
+        }
+    }
+
+    /// Calls `f` for the uses of every key that `text` ends with.
+    fn suffixes(&self, text: &str, f: &mut impl FnMut(&T)) {
+        if self.map.is_empty() || text.len() < self.min_len {
+            return;
+        }
+        for i in memchr::memrchr_iter(self.sep, text.as_bytes()) {
+            let len = text.len() - i;
+            if len < self.min_len {
+                continue;
+            }
+            if len > self.max_len {
+                break;
+            }
+            match self.map.get(&text[i..]) {
+                Some(uses) => uses.iter().for_each(&mut *f),
+                None => break,
+            }
+        }
+    }
 }
 
 fn push_map(map: &mut FxHashMap<Box<str>, Vec<u32>>, key: &str, atom: u32) {
