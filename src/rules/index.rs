@@ -376,6 +376,10 @@ impl RegexChunk {
         set.clear();
         self.regex
             .which_overlapping_matches_with(cache, &regex_automata::Input::new(text), set);
+        // The iterator looks at every pattern slot, matched or not.
+        if set.is_empty() {
+            return;
+        }
         for pattern in set.iter() {
             hit(self.atoms[pattern.as_usize()]);
         }
@@ -622,7 +626,11 @@ fn reversed(s: &str) -> String {
 
 /// `text` lower-cased, borrowing when it already is.
 pub(crate) fn lower_cased(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+    // No early exit: the whole-slice fold vectorizes, and URLs are short.
+    let upper = text
+        .bytes()
+        .fold(false, |seen, b| seen | b.is_ascii_uppercase());
+    if upper {
         std::borrow::Cow::Owned(text.to_ascii_lowercase())
     } else {
         std::borrow::Cow::Borrowed(text)
