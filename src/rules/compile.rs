@@ -46,6 +46,8 @@ pub struct CompiledRules {
     pub(crate) links: Vec<u32>,
     /// Enabled nodes that can hold without any atom matching; visited always.
     pub(crate) always: Vec<u32>,
+    /// What runs of `always` nodes do when none of their atoms matched.
+    pub(crate) quiet: QuietRuns,
     /// One bit per atom on a deferred field (content type, address).
     pub(crate) deferred_atoms: Vec<u64>,
     pub(crate) fields: Vec<FieldIndex>,
@@ -97,6 +99,93 @@ pub(crate) struct Node {
     /// usual case, and knowing it spares evaluating the condition (a list
     /// with many negated rules visits each of them for every URL).
     pub quiet_truth: Option<bool>,
+}
+
+/// The effect of runs of *simple* always-visited nodes, for walks without a
+/// trace. A simple node is top-level, has no nested rules and no meta or
+/// source, and has a quiet truth: while none of its atoms matched (it is
+/// not stirred), what it does is known when compiling. A list with many
+/// negated rules visits each of them for every URL; with these arrays a run
+/// of them between two rules that matter costs a few lookups, whatever its
+/// length. Indices are positions in [`CompiledRules::always`]; arrays of
+/// length `always.len() + 1` are "last such position before `p`"
+/// ([`Hot::NONE`] if none) or counts before `p`.
+#[derive(Debug, Default)]
+pub(crate) struct QuietRuns {
+    pub simple: Vec<bool>,
+    /// The first position at or after `p` that is not simple.
+    pub next_plain: Vec<u32>,
+    /// The first position at or after `p` whose quiet node holds and stops.
+    pub next_stop: Vec<u32>,
+    /// The last position before `p` whose quiet node holds and sets fetch,
+    /// save, follow, priority.
+    pub last_fetch: Vec<u32>,
+    pub last_save: Vec<u32>,
+    pub last_follow: Vec<u32>,
+    pub last_priority: Vec<u32>,
+    /// Quiet nodes that filter, in order, and how many come before `p`.
+    pub filters: Vec<u32>,
+    pub filters_before: Vec<u32>,
+}
+
+impl QuietRuns {
+    fn new(always: &[u32], hot: &[Hot], has_children: &[bool]) -> QuietRuns {
+        let n = always.len();
+        let mut q = QuietRuns {
+            simple: Vec::with_capacity(n),
+            next_plain: vec![n as u32; n + 1],
+            next_stop: vec![n as u32; n + 1],
+            last_fetch: vec![Hot::NONE; n + 1],
+            last_save: vec![Hot::NONE; n + 1],
+            last_follow: vec![Hot::NONE; n + 1],
+            last_priority: vec![Hot::NONE; n + 1],
+            filters: Vec::new(),
+            filters_before: vec![0; n + 1],
+        };
+        for (p, &id) in always.iter().enumerate() {
+            let h = hot[id as usize];
+            let simple = h.parent == Hot::NONE
+                && h.has(Hot::QUIET)
+                && !h.has(Hot::EXTRAS)
+                && !has_children[id as usize];
+            q.simple.push(simple);
+            let holds = h.has(Hot::QUIET_TRUE) != h.has(Hot::NEGATE);
+            let last = |v: &mut Vec<u32>, set: bool| {
+                v[p + 1] = if simple && set { p as u32 } else { v[p] };
+            };
+            last(&mut q.last_fetch, holds && h.flag(0).is_some());
+            last(&mut q.last_save, holds && h.flag(2).is_some());
+            last(&mut q.last_follow, holds && h.flag(4).is_some());
+            last(
+                &mut q.last_priority,
+                holds && h.has(Hot::PRIORITY) && !h.has(Hot::USES_CONTENT_TYPE),
+            );
+            let filters = if holds {
+                h.has(Hot::MAY_NOT_HAVE)
+            } else {
+                h.has(Hot::MUST_HAVE)
+            };
+            if simple && filters {
+                q.filters.push(p as u32);
+            }
+            q.filters_before[p + 1] = q.filters.len() as u32;
+        }
+        for p in (0..n).rev() {
+            let h = hot[always[p] as usize];
+            let holds = h.has(Hot::QUIET_TRUE) != h.has(Hot::NEGATE);
+            q.next_plain[p] = if q.simple[p] {
+                q.next_plain[p + 1]
+            } else {
+                p as u32
+            };
+            q.next_stop[p] = if q.simple[p] && holds && h.has(Hot::STOP) {
+                p as u32
+            } else {
+                q.next_stop[p + 1]
+            };
+        }
+        q
+    }
 }
 
 /// Where one atom's nodes are in [`CompiledRules::links`].
@@ -533,10 +622,17 @@ impl Builder {
                 }
             }
         }
-        let hot = nodes
+        let hot: Vec<Hot> = nodes
             .iter()
             .map(|n| Hot::of(n, n.parent.is_some_and(|p| nodes[p as usize].first_match)))
             .collect();
+        let mut has_children = vec![false; nodes.len()];
+        for node in &nodes {
+            if let Some(p) = node.parent {
+                has_children[p as usize] = true;
+            }
+        }
+        let quiet = QuietRuns::new(&always, &hot, &has_children);
         let mut atom_links = Vec::with_capacity(atoms.len());
         let mut links = Vec::new();
         for (triggers, watchers) in atom_triggers.iter().zip(&atom_watchers) {
@@ -564,6 +660,7 @@ impl Builder {
             links,
             extras,
             always,
+            quiet,
             deferred_atoms,
             fields,
             direct,

@@ -132,7 +132,7 @@ impl CompiledRules {
             // A full trace names every rule, so walk them all.
             walk(
                 self,
-                0..self.nodes.len() as u32,
+                (0..self.nodes.len() as u32).map(Visit::Node),
                 &truth,
                 &mut Marks::new(scratch, true),
                 mode,
@@ -142,16 +142,28 @@ impl CompiledRules {
             // ones (sorted once, when compiling; never triggered).
             candidates.sort_unstable();
             candidates.dedup();
-            walk(
-                self,
-                Merge {
-                    a: &self.always,
-                    b: &candidates,
-                },
-                &truth,
-                &mut Marks::new(scratch, true),
-                mode,
-            )
+            let Scratch {
+                active,
+                block_done,
+                stirred,
+                generation,
+                ..
+            } = scratch;
+            let order = Merge {
+                always: &self.always,
+                at: 0,
+                triggered: &candidates,
+                stirred,
+                quiet: &self.quiet,
+                runs: mode == TraceMode::Off,
+            };
+            let mut marks = Marks {
+                active,
+                block_done,
+                stirred: Some(stirred),
+                generation: *generation,
+            };
+            walk(self, order, &truth, &mut marks, mode)
         };
         scratch.candidates = candidates;
         scratch.matched = matched;
@@ -173,7 +185,7 @@ impl CompiledRules {
         scratch.generation = scratch.generation.wrapping_add(1).max(1);
         scratch.active.fill(0);
         scratch.block_done.fill(0);
-        let order = 0..self.nodes.len() as u32;
+        let order = (0..self.nodes.len() as u32).map(Visit::Node);
         walk(
             self,
             order,
@@ -226,26 +238,57 @@ impl CompiledRules {
     }
 }
 
-/// Two ascending lists of distinct node ids, merged (a node is in one only).
+/// One step of a walk: a node, or a run of simple always-visited nodes
+/// (positions `from..to` in [`CompiledRules::always`]) none of which was
+/// stirred, applied at once from [`super::compile::QuietRuns`].
+#[derive(Debug, Clone, Copy)]
+enum Visit {
+    Node(u32),
+    Run { from: usize, to: usize },
+}
+
+/// The always-visited nodes merged with the triggered ones (ascending, and
+/// no node is in both), with runs of quiet simple nodes folded when `runs`.
 struct Merge<'a> {
-    a: &'a [u32],
-    b: &'a [u32],
+    always: &'a [u32],
+    /// Next position in `always`.
+    at: usize,
+    triggered: &'a [u32],
+    stirred: &'a [u32],
+    quiet: &'a super::compile::QuietRuns,
+    runs: bool,
 }
 
 impl Iterator for Merge<'_> {
-    type Item = u32;
+    type Item = Visit;
 
-    fn next(&mut self) -> Option<u32> {
-        let take_a = match (self.a.first(), self.b.first()) {
-            (Some(x), Some(y)) => x < y,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => return None,
+    fn next(&mut self) -> Option<Visit> {
+        let next_triggered = self.triggered.first().copied().unwrap_or(u32::MAX);
+        let Some(&id) = self.always.get(self.at) else {
+            let (&first, rest) = self.triggered.split_first()?;
+            self.triggered = rest;
+            return Some(Visit::Node(first));
         };
-        let list = if take_a { &mut self.a } else { &mut self.b };
-        let (&first, rest) = list.split_first()?;
-        *list = rest;
-        Some(first)
+        if next_triggered < id {
+            self.triggered = &self.triggered[1..];
+            return Some(Visit::Node(next_triggered));
+        }
+        let from = self.at;
+        if !(self.runs && self.quiet.simple[from]) {
+            self.at += 1;
+            return Some(Visit::Node(id));
+        }
+        let s = self.stirred.partition_point(|&n| n < id);
+        let next_stirred = self.stirred.get(s).copied().unwrap_or(u32::MAX);
+        if next_stirred == id {
+            self.at += 1;
+            return Some(Visit::Node(id));
+        }
+        let limit = next_triggered.min(next_stirred);
+        let to = (self.quiet.next_plain[from] as usize)
+            .min(from + self.always[from..].partition_point(|&n| n < limit));
+        self.at = to;
+        Some(Visit::Run { from, to })
     }
 }
 
@@ -366,7 +409,7 @@ struct Acc {
 /// the trace.
 fn walk(
     rules: &CompiledRules,
-    order: impl Iterator<Item = u32>,
+    order: impl Iterator<Item = Visit>,
     atom: &impl Fn(u32) -> Truth,
     marks: &mut Marks<'_>,
     mode: TraceMode,
@@ -407,7 +450,49 @@ fn walk(
         }
     };
 
-    for id in order {
+    for visit in order {
+        let id = match visit {
+            Visit::Node(id) => id,
+            Visit::Run { from, to } => {
+                // Only walks without a trace fold runs.
+                if stopped {
+                    break;
+                }
+                let q = &rules.quiet;
+                let stop = q.next_stop[from] as usize;
+                let to = if stop < to {
+                    stopped = true;
+                    stop + 1
+                } else {
+                    to
+                };
+                let in_run = |last: &[u32]| {
+                    let p = last[to];
+                    (p != Hot::NONE && p as usize >= from).then(|| rules.always[p as usize])
+                };
+                if let Some(n) = in_run(&q.last_fetch) {
+                    acc.fetch = rules.hot[n as usize].flag(0) == Some(true);
+                    acc.fetch_set_by = Some(n);
+                }
+                if let Some(n) = in_run(&q.last_save) {
+                    acc.save = rules.hot[n as usize].flag(2) == Some(true);
+                }
+                if let Some(n) = in_run(&q.last_follow) {
+                    acc.follow = rules.hot[n as usize].flag(4) == Some(true);
+                }
+                if let Some(n) = in_run(&q.last_priority) {
+                    acc.priority = rules.hot[n as usize].priority;
+                }
+                let filters = q.filters_before[from] as usize..q.filters_before[to] as usize;
+                for &p in &q.filters[filters] {
+                    let n = rules.always[p as usize];
+                    acc.filtered = true;
+                    acc.filtered_by.push(n);
+                    acc.filter_logged |= rules.hot[n as usize].log_or(default_log);
+                }
+                continue;
+            }
+        };
         let node = rules.hot[id as usize];
         if node.parent != Hot::NONE {
             let parent = node.parent as usize;
