@@ -156,6 +156,7 @@ impl CompiledRules {
                 stirred,
                 quiet: &self.quiet,
                 runs: mode == TraceMode::Off,
+                rank: (u32::MAX, 0),
             };
             let mut marks = Marks {
                 active,
@@ -257,6 +258,9 @@ struct Merge<'a> {
     stirred: &'a [u32],
     quiet: &'a super::compile::QuietRuns,
     runs: bool,
+    /// The last run's limit node and its rank in `always` (the number of
+    /// always nodes before it), reused while the limit stays the same.
+    rank: (u32, usize),
 }
 
 impl Iterator for Merge<'_> {
@@ -278,15 +282,26 @@ impl Iterator for Merge<'_> {
             self.at += 1;
             return Some(Visit::Node(id));
         }
-        let s = self.stirred.partition_point(|&n| n < id);
-        let next_stirred = self.stirred.get(s).copied().unwrap_or(u32::MAX);
+        // Stirred nodes are always-visited ones, met in order.
+        while self.stirred.first().is_some_and(|&n| n < id) {
+            self.stirred = &self.stirred[1..];
+        }
+        let next_stirred = self.stirred.first().copied().unwrap_or(u32::MAX);
         if next_stirred == id {
             self.at += 1;
             return Some(Visit::Node(id));
         }
         let limit = next_triggered.min(next_stirred);
-        let to = (self.quiet.next_plain[from] as usize)
-            .min(from + self.always[from..].partition_point(|&n| n < limit));
+        let rank = if limit == u32::MAX {
+            self.always.len()
+        } else if self.rank.0 == limit {
+            self.rank.1
+        } else {
+            let rank = from + self.always[from..].partition_point(|&n| n < limit);
+            self.rank = (limit, rank);
+            rank
+        };
+        let to = (self.quiet.next_plain[from] as usize).min(rank);
         self.at = to;
         Some(Visit::Run { from, to })
     }

@@ -111,7 +111,8 @@ fn extension_of(path: &str) -> Cow<'_, str> {
 
 /// The `path_depth` field: the number of `/` in the path.
 fn path_depth_of(path: &str) -> u32 {
-    memchr::memchr_iter(b'/', path.as_bytes()).count() as u32
+    // A whole-slice fold: it vectorizes and stays small.
+    path.bytes().fold(0, |n, b| n + u32::from(b == b'/'))
 }
 
 impl<'a> UrlFacts<'a> {

@@ -84,7 +84,9 @@ pub(crate) enum Entry<'a> {
 enum Use {
     /// The atom matches (position rules already applied by the automaton).
     Atom(u32),
-    /// A gate literal: the gated chunk it belongs to must run.
+    /// A gate literal of one gated pattern (an index into
+    /// [`FieldIndex::gate_targets`]): its chunk must run, and only patterns
+    /// whose gate was seen can match.
     Gate(u32),
 }
 
@@ -133,6 +135,8 @@ pub(crate) struct FieldIndex {
     /// in thousands of URLs and paid for cold caches and state building
     /// every time.
     gated: Vec<RegexChunk>,
+    /// Per gated pattern: its chunk and its pattern number in the chunk.
+    gate_targets: Vec<(u32, u32)>,
     /// Multi-pattern regexes run on every text (no usable literal).
     pub regexes: Vec<RegexChunk>,
 }
@@ -143,6 +147,8 @@ pub(crate) struct FieldScratch {
     /// Gated chunks whose literal was seen, deduplicated by stamp.
     gates: Vec<u32>,
     gate_stamp: Vec<u32>,
+    /// Gated patterns whose gate was seen (repeats are harmless).
+    seen: Vec<u32>,
     generation: u32,
     caches: Vec<meta::Cache>,
     sets: Vec<regex_automata::PatternSet>,
@@ -166,6 +172,7 @@ impl FieldIndex {
             suffixes: [None, None],
             contains: [None, None],
             gated: Vec::new(),
+            gate_targets: Vec::new(),
             regexes: Vec::new(),
         };
         // Needle lists per (kind, case): prefix, suffix (reversed), contains.
@@ -222,7 +229,8 @@ impl FieldIndex {
                 }
             }
         }
-        index.gated = gated_chunks(gated, &mut lists, &mut slash, &mut direct);
+        (index.gated, index.gate_targets) =
+            gated_chunks(gated, &mut lists, &mut slash, &mut direct);
         for (case, needles) in slash.into_iter().enumerate() {
             let distinct: std::collections::HashSet<&str> =
                 needles.iter().map(|(n, _)| n.as_str()).collect();
@@ -264,6 +272,7 @@ impl FieldIndex {
         FieldScratch {
             gates: Vec::new(),
             gate_stamp: vec![0; self.gated.len()],
+            seen: Vec::new(),
             generation: 0,
             caches: caches(&self.regexes),
             sets: sets(&self.regexes),
@@ -305,13 +314,16 @@ impl FieldIndex {
             scratch.generation = 1;
         }
         scratch.gates.clear();
+        scratch.seen.clear();
         let mut on_use = |u: Use| match u {
             Use::Atom(a) => hit(a),
             Use::Gate(g) => {
-                let stamp = &mut scratch.gate_stamp[g as usize];
+                scratch.seen.push(g);
+                let chunk = self.gate_targets[g as usize].0;
+                let stamp = &mut scratch.gate_stamp[chunk as usize];
                 if *stamp != scratch.generation {
                     *stamp = scratch.generation;
-                    scratch.gates.push(g);
+                    scratch.gates.push(chunk);
                 }
             }
         };
@@ -347,16 +359,23 @@ impl FieldIndex {
                     .for_each(|&u| on_use(u));
             }
         }
-        // A set reports every pattern that matches, gate seen or not: the
-        // gates only decide whether the set needs to run.
-        for &g in &scratch.gates {
-            let g = g as usize;
-            self.gated[g].run(
+        // A pattern can match only if its gate was seen (a gate is a literal
+        // every match contains), so only those patterns are read from their
+        // chunk's set, rather than every slot of it.
+        for &c in &scratch.gates {
+            let c = c as usize;
+            self.gated[c].search(
                 text,
-                &mut scratch.gated_caches[g],
-                &mut scratch.gated_sets[g],
-                hit,
+                &mut scratch.gated_caches[c],
+                &mut scratch.gated_sets[c],
             );
+        }
+        for &g in &scratch.seen {
+            let (c, p) = self.gate_targets[g as usize];
+            let set = &scratch.gated_sets[c as usize];
+            if set.contains(regex_automata::PatternID::must(p as usize)) {
+                hit(self.gated[c as usize].atoms[p as usize]);
+            }
         }
         for (ci, chunk) in self.regexes.iter().enumerate() {
             chunk.run(text, &mut scratch.caches[ci], &mut scratch.sets[ci], hit);
@@ -365,6 +384,13 @@ impl FieldIndex {
 }
 
 impl RegexChunk {
+    /// Leaves in `set` the patterns of the chunk that match `text`.
+    fn search(&self, text: &str, cache: &mut meta::Cache, set: &mut regex_automata::PatternSet) {
+        set.clear();
+        self.regex
+            .which_overlapping_matches_with(cache, &regex_automata::Input::new(text), set);
+    }
+
     /// Calls `hit` for every pattern of the chunk that matches `text`.
     fn run(
         &self,
@@ -394,7 +420,7 @@ fn gated_chunks(
     lists: &mut [[NeedleList; 2]; 3],
     slash: &mut [Vec<(String, Use)>; 2],
     direct: &mut Vec<u32>,
-) -> Vec<RegexChunk> {
+) -> (Vec<RegexChunk>, Vec<(u32, u32)>) {
     let mut gates: FxHashMap<u32, Gate> = FxHashMap::default();
     let mut patterns = Vec::with_capacity(gated.len());
     for (pattern, atom, gate) in gated {
@@ -402,9 +428,11 @@ fn gated_chunks(
         gates.insert(atom, gate);
     }
     let chunks = regex_sets(patterns, direct);
+    let mut targets = Vec::new();
     for (slot, chunk) in chunks.iter().enumerate() {
-        let u = Use::Gate(slot as u32);
-        for atom in &chunk.atoms {
+        for (pattern, atom) in chunk.atoms.iter().enumerate() {
+            let u = Use::Gate(targets.len() as u32);
+            targets.push((slot as u32, pattern as u32));
             let gate = &gates[atom];
             for literal in &gate.literals {
                 match gate.anchored {
@@ -419,7 +447,7 @@ fn gated_chunks(
             }
         }
     }
-    chunks
+    (chunks, targets)
 }
 
 impl Needles {
