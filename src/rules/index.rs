@@ -88,6 +88,10 @@ enum Use {
     /// [`FieldIndex::gate_targets`]): its chunk must run, and only patterns
     /// whose gate was seen can match.
     Gate(u32),
+    /// A case-sensitive substring, searched lower-cased with the insensitive
+    /// ones: the atom matches if the original text there is exactly
+    /// [`FieldIndex::verify`]`[needle]`.
+    Verify { atom: u32, needle: u32 },
 }
 
 /// A set of needles found by one automaton, with what each means.
@@ -127,8 +131,8 @@ pub(crate) struct FieldIndex {
     prefixes: [Option<Needles>; 2],
     /// Anchored suffix needles, reversed, per case mode.
     suffixes: [Option<Needles>; 2],
-    /// Substring needles, per case mode.
-    contains: [Option<Scan>; 2],
+    /// Substring needles, all lower-cased (sensitive ones verified).
+    contains: Option<Scan>,
     /// Multi-pattern regexes run only when one of their patterns' gate
     /// literals was seen. Grouping them (rather than one regex each) keeps
     /// each group's lazy DFA warm: at 10,000 rules a single regex runs once
@@ -137,6 +141,9 @@ pub(crate) struct FieldIndex {
     gated: Vec<RegexChunk>,
     /// Per gated pattern: its chunk and its pattern number in the chunk.
     gate_targets: Vec<(u32, u32)>,
+    /// Case-sensitive substrings, which share the insensitive automaton
+    /// (one scan of the field instead of two).
+    verify: Vec<Box<str>>,
     /// Multi-pattern regexes run on every text (no usable literal).
     pub regexes: Vec<RegexChunk>,
 }
@@ -170,9 +177,10 @@ impl FieldIndex {
             slash_prefixes: Default::default(),
             prefixes: [None, None],
             suffixes: [None, None],
-            contains: [None, None],
+            contains: None,
             gated: Vec::new(),
             gate_targets: Vec::new(),
+            verify: Vec::new(),
             regexes: Vec::new(),
         };
         // Needle lists per (kind, case): prefix, suffix (reversed), contains.
@@ -209,7 +217,17 @@ impl FieldIndex {
                         }
                         LiteralOp::Prefix => lists[0][case].add(needle, Use::Atom(atom)),
                         LiteralOp::Suffix => lists[1][case].add(&reversed(needle), Use::Atom(atom)),
-                        LiteralOp::Contains => lists[2][case].add(needle, Use::Atom(atom)),
+                        LiteralOp::Contains if insensitive => {
+                            lists[2][1].add(needle, Use::Atom(atom))
+                        }
+                        LiteralOp::Contains => {
+                            let u = Use::Verify {
+                                atom,
+                                needle: index.verify.len() as u32,
+                            };
+                            index.verify.push(needle.into());
+                            lists[2][1].add(&needle.to_ascii_lowercase(), u);
+                        }
                     }
                 }
                 Entry::Regex {
@@ -252,9 +270,9 @@ impl FieldIndex {
         for (case, list) in suffix_lists.into_iter().enumerate() {
             index.suffixes[case] = list.anchored(&mut direct);
         }
-        for (case, list) in contains_lists.into_iter().enumerate() {
-            index.contains[case] = list.unanchored(&mut direct);
-        }
+        let [no_sensitive, contains_list] = contains_lists;
+        debug_assert!(no_sensitive.needles.is_empty());
+        index.contains = contains_list.unanchored(&mut direct);
         index.regexes = regex_sets(ungated, &mut direct);
         (index, direct)
     }
@@ -315,8 +333,15 @@ impl FieldIndex {
         }
         scratch.gates.clear();
         scratch.seen.clear();
-        let mut on_use = |u: Use| match u {
+        // `at`: where a substring was found (for a sensitive one's check).
+        let mut on_use = |u: Use, at: std::ops::Range<usize>| match u {
             Use::Atom(a) => hit(a),
+            Use::Verify { atom, needle } => {
+                let needle = self.verify[needle as usize].as_bytes();
+                if text.as_bytes().get(at) == Some(needle) {
+                    hit(atom);
+                }
+            }
             Use::Gate(g) => {
                 scratch.seen.push(g);
                 let chunk = self.gate_targets[g as usize].0;
@@ -327,8 +352,8 @@ impl FieldIndex {
                 }
             }
         };
-        slash_sensitive.prefixes(text, &mut |&u| on_use(u));
-        slash_insensitive.prefixes(lower, &mut |&u| on_use(u));
+        slash_sensitive.prefixes(text, &mut |&u| on_use(u, 0..0));
+        slash_insensitive.prefixes(lower, &mut |&u| on_use(u, 0..0));
         let [prefix_sensitive, prefix_insensitive] = &self.prefixes;
         if let Some(needles) = prefix_sensitive {
             needles.walk(text.bytes(), &mut on_use);
@@ -343,20 +368,17 @@ impl FieldIndex {
         if let Some(needles) = suffix_insensitive {
             needles.walk(lower.bytes().rev(), &mut on_use);
         }
-        for (scan, text) in self.contains.iter().zip([text, lower]) {
-            let Some(scan) = scan else {
-                continue;
-            };
-            // Most fields contain no needle: the plain search (with its
-            // prefilter and tight loop) says so faster than the overlapping
-            // one, which runs only after a first hit.
-            if !scan.automaton.is_match(text) {
-                continue;
-            }
-            for m in scan.automaton.find_overlapping_iter(text) {
-                scan.uses[m.pattern().as_usize()]
-                    .iter()
-                    .for_each(|&u| on_use(u));
+        // Substrings, sensitive ones included, in one scan of the
+        // lower-cased text. Most fields contain no needle: the plain search
+        // (with its prefilter and tight loop) says so faster than the
+        // overlapping one, which runs only after a first hit.
+        if let Some(scan) = &self.contains
+            && scan.automaton.is_match(lower)
+        {
+            for m in scan.automaton.find_overlapping_iter(lower) {
+                for &u in &scan.uses[m.pattern().as_usize()] {
+                    on_use(u, m.range());
+                }
             }
         }
         // A pattern can match only if its gate was seen (a gate is a literal
@@ -452,12 +474,16 @@ fn gated_chunks(
 
 impl Needles {
     /// Feeds bytes from one end of the text until no needle can match.
-    fn walk(&self, bytes: impl Iterator<Item = u8>, on_use: &mut impl FnMut(Use)) {
+    fn walk(
+        &self,
+        bytes: impl Iterator<Item = u8>,
+        on_use: &mut impl FnMut(Use, std::ops::Range<usize>),
+    ) {
         let dfa = &self.automaton;
         let Ok(mut sid) = dfa.start_state(Anchored::Yes) else {
             return;
         };
-        for b in bytes {
+        for (read, b) in bytes.enumerate() {
             sid = dfa.next_state(Anchored::Yes, sid, b);
             if dfa.is_special(sid) {
                 if dfa.is_dead(sid) {
@@ -465,9 +491,17 @@ impl Needles {
                 }
                 if dfa.is_match(sid) {
                     for i in 0..dfa.match_len(sid) {
-                        self.uses[dfa.match_pattern(sid, i).as_usize()]
+                        let pattern = dfa.match_pattern(sid, i);
+                        // A match state also lists the needles that end
+                        // here but start later (its suffixes, inherited for
+                        // unanchored searches): only a needle as long as
+                        // the bytes read starts at the anchored end.
+                        if dfa.pattern_len(pattern) != read + 1 {
+                            continue;
+                        }
+                        self.uses[pattern.as_usize()]
                             .iter()
-                            .for_each(|&u| on_use(u));
+                            .for_each(|&u| on_use(u, 0..0));
                     }
                 }
             }
@@ -550,7 +584,7 @@ impl NeedleList {
 /// an automaton of a few thousand short needles always builds.
 fn atoms_of(uses: &[Vec<Use>]) -> impl Iterator<Item = u32> + '_ {
     uses.iter().flatten().filter_map(|u| match u {
-        Use::Atom(a) => Some(*a),
+        Use::Atom(a) | Use::Verify { atom: a, .. } => Some(*a),
         Use::Gate(_) => None,
     })
 }
@@ -774,6 +808,77 @@ fn build_chunks(chunk: &[(String, u32)], out: &mut Vec<RegexChunk>, direct: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Literal needles of every kind and case mode, with many `/` prefixes
+    /// (the lookup map) and `.` suffixes, found by one scan exactly as the
+    /// plain string comparisons find them, on mixed-case texts.
+    #[test]
+    fn literal_scan_agrees_with_plain_comparisons() {
+        let mut rng = crate::rules::synth::Rng::new(3);
+        let pieces = ["/", ".", "a", "B", "ab", "Ab", "x/", ".c", "/d", "q="];
+        let word = |rng: &mut crate::rules::synth::Rng, n: usize| -> String {
+            (0..1 + rng.below(n)).map(|_| *rng.pick(&pieces)).collect()
+        };
+        let ops = [
+            LiteralOp::Exact,
+            LiteralOp::Prefix,
+            LiteralOp::Suffix,
+            LiteralOp::Contains,
+        ];
+        let mut needles: Vec<(LiteralOp, String, bool)> = Vec::new();
+        for i in 0..400 {
+            let op = ops[i % 4];
+            let mut needle = word(&mut rng, 5);
+            if op == LiteralOp::Prefix && i % 3 == 0 {
+                needle.push('/');
+            }
+            if op == LiteralOp::Suffix && i % 3 == 0 {
+                needle.insert(0, '.');
+            }
+            let insensitive = rng.chance(50);
+            if insensitive {
+                needle = needle.to_ascii_lowercase();
+            }
+            needles.push((op, needle, insensitive));
+        }
+        let entries: Vec<Entry<'_>> = needles
+            .iter()
+            .enumerate()
+            .map(|(i, (op, needle, insensitive))| Entry::Literal {
+                atom: i as u32,
+                op: *op,
+                needle,
+                insensitive: *insensitive,
+            })
+            .collect();
+        let (index, direct) = FieldIndex::build(Field::Path, &entries);
+        assert!(direct.is_empty());
+        let mut scratch = index.scratch();
+        for _ in 0..3_000 {
+            let text = word(&mut rng, 12);
+            let lower = lower_cased(&text);
+            let mut got = Vec::new();
+            index.scan(&text, &lower, &mut scratch, &mut |a| got.push(a));
+            got.sort_unstable();
+            got.dedup();
+            let want: Vec<u32> = needles
+                .iter()
+                .enumerate()
+                .filter(|(_, (op, needle, insensitive))| {
+                    let t = if *insensitive { lower.as_ref() } else { &text };
+                    match op {
+                        LiteralOp::Exact => t == needle,
+                        LiteralOp::Prefix => t.starts_with(needle.as_str()),
+                        LiteralOp::Suffix => t.ends_with(needle.as_str()),
+                        LiteralOp::Contains => t.contains(needle.as_str()),
+                        LiteralOp::Domain => unreachable!(),
+                    }
+                })
+                .map(|(i, _)| i as u32)
+                .collect();
+            assert_eq!(got, want, "{text}");
+        }
+    }
 
     #[test]
     fn gates_are_literals_every_match_contains() {
