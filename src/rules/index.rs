@@ -118,8 +118,8 @@ pub(crate) struct RegexChunk {
 #[derive(Debug)]
 pub(crate) struct FieldIndex {
     pub field: Field,
-    exact_sensitive: FxHashMap<Box<str>, Vec<u32>>,
-    exact_insensitive: FxHashMap<Box<str>, Vec<u32>>,
+    exact_sensitive: FxHashMap<Box<str>, Few<u32>>,
+    exact_insensitive: FxHashMap<Box<str>, Few<u32>>,
     /// Suffixes starting with `.`, keyed with the dot, per case mode. A
     /// domain `x.y` is here as `.x.y` (and in `exact_insensitive` as `x.y`),
     /// so each dot of the text costs one lookup.
@@ -316,12 +316,12 @@ impl FieldIndex {
         if !self.exact_sensitive.is_empty()
             && let Some(ids) = self.exact_sensitive.get(text)
         {
-            ids.iter().for_each(|&a| hit(a));
+            ids.as_slice().iter().for_each(|&a| hit(a));
         }
         if !self.exact_insensitive.is_empty()
             && let Some(ids) = self.exact_insensitive.get(lower)
         {
-            ids.iter().for_each(|&a| hit(a));
+            ids.as_slice().iter().for_each(|&a| hit(a));
         }
         dot_sensitive.suffixes(text, &mut |&a| hit(a));
         dot_insensitive.suffixes(lower, &mut |&a| hit(a));
@@ -598,7 +598,7 @@ fn atoms_of(uses: &[Vec<Use>]) -> impl Iterator<Item = u32> + '_ {
 /// lookups, not one per `/`.
 #[derive(Debug)]
 struct Cuts<T> {
-    map: FxHashMap<Box<str>, Vec<T>>,
+    map: FxHashMap<Box<str>, Few<T>>,
     /// Shortest and longest key (inner pieces aside).
     min_len: usize,
     max_len: usize,
@@ -651,7 +651,7 @@ impl<T: Copy> Cuts<T> {
                 break;
             }
             match self.map.get(&text[..len]) {
-                Some(uses) => uses.iter().for_each(&mut *f),
+                Some(uses) => uses.as_slice().iter().for_each(&mut *f),
                 None => break,
             }
         }
@@ -671,14 +671,46 @@ impl<T: Copy> Cuts<T> {
                 break;
             }
             match self.map.get(&text[i..]) {
-                Some(uses) => uses.iter().for_each(&mut *f),
+                Some(uses) => uses.as_slice().iter().for_each(&mut *f),
                 None => break,
             }
         }
     }
 }
 
-fn push_map(map: &mut FxHashMap<Box<str>, Vec<u32>>, key: &str, atom: u32) {
+/// What one key of a lookup map means: most keys name one atom (or use),
+/// kept in the map's own slot rather than behind a pointer, which spares a
+/// cache miss on every hit; inner pieces of keys mean nothing.
+#[derive(Debug, Clone)]
+enum Few<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<T> Default for Few<T> {
+    fn default() -> Few<T> {
+        Few::Many(Vec::new())
+    }
+}
+
+impl<T: Copy> Few<T> {
+    fn as_slice(&self) -> &[T] {
+        match self {
+            Few::One(t) => std::slice::from_ref(t),
+            Few::Many(v) => v,
+        }
+    }
+
+    fn push(&mut self, t: T) {
+        match self {
+            Few::One(first) => *self = Few::Many(vec![*first, t]),
+            Few::Many(v) if v.is_empty() => *self = Few::One(t),
+            Few::Many(v) => v.push(t),
+        }
+    }
+}
+
+fn push_map(map: &mut FxHashMap<Box<str>, Few<u32>>, key: &str, atom: u32) {
     map.entry(key.into()).or_default().push(atom);
 }
 
