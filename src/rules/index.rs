@@ -18,8 +18,11 @@
 //!   most [`MAX_REGEXES_PER_SET`] patterns, because one set of thousands of
 //!   regexes collapses (CRATES.md).
 //!
-//! Insensitive needles use ASCII case folding; gates always do (a gate only
-//! has to be necessary, and URL fields are ASCII after normalization).
+//! Insensitive needles are stored lower-cased and matched against the
+//! field's lower-cased text (cut from the URL lower-cased once); sensitive
+//! substrings join them and are checked against the original text where
+//! found. Gates are always insensitive (a gate only has to be necessary, and
+//! URL fields are ASCII after normalization).
 
 use aho_corasick::automaton::Automaton;
 use aho_corasick::{Anchored, MatchKind, StartKind};
