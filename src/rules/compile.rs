@@ -4,8 +4,8 @@
 //! Every distinct test becomes an *atom*. Atoms on the text fields of the URL
 //! are indexed per field: exact values and domains in hash maps, literal
 //! prefixes/suffixes in anchored Aho-Corasick automata or lookups at each
-//! `/` and `.`, substrings in one automaton per field, regexes (and wildcards that are not plain literals) in multi-pattern
-//! regexes of at most [`MAX_REGEXES_PER_SET`] patterns (one set of 10,000
+//! `/` and `.`, substrings in one automaton per field, regexes (and
+//! wildcards that are not plain literals) in multi-pattern regexes of at most [`MAX_REGEXES_PER_SET`] patterns (one set of 10,000
 //! regexes collapses, see CRATES.md). Atoms on numbers and on the deferred
 //! fields are few and are tested one by one.
 //!
