@@ -170,6 +170,10 @@ impl Case {
 }
 
 fn main() {
+    if let Some(spec) = std::env::var_os("CRAWLSPACE_BENCH_PROFILE") {
+        profile(&spec.to_string_lossy());
+        return;
+    }
     if std::env::var_os("CRAWLSPACE_BENCH_SUMMARY").is_some_and(|v| v == "1") {
         summary();
         return;
@@ -202,6 +206,50 @@ fn main() {
         group.finish();
     }
     c.final_summary();
+}
+
+/// `CRAWLSPACE_BENCH_PROFILE=RULES:ROUNDS[:URLS]`: one warm-up pass over
+/// `URLS` URLs ([`PROFILE_URLS`] by default), then `ROUNDS` more, for cachegrind or `perf`.
+/// Run it with `ROUNDS` = N and 4N and difference the totals so that
+/// building the rules cancels out; prints CPU-seconds and verdicts per
+/// CPU-second of the timed rounds too.
+fn profile(spec: &str) {
+    let numbers: Vec<usize> = spec.split(':').filter_map(|n| n.parse().ok()).collect();
+    let [rules, rounds, ..] = numbers[..] else {
+        panic!("CRAWLSPACE_BENCH_PROFILE=RULES:ROUNDS[:URLS]");
+    };
+    let urls = numbers.get(2).copied().unwrap_or(PROFILE_URLS);
+    let case = Case::new(rules, urls);
+    let mut scratch = case.compiled.scratch();
+    black_box(case.fast(urls, &mut scratch));
+    let before = cpu_seconds();
+    let mut fetched = 0;
+    for _ in 0..rounds {
+        fetched += black_box(case.fast(urls, &mut scratch));
+    }
+    let spent = cpu_seconds() - before;
+    let verdicts = urls * rounds;
+    println!(
+        "{rules} rules: {verdicts} verdicts ({fetched} fetched) in {spent:.3} CPU-s: {} verdicts/CPU-s",
+        group(verdicts as f64 / spent.max(1e-9))
+    );
+}
+
+/// URLs per round of [`profile`].
+const PROFILE_URLS: usize = 20_000;
+
+/// This process's user plus system time, from `/proc/self/stat`.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesized command name; utime and stime are the
+    // 14th and 15th fields of the whole line.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i)?.parse::<f64>().ok())
+        .sum();
+    ticks / 100.0
 }
 
 /// Runs `work` on `count` URLs until at least `min` has passed (three

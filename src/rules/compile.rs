@@ -3,9 +3,9 @@
 //!
 //! Every distinct test becomes an *atom*. Atoms on the text fields of the URL
 //! are indexed per field: exact values and domains in hash maps, literal
-//! prefixes/suffixes/substrings in one Aho-Corasick automaton per field and
-//! case, regexes (and wildcards that are not plain literals) in multi-pattern
-//! regexes of at most [`MAX_REGEXES_PER_SET`] patterns (one set of 10,000
+//! prefixes/suffixes in anchored Aho-Corasick automata or lookups at each
+//! `/` and `.`, substrings in one automaton per field, regexes (and
+//! wildcards that are not plain literals) in multi-pattern regexes of at most [`MAX_REGEXES_PER_SET`] patterns (one set of 10,000
 //! regexes collapses, see CRATES.md). Atoms on numbers and on the deferred
 //! fields are few and are tested one by one.
 //!
@@ -33,20 +33,26 @@ pub struct CompiledRules {
     pub(crate) nodes: Vec<Node>,
     pub(crate) info: Vec<RuleInfo>,
     pub(crate) atoms: Vec<Atom>,
-    /// For each atom, the nodes to visit when it matches: every enabled
-    /// node that cannot hold unless one of its trigger atoms matched.
-    pub(crate) atom_triggers: Vec<Vec<u32>>,
+    /// What the walk reads of each node, 16 bytes a node (index = node).
+    pub(crate) hot: Vec<Hot>,
+    /// Per atom, where its nodes start in `links`: first the nodes to visit
+    /// when it matches (every enabled node that cannot hold unless one of
+    /// its trigger atoms matched), then the nodes with a
+    /// [`Node::quiet_truth`] whose condition uses it, which a matching atom
+    /// marks for a real evaluation. One flat array rather than a `Vec` per
+    /// atom: a matching atom costs one cache line of offsets and one of
+    /// nodes, not two headers and two lists.
+    pub(crate) atom_links: Vec<AtomLinks>,
+    pub(crate) links: Vec<u32>,
     /// Enabled nodes that can hold without any atom matching; visited always.
     pub(crate) always: Vec<u32>,
-    /// Per atom: the nodes with a [`Node::quiet_truth`] whose condition uses
-    /// it, so that a matching atom marks them for a real evaluation.
-    pub(crate) atom_watchers: Vec<Vec<u32>>,
+    /// What runs of `always` nodes do when none of their atoms matched.
+    pub(crate) quiet: QuietRuns,
+    /// One bit per atom on a deferred field (content type, address).
+    pub(crate) deferred_atoms: Vec<u64>,
     pub(crate) fields: Vec<FieldIndex>,
     /// Meta and source per node (empty for most).
     pub(crate) extras: Vec<Extras>,
-    /// Per atom, the deferred field it waits for (empty for most), so that
-    /// reading an atom's truth touches one byte rather than the atom.
-    pub(crate) atom_pending: Vec<super::verdict::Pending>,
     /// Atoms tested one by one: numeric fields, deferred fields, empty literals.
     pub(crate) direct: Vec<u32>,
 }
@@ -93,6 +99,214 @@ pub(crate) struct Node {
     /// usual case, and knowing it spares evaluating the condition (a list
     /// with many negated rules visits each of them for every URL).
     pub quiet_truth: Option<bool>,
+}
+
+/// The effect of runs of *simple* always-visited nodes, for walks without a
+/// trace. A simple node is top-level, has no nested rules and no meta or
+/// source, and has a quiet truth: while none of its atoms matched (it is
+/// not stirred), what it does is known when compiling. A list with many
+/// negated rules visits each of them for every URL; with these arrays a run
+/// of them between two rules that matter costs a few lookups, whatever its
+/// length. Indices are positions in [`CompiledRules::always`]; arrays of
+/// length `always.len() + 1` are "last such position before `p`"
+/// ([`Hot::NONE`] if none) or counts before `p`.
+#[derive(Debug, Default)]
+pub(crate) struct QuietRuns {
+    pub simple: Vec<bool>,
+    /// The first position at or after `p` that is not simple.
+    pub next_plain: Vec<u32>,
+    /// The first position at or after `p` whose quiet node holds and stops.
+    pub next_stop: Vec<u32>,
+    /// The last position before `p` whose quiet node holds and sets fetch,
+    /// save, follow, priority.
+    pub last_fetch: Vec<u32>,
+    pub last_save: Vec<u32>,
+    pub last_follow: Vec<u32>,
+    pub last_priority: Vec<u32>,
+    /// Quiet nodes that filter, in order, and how many come before `p`.
+    pub filters: Vec<u32>,
+    pub filters_before: Vec<u32>,
+}
+
+impl QuietRuns {
+    fn new(always: &[u32], hot: &[Hot], has_children: &[bool]) -> QuietRuns {
+        let n = always.len();
+        let mut q = QuietRuns {
+            simple: Vec::with_capacity(n),
+            next_plain: vec![n as u32; n + 1],
+            next_stop: vec![n as u32; n + 1],
+            last_fetch: vec![Hot::NONE; n + 1],
+            last_save: vec![Hot::NONE; n + 1],
+            last_follow: vec![Hot::NONE; n + 1],
+            last_priority: vec![Hot::NONE; n + 1],
+            filters: Vec::new(),
+            filters_before: vec![0; n + 1],
+        };
+        for (p, &id) in always.iter().enumerate() {
+            let h = hot[id as usize];
+            let simple = h.parent == Hot::NONE
+                && h.has(Hot::QUIET)
+                && !h.has(Hot::EXTRAS)
+                && !has_children[id as usize];
+            q.simple.push(simple);
+            let holds = h.has(Hot::QUIET_TRUE) != h.has(Hot::NEGATE);
+            let last = |v: &mut Vec<u32>, set: bool| {
+                v[p + 1] = if simple && set { p as u32 } else { v[p] };
+            };
+            last(&mut q.last_fetch, holds && h.flag(0).is_some());
+            last(&mut q.last_save, holds && h.flag(2).is_some());
+            last(&mut q.last_follow, holds && h.flag(4).is_some());
+            last(
+                &mut q.last_priority,
+                holds && h.has(Hot::PRIORITY) && !h.has(Hot::USES_CONTENT_TYPE),
+            );
+            let filters = if holds {
+                h.has(Hot::MAY_NOT_HAVE)
+            } else {
+                h.has(Hot::MUST_HAVE)
+            };
+            if simple && filters {
+                q.filters.push(p as u32);
+            }
+            q.filters_before[p + 1] = q.filters.len() as u32;
+        }
+        for p in (0..n).rev() {
+            let h = hot[always[p] as usize];
+            let holds = h.has(Hot::QUIET_TRUE) != h.has(Hot::NEGATE);
+            q.next_plain[p] = if q.simple[p] {
+                q.next_plain[p + 1]
+            } else {
+                p as u32
+            };
+            q.next_stop[p] = if q.simple[p] && holds && h.has(Hot::STOP) {
+                p as u32
+            } else {
+                q.next_stop[p + 1]
+            };
+        }
+        q
+    }
+}
+
+/// Where one atom's nodes are in [`CompiledRules::links`].
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct AtomLinks {
+    pub start: u32,
+    /// Nodes it triggers, from `start`.
+    pub triggers: u32,
+    /// Quiet nodes it stirs, after the triggers.
+    pub watchers: u32,
+}
+
+impl CompiledRules {
+    /// The nodes `atom` triggers and the quiet nodes it stirs.
+    pub(crate) fn links_of(&self, atom: u32) -> (&[u32], &[u32]) {
+        let l = self.atom_links[atom as usize];
+        let start = l.start as usize;
+        let mid = start + l.triggers as usize;
+        (
+            &self.links[start..mid],
+            &self.links[mid..mid + l.watchers as usize],
+        )
+    }
+}
+
+/// The part of a [`Node`] that the walk reads for every rule it visits,
+/// packed so that the rules visited for every URL share a few cache lines.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Hot {
+    /// The enclosing node, or [`Hot::NONE`].
+    pub parent: u32,
+    /// The condition's only atom when it is a single test, else [`Hot::NONE`]
+    /// (the walk then evaluates [`Node::cond`]).
+    pub atom: u32,
+    /// [`Hot::ENABLED`] and the other bits.
+    pub bits: u32,
+    /// Fetch, save, follow: two bits each, set and value.
+    pub flags: u8,
+    /// The priority shift, when [`Hot::PRIORITY`] is set.
+    pub priority: i8,
+}
+
+impl Hot {
+    pub const NONE: u32 = u32::MAX;
+    pub const ENABLED: u32 = 1;
+    pub const NEGATE: u32 = 1 << 1;
+    pub const STOP: u32 = 1 << 2;
+    pub const FIRST_MATCH: u32 = 1 << 3;
+    /// Its parent is a `first_match` block.
+    pub const IN_FIRST_MATCH: u32 = 1 << 4;
+    pub const EXTRAS: u32 = 1 << 5;
+    pub const PRIORITY: u32 = 1 << 6;
+    pub const USES_CONTENT_TYPE: u32 = 1 << 7;
+    /// `quiet_truth` is known; [`Hot::QUIET_TRUE`] gives it.
+    pub const QUIET: u32 = 1 << 8;
+    pub const QUIET_TRUE: u32 = 1 << 9;
+    pub const MUST_HAVE: u32 = 1 << 10;
+    pub const MAY_NOT_HAVE: u32 = 1 << 11;
+    pub const LOG_SET: u32 = 1 << 12;
+    pub const LOG: u32 = 1 << 13;
+    pub const HAS_COND: u32 = 1 << 14;
+
+    fn of(node: &Node, in_first_match: bool) -> Hot {
+        let mut bits = 0;
+        let mut set = |on: bool, bit: u32| {
+            if on {
+                bits |= bit;
+            }
+        };
+        set(node.enabled, Hot::ENABLED);
+        set(node.negate, Hot::NEGATE);
+        set(node.stop, Hot::STOP);
+        set(node.first_match, Hot::FIRST_MATCH);
+        set(in_first_match, Hot::IN_FIRST_MATCH);
+        set(node.has_extras, Hot::EXTRAS);
+        set(node.priority.is_some(), Hot::PRIORITY);
+        set(node.uses_content_type, Hot::USES_CONTENT_TYPE);
+        set(node.quiet_truth.is_some(), Hot::QUIET);
+        set(node.quiet_truth == Some(true), Hot::QUIET_TRUE);
+        set(node.filter == Some(Filter::MustHave), Hot::MUST_HAVE);
+        set(node.filter == Some(Filter::MayNotHave), Hot::MAY_NOT_HAVE);
+        set(node.log.is_some(), Hot::LOG_SET);
+        set(node.log == Some(true), Hot::LOG);
+        set(node.cond.is_some(), Hot::HAS_COND);
+        let flag = |f: Option<bool>| match f {
+            None => 0,
+            Some(false) => 1,
+            Some(true) => 3,
+        };
+        Hot {
+            parent: node.parent.unwrap_or(Hot::NONE),
+            atom: match node.cond {
+                Some(Expr::Atom(a)) => a,
+                _ => Hot::NONE,
+            },
+            bits,
+            flags: flag(node.flags.fetch)
+                | flag(node.flags.save) << 2
+                | flag(node.flags.follow) << 4,
+            priority: node.priority.map_or(0, Priority::shift),
+        }
+    }
+
+    pub fn has(self, bit: u32) -> bool {
+        self.bits & bit != 0
+    }
+
+    /// Flag `shift` (0 fetch, 2 save, 4 follow), if the node sets it.
+    pub fn flag(self, shift: u8) -> Option<bool> {
+        let f = self.flags >> shift;
+        (f & 1 != 0).then_some(f & 2 != 0)
+    }
+
+    /// The node's `log`, else `default`.
+    pub fn log_or(self, default: bool) -> bool {
+        if self.has(Hot::LOG_SET) {
+            self.has(Hot::LOG)
+        } else {
+            default
+        }
+    }
 }
 
 /// What a rule records with the URL besides its flags.
@@ -408,19 +622,46 @@ impl Builder {
                 }
             }
         }
+        let hot: Vec<Hot> = nodes
+            .iter()
+            .map(|n| Hot::of(n, n.parent.is_some_and(|p| nodes[p as usize].first_match)))
+            .collect();
+        let mut has_children = vec![false; nodes.len()];
+        for node in &nodes {
+            if let Some(p) = node.parent {
+                has_children[p as usize] = true;
+            }
+        }
+        let quiet = QuietRuns::new(&always, &hot, &has_children);
+        let mut atom_links = Vec::with_capacity(atoms.len());
+        let mut links = Vec::new();
+        for (triggers, watchers) in atom_triggers.iter().zip(&atom_watchers) {
+            atom_links.push(AtomLinks {
+                start: links.len() as u32,
+                triggers: triggers.len() as u32,
+                watchers: watchers.len() as u32,
+            });
+            links.extend_from_slice(triggers);
+            links.extend_from_slice(watchers);
+        }
+        let mut deferred_atoms = vec![0u64; atoms.len().div_ceil(64)];
+        for (a, atom) in atoms.iter().enumerate() {
+            if atom.test.field.is_deferred() {
+                deferred_atoms[a / 64] |= 1 << (a % 64);
+            }
+        }
         CompiledRules {
             disposition,
+            hot,
             nodes,
             info,
-            atom_pending: atoms
-                .iter()
-                .map(|a| super::verdict::Pending::of(a.test.field))
-                .collect(),
             atoms,
-            atom_triggers,
+            atom_links,
+            links,
             extras,
             always,
-            atom_watchers,
+            quiet,
+            deferred_atoms,
             fields,
             direct,
         }

@@ -10,10 +10,10 @@
 
 use url::Url;
 
-use super::compile::{Atom, AtomKind, CompiledRules, Expr, Node};
+use super::compile::{Atom, AtomKind, CompiledRules, Expr, Hot};
 use super::facts::{Known, UrlError, UrlFacts, normalize};
 use super::index::{FieldScratch, LiteralOp, lower_cased};
-use super::model::{Disposition, Filter};
+use super::model::Disposition;
 use super::verdict::{Pending, Step, TraceEntry, Verdict};
 
 /// How much of the trace to record.
@@ -102,44 +102,71 @@ impl CompiledRules {
         }
         self.match_atoms(facts, scratch);
         scratch.stirred.clear();
+        let mut candidates = std::mem::take(&mut scratch.candidates);
+        candidates.clear();
         for &atom in &scratch.touched {
-            scratch
-                .stirred
-                .extend_from_slice(&self.atom_watchers[atom as usize]);
+            let (triggers, watchers) = self.links_of(atom);
+            candidates.extend_from_slice(triggers);
+            scratch.stirred.extend_from_slice(watchers);
         }
         // Sorted for a binary search: an atom shared by many negated rules
         // can stir hundreds.
         scratch.stirred.sort_unstable();
         let matched = std::mem::take(&mut scratch.matched);
-        let truth = |a: u32| self.bit_truth(&matched, a, facts);
+        // An atom's bit is set only when its field is known, so a set bit
+        // needs no further look; a clear one is `Unknown` on a deferred
+        // field not known yet.
+        let truth = |a: u32| {
+            let (word, bit) = (a as usize / 64, 1u64 << (a % 64));
+            if matched[word] & bit != 0 {
+                Truth::True
+            } else if self.deferred_atoms[word] & bit != 0
+                && !facts.is_known(self.atoms[a as usize].test.field)
+            {
+                Truth::Unknown
+            } else {
+                Truth::False
+            }
+        };
         let verdict = if mode == TraceMode::Full {
             // A full trace names every rule, so walk them all.
             walk(
                 self,
-                0..self.nodes.len() as u32,
+                (0..self.nodes.len() as u32).map(Visit::Node),
                 &truth,
                 &mut Marks::new(scratch, true),
                 mode,
             )
         } else {
-            let mut candidates = std::mem::take(&mut scratch.candidates);
-            candidates.clear();
-            for &atom in &scratch.touched {
-                candidates.extend_from_slice(&self.atom_triggers[atom as usize]);
-            }
-            candidates.extend_from_slice(&self.always);
+            // The triggered nodes (a handful) merged into the always-visited
+            // ones (sorted once, when compiling; never triggered).
             candidates.sort_unstable();
             candidates.dedup();
-            let v = walk(
-                self,
-                candidates.iter().copied(),
-                &truth,
-                &mut Marks::new(scratch, true),
-                mode,
-            );
-            scratch.candidates = candidates;
-            v
+            let Scratch {
+                active,
+                block_done,
+                stirred,
+                generation,
+                ..
+            } = scratch;
+            let order = Merge {
+                always: &self.always,
+                at: 0,
+                triggered: &candidates,
+                stirred,
+                quiet: &self.quiet,
+                runs: mode == TraceMode::Off,
+                rank: (u32::MAX, 0),
+            };
+            let mut marks = Marks {
+                active,
+                block_done,
+                stirred: Some(stirred),
+                generation: *generation,
+            };
+            walk(self, order, &truth, &mut marks, mode)
         };
+        scratch.candidates = candidates;
         scratch.matched = matched;
         for &atom in &scratch.touched {
             scratch.matched[atom as usize / 64] &= !(1 << (atom % 64));
@@ -159,7 +186,7 @@ impl CompiledRules {
         scratch.generation = scratch.generation.wrapping_add(1).max(1);
         scratch.active.fill(0);
         scratch.block_done.fill(0);
-        let order = 0..self.nodes.len() as u32;
+        let order = (0..self.nodes.len() as u32).map(Visit::Node);
         walk(
             self,
             order,
@@ -167,14 +194,6 @@ impl CompiledRules {
             &mut Marks::new(scratch, false),
             mode,
         )
-    }
-
-    fn bit_truth(&self, matched: &[u64], atom: u32, facts: &UrlFacts<'_>) -> Truth {
-        let pending = self.atom_pending[atom as usize];
-        if !pending.is_empty() && !facts.is_known(self.atoms[atom as usize].test.field) {
-            return Truth::Unknown;
-        }
-        Truth::from(matched[atom as usize / 64] & (1 << (atom % 64)) != 0)
     }
 
     /// Sets the bit of every atom that matches `facts`.
@@ -192,9 +211,24 @@ impl CompiledRules {
                 touched.push(atom);
             }
         };
+        // Every text field but a lower-cased extension and the content type
+        // is a slice of the URL: lower-case the URL once (ASCII, as
+        // serialized) and take each field's lower-cased text from it.
+        let url = facts.url;
+        let lower_url = lower_cased(url);
         for (index, field_scratch) in self.fields.iter().zip(fields.iter_mut()) {
             if let Some(text) = facts.text_slice(index.field) {
-                index.scan(text, field_scratch, &mut hit);
+                // Where `text` lies in the URL's buffer, if it does.
+                let start = (text.as_ptr() as usize).wrapping_sub(url.as_ptr() as usize);
+                let lower = match start
+                    .checked_add(text.len())
+                    .filter(|&end| end <= url.len())
+                    .and_then(|end| lower_url.get(start..end))
+                {
+                    Some(lower) => std::borrow::Cow::Borrowed(lower),
+                    None => lower_cased(text),
+                };
+                index.scan(text, &lower, field_scratch, &mut hit);
             }
         }
         for &atom in &self.direct {
@@ -202,6 +236,74 @@ impl CompiledRules {
                 hit(atom);
             }
         }
+    }
+}
+
+/// One step of a walk: a node, or a run of simple always-visited nodes
+/// (positions `from..to` in [`CompiledRules::always`]) none of which was
+/// stirred, applied at once from [`super::compile::QuietRuns`].
+#[derive(Debug, Clone, Copy)]
+enum Visit {
+    Node(u32),
+    Run { from: usize, to: usize },
+}
+
+/// The always-visited nodes merged with the triggered ones (ascending, and
+/// no node is in both), with runs of quiet simple nodes folded when `runs`.
+struct Merge<'a> {
+    always: &'a [u32],
+    /// Next position in `always`.
+    at: usize,
+    triggered: &'a [u32],
+    stirred: &'a [u32],
+    quiet: &'a super::compile::QuietRuns,
+    runs: bool,
+    /// The last run's limit node and its rank in `always` (the number of
+    /// always nodes before it), reused while the limit stays the same.
+    rank: (u32, usize),
+}
+
+impl Iterator for Merge<'_> {
+    type Item = Visit;
+
+    fn next(&mut self) -> Option<Visit> {
+        let next_triggered = self.triggered.first().copied().unwrap_or(u32::MAX);
+        let Some(&id) = self.always.get(self.at) else {
+            let (&first, rest) = self.triggered.split_first()?;
+            self.triggered = rest;
+            return Some(Visit::Node(first));
+        };
+        if next_triggered < id {
+            self.triggered = &self.triggered[1..];
+            return Some(Visit::Node(next_triggered));
+        }
+        let from = self.at;
+        if !(self.runs && self.quiet.simple[from]) {
+            self.at += 1;
+            return Some(Visit::Node(id));
+        }
+        // Stirred nodes are always-visited ones, met in order.
+        while self.stirred.first().is_some_and(|&n| n < id) {
+            self.stirred = &self.stirred[1..];
+        }
+        let next_stirred = self.stirred.first().copied().unwrap_or(u32::MAX);
+        if next_stirred == id {
+            self.at += 1;
+            return Some(Visit::Node(id));
+        }
+        let limit = next_triggered.min(next_stirred);
+        let rank = if limit == u32::MAX {
+            self.always.len()
+        } else if self.rank.0 == limit {
+            self.rank.1
+        } else {
+            let rank = from + self.always[from..].partition_point(|&n| n < limit);
+            self.rank = (limit, rank);
+            rank
+        };
+        let to = (self.quiet.next_plain[from] as usize).min(rank);
+        self.at = to;
+        Some(Visit::Run { from, to })
     }
 }
 
@@ -322,7 +424,7 @@ struct Acc {
 /// the trace.
 fn walk(
     rules: &CompiledRules,
-    order: impl Iterator<Item = u32>,
+    order: impl Iterator<Item = Visit>,
     atom: &impl Fn(u32) -> Truth,
     marks: &mut Marks<'_>,
     mode: TraceMode,
@@ -363,15 +465,56 @@ fn walk(
         }
     };
 
-    for id in order {
-        let node: &Node = &rules.nodes[id as usize];
-        if let Some(parent) = node.parent {
-            if marks.active[parent as usize] != generation {
+    for visit in order {
+        let id = match visit {
+            Visit::Node(id) => id,
+            Visit::Run { from, to } => {
+                // Only walks without a trace fold runs.
+                if stopped {
+                    break;
+                }
+                let q = &rules.quiet;
+                let stop = q.next_stop[from] as usize;
+                let to = if stop < to {
+                    stopped = true;
+                    stop + 1
+                } else {
+                    to
+                };
+                let in_run = |last: &[u32]| {
+                    let p = last[to];
+                    (p != Hot::NONE && p as usize >= from).then(|| rules.always[p as usize])
+                };
+                if let Some(n) = in_run(&q.last_fetch) {
+                    acc.fetch = rules.hot[n as usize].flag(0) == Some(true);
+                    acc.fetch_set_by = Some(n);
+                }
+                if let Some(n) = in_run(&q.last_save) {
+                    acc.save = rules.hot[n as usize].flag(2) == Some(true);
+                }
+                if let Some(n) = in_run(&q.last_follow) {
+                    acc.follow = rules.hot[n as usize].flag(4) == Some(true);
+                }
+                if let Some(n) = in_run(&q.last_priority) {
+                    acc.priority = rules.hot[n as usize].priority;
+                }
+                let filters = q.filters_before[from] as usize..q.filters_before[to] as usize;
+                for &p in &q.filters[filters] {
+                    let n = rules.always[p as usize];
+                    acc.filtered = true;
+                    acc.filtered_by.push(n);
+                    acc.filter_logged |= rules.hot[n as usize].log_or(default_log);
+                }
+                continue;
+            }
+        };
+        let node = rules.hot[id as usize];
+        if node.parent != Hot::NONE {
+            let parent = node.parent as usize;
+            if marks.active[parent] != generation {
                 continue; // its block was not entered: not visited at all
             }
-            if rules.nodes[parent as usize].first_match
-                && marks.block_done[parent as usize] == generation
-            {
+            if node.has(Hot::IN_FIRST_MATCH) && marks.block_done[parent] == generation {
                 record(&mut acc, id, Step::SkippedByFirstMatch, false, false);
                 continue;
             }
@@ -383,65 +526,69 @@ fn walk(
             record(&mut acc, id, Step::SkippedByStop, false, false);
             continue;
         }
-        if !node.enabled {
+        if !node.has(Hot::ENABLED) {
             record(&mut acc, id, Step::Disabled, false, false);
             continue;
         }
-        let truth = match (node.quiet_truth, marks.stirred) {
-            (Some(quiet), Some(stirred)) if stirred.binary_search(&id).is_err() => {
-                Truth::from(quiet)
-            }
-            _ => node
+        let quiet = node.has(Hot::QUIET)
+            && marks
+                .stirred
+                .is_some_and(|stirred| stirred.binary_search(&id).is_err());
+        let truth = if quiet {
+            Truth::from(node.has(Hot::QUIET_TRUE))
+        } else if node.atom != Hot::NONE {
+            atom(node.atom)
+        } else {
+            rules.nodes[id as usize]
                 .cond
                 .as_ref()
-                .map_or(Truth::True, |c| expr_truth(c, atom)),
+                .map_or(Truth::True, |c| expr_truth(c, atom))
         };
         let holds = match truth {
             Truth::Unknown => {
                 let mut fields = Pending::default();
-                if let Some(c) = &node.cond {
+                if let Some(c) = &rules.nodes[id as usize].cond {
                     c_fields(c, rules, atom, &mut fields);
                 }
                 acc.pending = acc.pending.union(fields);
                 record(&mut acc, id, Step::Deferred, false, false);
                 continue;
             }
-            t => (t == Truth::True) != node.negate,
+            t => (t == Truth::True) != node.has(Hot::NEGATE),
         };
-        let filters = match node.filter {
-            Some(Filter::MustHave) => !holds,
-            Some(Filter::MayNotHave) => holds,
-            None => false,
+        let filters = if holds {
+            node.has(Hot::MAY_NOT_HAVE)
+        } else {
+            node.has(Hot::MUST_HAVE)
         };
         if filters {
             acc.filtered = true;
             acc.filtered_by.push(id);
-            acc.filter_logged |= node.log.unwrap_or(default_log);
+            acc.filter_logged |= node.log_or(default_log);
         }
         if !holds {
             record(&mut acc, id, Step::NotMatched, filters, false);
             continue;
         }
-        let flags = node.flags;
-        if let Some(fetch) = flags.fetch {
+        if let Some(fetch) = node.flag(0) {
             acc.fetch = fetch;
             acc.fetch_set_by = Some(id);
         }
-        if let Some(save) = flags.save {
+        if let Some(save) = node.flag(2) {
             acc.save = save;
         }
-        if let Some(follow) = flags.follow {
+        if let Some(follow) = node.flag(4) {
             acc.follow = follow;
         }
         let mut priority_ignored = false;
-        if let Some(p) = node.priority {
-            if node.uses_content_type {
+        if node.has(Hot::PRIORITY) {
+            if node.has(Hot::USES_CONTENT_TYPE) {
                 priority_ignored = true;
             } else {
-                acc.priority = p.shift();
+                acc.priority = node.priority;
             }
         }
-        if node.has_extras {
+        if node.has(Hot::EXTRAS) {
             let extras = &rules.extras[id as usize];
             acc.meta.extend(extras.meta.iter().cloned());
             if extras.source.is_some() {
@@ -449,13 +596,11 @@ fn walk(
             }
         }
         marks.active[id as usize] = generation;
-        if let Some(parent) = node.parent
-            && rules.nodes[parent as usize].first_match
-        {
-            marks.block_done[parent as usize] = generation;
+        if node.has(Hot::IN_FIRST_MATCH) {
+            marks.block_done[node.parent as usize] = generation;
         }
         record(&mut acc, id, Step::Matched, filters, priority_ignored);
-        if node.stop {
+        if node.has(Hot::STOP) {
             stopped = true;
         }
     }
@@ -465,7 +610,7 @@ fn walk(
     } else if acc.fetch {
         true
     } else if let Some(rule) = acc.fetch_set_by {
-        rules.nodes[rule as usize].log.unwrap_or(default_log)
+        rules.hot[rule as usize].log_or(default_log)
     } else {
         disposition == Disposition::DisallowLog
     };

@@ -18,8 +18,11 @@
 //!   most [`MAX_REGEXES_PER_SET`] patterns, because one set of thousands of
 //!   regexes collapses (CRATES.md).
 //!
-//! Insensitive needles use ASCII case folding; gates always do (a gate only
-//! has to be necessary, and URL fields are ASCII after normalization).
+//! Insensitive needles are stored lower-cased and matched against the
+//! field's lower-cased text (cut from the URL lower-cased once); sensitive
+//! substrings join them and are checked against the original text where
+//! found. Gates are always insensitive (a gate only has to be necessary, and
+//! URL fields are ASCII after normalization).
 
 use aho_corasick::automaton::Automaton;
 use aho_corasick::{Anchored, MatchKind, StartKind};
@@ -84,8 +87,14 @@ pub(crate) enum Entry<'a> {
 enum Use {
     /// The atom matches (position rules already applied by the automaton).
     Atom(u32),
-    /// A gate literal: the gated chunk it belongs to must run.
+    /// A gate literal of one gated pattern (an index into
+    /// [`FieldIndex::gate_targets`]): its chunk must run, and only patterns
+    /// whose gate was seen can match.
     Gate(u32),
+    /// A case-sensitive substring, searched lower-cased with the insensitive
+    /// ones: the atom matches if the original text there is exactly
+    /// [`FieldIndex::verify`]`[needle]`.
+    Verify { atom: u32, needle: u32 },
 }
 
 /// A set of needles found by one automaton, with what each means.
@@ -112,27 +121,32 @@ pub(crate) struct RegexChunk {
 #[derive(Debug)]
 pub(crate) struct FieldIndex {
     pub field: Field,
-    exact_sensitive: FxHashMap<Box<str>, Vec<u32>>,
-    exact_insensitive: FxHashMap<Box<str>, Vec<u32>>,
+    exact_sensitive: FxHashMap<Box<str>, Few<u32>>,
+    exact_insensitive: FxHashMap<Box<str>, Few<u32>>,
     /// Suffixes starting with `.`, keyed with the dot, per case mode. A
     /// domain `x.y` is here as `.x.y` (and in `exact_insensitive` as `x.y`),
     /// so each dot of the text costs one lookup.
-    dot_suffixes: [FxHashMap<Box<str>, Vec<u32>>; 2],
+    dot_suffixes: [Cuts<u32>; 2],
     /// Prefixes (and prefix gates) ending with `/`, per case mode: looked up
     /// at each `/` of the text, which beats walking a large automaton.
-    slash_prefixes: [FxHashMap<Box<str>, Vec<Use>>; 2],
+    slash_prefixes: [Cuts<Use>; 2],
     /// Anchored prefix needles, per case mode (0 sensitive, 1 insensitive).
     prefixes: [Option<Needles>; 2],
     /// Anchored suffix needles, reversed, per case mode.
     suffixes: [Option<Needles>; 2],
-    /// Substring needles, per case mode.
-    contains: [Option<Scan>; 2],
+    /// Substring needles, all lower-cased (sensitive ones verified).
+    contains: Option<Scan>,
     /// Multi-pattern regexes run only when one of their patterns' gate
     /// literals was seen. Grouping them (rather than one regex each) keeps
     /// each group's lazy DFA warm: at 10,000 rules a single regex runs once
     /// in thousands of URLs and paid for cold caches and state building
     /// every time.
     gated: Vec<RegexChunk>,
+    /// Per gated pattern: its chunk and its pattern number in the chunk.
+    gate_targets: Vec<(u32, u32)>,
+    /// Case-sensitive substrings, which share the insensitive automaton
+    /// (one scan of the field instead of two).
+    verify: Vec<Box<str>>,
     /// Multi-pattern regexes run on every text (no usable literal).
     pub regexes: Vec<RegexChunk>,
 }
@@ -143,6 +157,8 @@ pub(crate) struct FieldScratch {
     /// Gated chunks whose literal was seen, deduplicated by stamp.
     gates: Vec<u32>,
     gate_stamp: Vec<u32>,
+    /// Gated patterns whose gate was seen (repeats are harmless).
+    seen: Vec<u32>,
     generation: u32,
     caches: Vec<meta::Cache>,
     sets: Vec<regex_automata::PatternSet>,
@@ -164,8 +180,10 @@ impl FieldIndex {
             slash_prefixes: Default::default(),
             prefixes: [None, None],
             suffixes: [None, None],
-            contains: [None, None],
+            contains: None,
             gated: Vec::new(),
+            gate_targets: Vec::new(),
+            verify: Vec::new(),
             regexes: Vec::new(),
         };
         // Needle lists per (kind, case): prefix, suffix (reversed), contains.
@@ -174,6 +192,8 @@ impl FieldIndex {
         let mut gated: Vec<(String, u32, Gate)> = Vec::new();
         // Prefixes ending in `/`, per case, before choosing how to find them.
         let mut slash: [Vec<(String, Use)>; 2] = Default::default();
+        // Suffixes starting with `.`, per case.
+        let mut dots: [Vec<(String, u32)>; 2] = Default::default();
         for entry in entries {
             match *entry {
                 Entry::Literal {
@@ -190,17 +210,27 @@ impl FieldIndex {
                         LiteralOp::Exact => push_map(&mut index.exact_sensitive, needle, atom),
                         LiteralOp::Domain => {
                             push_map(&mut index.exact_insensitive, needle, atom);
-                            push_map(&mut index.dot_suffixes[1], &format!(".{needle}"), atom);
+                            dots[1].push((format!(".{needle}"), atom));
                         }
                         LiteralOp::Suffix if needle.starts_with('.') => {
-                            push_map(&mut index.dot_suffixes[case], needle, atom);
+                            dots[case].push((needle.to_string(), atom));
                         }
                         LiteralOp::Prefix if needle.ends_with('/') => {
                             slash[case].push((needle.to_string(), Use::Atom(atom)));
                         }
                         LiteralOp::Prefix => lists[0][case].add(needle, Use::Atom(atom)),
                         LiteralOp::Suffix => lists[1][case].add(&reversed(needle), Use::Atom(atom)),
-                        LiteralOp::Contains => lists[2][case].add(needle, Use::Atom(atom)),
+                        LiteralOp::Contains if insensitive => {
+                            lists[2][1].add(needle, Use::Atom(atom))
+                        }
+                        LiteralOp::Contains => {
+                            let u = Use::Verify {
+                                atom,
+                                needle: index.verify.len() as u32,
+                            };
+                            index.verify.push(needle.into());
+                            lists[2][1].add(&needle.to_ascii_lowercase(), u);
+                        }
                     }
                 }
                 Entry::Regex {
@@ -220,32 +250,32 @@ impl FieldIndex {
                 }
             }
         }
-        index.gated = gated_chunks(gated, &mut lists, &mut slash, &mut direct);
+        (index.gated, index.gate_targets) =
+            gated_chunks(gated, &mut lists, &mut slash, &mut direct);
         for (case, needles) in slash.into_iter().enumerate() {
             let distinct: std::collections::HashSet<&str> =
                 needles.iter().map(|(n, _)| n.as_str()).collect();
-            let use_map = distinct.len() >= SLASH_MAP_MIN;
-            for (needle, u) in needles {
-                if use_map {
-                    index.slash_prefixes[case]
-                        .entry(needle.into())
-                        .or_default()
-                        .push(u);
-                } else {
+            if distinct.len() >= SLASH_MAP_MIN {
+                index.slash_prefixes[case] = Cuts::new(needles, b'/', true);
+            } else {
+                for (needle, u) in needles {
                     lists[0][case].add(&needle, u);
                 }
             }
         }
+        for (case, needles) in dots.into_iter().enumerate() {
+            index.dot_suffixes[case] = Cuts::new(needles, b'.', false);
+        }
         let [prefix_lists, suffix_lists, contains_lists] = lists;
         for (case, list) in prefix_lists.into_iter().enumerate() {
-            index.prefixes[case] = list.anchored(case == 1, &mut direct);
+            index.prefixes[case] = list.anchored(&mut direct);
         }
         for (case, list) in suffix_lists.into_iter().enumerate() {
-            index.suffixes[case] = list.anchored(case == 1, &mut direct);
+            index.suffixes[case] = list.anchored(&mut direct);
         }
-        for (case, list) in contains_lists.into_iter().enumerate() {
-            index.contains[case] = list.unanchored(case == 1, &mut direct);
-        }
+        let [no_sensitive, contains_list] = contains_lists;
+        debug_assert!(no_sensitive.needles.is_empty());
+        index.contains = contains_list.unanchored(&mut direct);
         index.regexes = regex_sets(ungated, &mut direct);
         (index, direct)
     }
@@ -263,6 +293,7 @@ impl FieldIndex {
         FieldScratch {
             gates: Vec::new(),
             gate_stamp: vec![0; self.gated.len()],
+            seen: Vec::new(),
             generation: 0,
             caches: caches(&self.regexes),
             sets: sets(&self.regexes),
@@ -272,41 +303,31 @@ impl FieldIndex {
     }
 
     /// Calls `hit` for every atom of this field that matches `text`.
-    pub fn scan(&self, text: &str, scratch: &mut FieldScratch, hit: &mut impl FnMut(u32)) {
+    /// `lower` is `text` ASCII-lower-cased: insensitive needles are stored
+    /// lower-cased and matched case-sensitively against it, which lets the
+    /// automata skip case folding (and their prefilters see fewer distinct
+    /// first bytes).
+    pub fn scan(
+        &self,
+        text: &str,
+        lower: &str,
+        scratch: &mut FieldScratch,
+        hit: &mut impl FnMut(u32),
+    ) {
         let [dot_sensitive, dot_insensitive] = &self.dot_suffixes;
         let [slash_sensitive, slash_insensitive] = &self.slash_prefixes;
-        let needs_lower = !self.exact_insensitive.is_empty()
-            || !dot_insensitive.is_empty()
-            || !slash_insensitive.is_empty();
-        let lower = if needs_lower {
-            lower_cased(text)
-        } else {
-            std::borrow::Cow::Borrowed(text)
-        };
         if !self.exact_sensitive.is_empty()
             && let Some(ids) = self.exact_sensitive.get(text)
         {
-            ids.iter().for_each(|&a| hit(a));
+            ids.as_slice().iter().for_each(|&a| hit(a));
         }
         if !self.exact_insensitive.is_empty()
-            && let Some(ids) = self.exact_insensitive.get(lower.as_ref())
+            && let Some(ids) = self.exact_insensitive.get(lower)
         {
-            ids.iter().for_each(|&a| hit(a));
+            ids.as_slice().iter().for_each(|&a| hit(a));
         }
-        if !dot_sensitive.is_empty() || !dot_insensitive.is_empty() {
-            for i in positions(text, b'.') {
-                if !dot_sensitive.is_empty()
-                    && let Some(ids) = dot_sensitive.get(&text[i..])
-                {
-                    ids.iter().for_each(|&a| hit(a));
-                }
-                if !dot_insensitive.is_empty()
-                    && let Some(ids) = dot_insensitive.get(&lower[i..])
-                {
-                    ids.iter().for_each(|&a| hit(a));
-                }
-            }
-        }
+        dot_sensitive.suffixes(text, &mut |&a| hit(a));
+        dot_insensitive.suffixes(lower, &mut |&a| hit(a));
 
         scratch.generation = scratch.generation.wrapping_add(1);
         if scratch.generation == 0 {
@@ -314,59 +335,72 @@ impl FieldIndex {
             scratch.generation = 1;
         }
         scratch.gates.clear();
-        let mut on_use = |u: Use| match u {
+        scratch.seen.clear();
+        // `at`: where a substring was found (for a sensitive one's check).
+        let mut on_use = |u: Use, at: std::ops::Range<usize>| match u {
             Use::Atom(a) => hit(a),
+            Use::Verify { atom, needle } => {
+                let needle = self.verify[needle as usize].as_bytes();
+                if text.as_bytes().get(at) == Some(needle) {
+                    hit(atom);
+                }
+            }
             Use::Gate(g) => {
-                let stamp = &mut scratch.gate_stamp[g as usize];
+                scratch.seen.push(g);
+                let chunk = self.gate_targets[g as usize].0;
+                let stamp = &mut scratch.gate_stamp[chunk as usize];
                 if *stamp != scratch.generation {
                     *stamp = scratch.generation;
-                    scratch.gates.push(g);
+                    scratch.gates.push(chunk);
                 }
             }
         };
-        if !slash_sensitive.is_empty() || !slash_insensitive.is_empty() {
-            for i in positions(text, b'/') {
-                if !slash_sensitive.is_empty()
-                    && let Some(uses) = slash_sensitive.get(&text[..=i])
-                {
-                    uses.iter().for_each(|&u| on_use(u));
-                }
-                if !slash_insensitive.is_empty()
-                    && let Some(uses) = slash_insensitive.get(&lower[..=i])
-                {
-                    uses.iter().for_each(|&u| on_use(u));
-                }
-            }
-        }
-        for needles in self.prefixes.iter().flatten() {
+        slash_sensitive.prefixes(text, &mut |&u| on_use(u, 0..0));
+        slash_insensitive.prefixes(lower, &mut |&u| on_use(u, 0..0));
+        let [prefix_sensitive, prefix_insensitive] = &self.prefixes;
+        if let Some(needles) = prefix_sensitive {
             needles.walk(text.bytes(), &mut on_use);
         }
-        for needles in self.suffixes.iter().flatten() {
+        if let Some(needles) = prefix_insensitive {
+            needles.walk(lower.bytes(), &mut on_use);
+        }
+        let [suffix_sensitive, suffix_insensitive] = &self.suffixes;
+        if let Some(needles) = suffix_sensitive {
             needles.walk(text.bytes().rev(), &mut on_use);
         }
-        for scan in self.contains.iter().flatten() {
-            // Most fields contain no needle: the plain search (with its
-            // prefilter and tight loop) says so faster than the overlapping
-            // one, which runs only after a first hit.
-            if !scan.automaton.is_match(text) {
-                continue;
-            }
-            for m in scan.automaton.find_overlapping_iter(text) {
-                scan.uses[m.pattern().as_usize()]
-                    .iter()
-                    .for_each(|&u| on_use(u));
+        if let Some(needles) = suffix_insensitive {
+            needles.walk(lower.bytes().rev(), &mut on_use);
+        }
+        // Substrings, sensitive ones included, in one scan of the
+        // lower-cased text. Most fields contain no needle: the plain search
+        // (with its prefilter and tight loop) says so faster than the
+        // overlapping one, which runs only after a first hit.
+        if let Some(scan) = &self.contains
+            && scan.automaton.is_match(lower)
+        {
+            for m in scan.automaton.find_overlapping_iter(lower) {
+                for &u in &scan.uses[m.pattern().as_usize()] {
+                    on_use(u, m.range());
+                }
             }
         }
-        // A set reports every pattern that matches, gate seen or not: the
-        // gates only decide whether the set needs to run.
-        for &g in &scratch.gates {
-            let g = g as usize;
-            self.gated[g].run(
+        // A pattern can match only if its gate was seen (a gate is a literal
+        // every match contains), so only those patterns are read from their
+        // chunk's set, rather than every slot of it.
+        for &c in &scratch.gates {
+            let c = c as usize;
+            self.gated[c].search(
                 text,
-                &mut scratch.gated_caches[g],
-                &mut scratch.gated_sets[g],
-                hit,
+                &mut scratch.gated_caches[c],
+                &mut scratch.gated_sets[c],
             );
+        }
+        for &g in &scratch.seen {
+            let (c, p) = self.gate_targets[g as usize];
+            let set = &scratch.gated_sets[c as usize];
+            if set.contains(regex_automata::PatternID::must(p as usize)) {
+                hit(self.gated[c as usize].atoms[p as usize]);
+            }
         }
         for (ci, chunk) in self.regexes.iter().enumerate() {
             chunk.run(text, &mut scratch.caches[ci], &mut scratch.sets[ci], hit);
@@ -375,6 +409,13 @@ impl FieldIndex {
 }
 
 impl RegexChunk {
+    /// Leaves in `set` the patterns of the chunk that match `text`.
+    fn search(&self, text: &str, cache: &mut meta::Cache, set: &mut regex_automata::PatternSet) {
+        set.clear();
+        self.regex
+            .which_overlapping_matches_with(cache, &regex_automata::Input::new(text), set);
+    }
+
     /// Calls `hit` for every pattern of the chunk that matches `text`.
     fn run(
         &self,
@@ -386,6 +427,10 @@ impl RegexChunk {
         set.clear();
         self.regex
             .which_overlapping_matches_with(cache, &regex_automata::Input::new(text), set);
+        // The iterator looks at every pattern slot, matched or not.
+        if set.is_empty() {
+            return;
+        }
         for pattern in set.iter() {
             hit(self.atoms[pattern.as_usize()]);
         }
@@ -400,7 +445,7 @@ fn gated_chunks(
     lists: &mut [[NeedleList; 2]; 3],
     slash: &mut [Vec<(String, Use)>; 2],
     direct: &mut Vec<u32>,
-) -> Vec<RegexChunk> {
+) -> (Vec<RegexChunk>, Vec<(u32, u32)>) {
     let mut gates: FxHashMap<u32, Gate> = FxHashMap::default();
     let mut patterns = Vec::with_capacity(gated.len());
     for (pattern, atom, gate) in gated {
@@ -408,9 +453,11 @@ fn gated_chunks(
         gates.insert(atom, gate);
     }
     let chunks = regex_sets(patterns, direct);
+    let mut targets = Vec::new();
     for (slot, chunk) in chunks.iter().enumerate() {
-        let u = Use::Gate(slot as u32);
-        for atom in &chunk.atoms {
+        for (pattern, atom) in chunk.atoms.iter().enumerate() {
+            let u = Use::Gate(targets.len() as u32);
+            targets.push((slot as u32, pattern as u32));
             let gate = &gates[atom];
             for literal in &gate.literals {
                 match gate.anchored {
@@ -425,17 +472,21 @@ fn gated_chunks(
             }
         }
     }
-    chunks
+    (chunks, targets)
 }
 
 impl Needles {
     /// Feeds bytes from one end of the text until no needle can match.
-    fn walk(&self, bytes: impl Iterator<Item = u8>, on_use: &mut impl FnMut(Use)) {
+    fn walk(
+        &self,
+        bytes: impl Iterator<Item = u8>,
+        on_use: &mut impl FnMut(Use, std::ops::Range<usize>),
+    ) {
         let dfa = &self.automaton;
         let Ok(mut sid) = dfa.start_state(Anchored::Yes) else {
             return;
         };
-        for b in bytes {
+        for (read, b) in bytes.enumerate() {
             sid = dfa.next_state(Anchored::Yes, sid, b);
             if dfa.is_special(sid) {
                 if dfa.is_dead(sid) {
@@ -443,9 +494,17 @@ impl Needles {
                 }
                 if dfa.is_match(sid) {
                     for i in 0..dfa.match_len(sid) {
-                        self.uses[dfa.match_pattern(sid, i).as_usize()]
+                        let pattern = dfa.match_pattern(sid, i);
+                        // A match state also lists the needles that end
+                        // here but start later (its suffixes, inherited for
+                        // unanchored searches): only a needle as long as
+                        // the bytes read starts at the anchored end.
+                        if dfa.pattern_len(pattern) != read + 1 {
+                            continue;
+                        }
+                        self.uses[pattern.as_usize()]
                             .iter()
-                            .for_each(|&u| on_use(u));
+                            .for_each(|&u| on_use(u, 0..0));
                     }
                 }
             }
@@ -476,14 +535,15 @@ impl NeedleList {
         self.uses[slot].push(u);
     }
 
-    fn anchored(self, insensitive: bool, direct: &mut Vec<u32>) -> Option<Needles> {
+    /// Needles of the insensitive lists are lower-cased and matched against
+    /// lower-cased text, so every automaton compares bytes as they are.
+    fn anchored(self, direct: &mut Vec<u32>) -> Option<Needles> {
         if self.needles.is_empty() {
             return None;
         }
         let built = aho_corasick::dfa::DFA::builder()
             .start_kind(StartKind::Anchored)
             .match_kind(MatchKind::Standard)
-            .ascii_case_insensitive(insensitive)
             .build(&self.needles);
         match built {
             Ok(automaton) => Some(Needles {
@@ -497,7 +557,7 @@ impl NeedleList {
         }
     }
 
-    fn unanchored(self, insensitive: bool, direct: &mut Vec<u32>) -> Option<Scan> {
+    fn unanchored(self, direct: &mut Vec<u32>) -> Option<Scan> {
         if self.needles.is_empty() {
             return None;
         }
@@ -507,7 +567,6 @@ impl NeedleList {
         let kind = (total <= DFA_NEEDLE_BYTES).then_some(aho_corasick::AhoCorasickKind::DFA);
         let built = aho_corasick::AhoCorasick::builder()
             .match_kind(MatchKind::Standard)
-            .ascii_case_insensitive(insensitive)
             .kind(kind)
             .build(&self.needles);
         match built {
@@ -528,20 +587,133 @@ impl NeedleList {
 /// an automaton of a few thousand short needles always builds.
 fn atoms_of(uses: &[Vec<Use>]) -> impl Iterator<Item = u32> + '_ {
     uses.iter().flatten().filter_map(|u| match u {
-        Use::Atom(a) => Some(*a),
+        Use::Atom(a) | Use::Verify { atom: a, .. } => Some(*a),
         Use::Gate(_) => None,
     })
 }
 
-/// Where `byte` occurs in `text` (a plain loop: fields are short).
-fn positions(text: &str, byte: u8) -> impl Iterator<Item = usize> + '_ {
-    text.bytes()
-        .enumerate()
-        .filter(move |&(_, b)| b == byte)
-        .map(|(i, _)| i)
+/// Keys that end (prefixes) or start (suffixes) at a separator byte, such
+/// as `/docs/` or `.example.org`: one hash lookup per separator in the text,
+/// from the anchored end inward, stopping at the first piece that no key
+/// continues. The map also holds every key's inner pieces (ending or
+/// starting at one of its separators) with no uses, which is what lets the
+/// lookups stop early: a URL whose host no prefix names costs two or three
+/// lookups, not one per `/`.
+#[derive(Debug)]
+struct Cuts<T> {
+    map: FxHashMap<Box<str>, Few<T>>,
+    /// Shortest and longest key (inner pieces aside).
+    min_len: usize,
+    max_len: usize,
+    sep: u8,
 }
 
-fn push_map(map: &mut FxHashMap<Box<str>, Vec<u32>>, key: &str, atom: u32) {
+impl<T> Default for Cuts<T> {
+    fn default() -> Cuts<T> {
+        Cuts {
+            map: FxHashMap::default(),
+            min_len: usize::MAX,
+            max_len: 0,
+            sep: b'/',
+        }
+    }
+}
+
+impl<T: Copy> Cuts<T> {
+    /// `prefix`: keys end with `sep` (else they start with it).
+    fn new(keys: Vec<(String, T)>, sep: u8, prefix: bool) -> Cuts<T> {
+        let mut cuts = Cuts {
+            sep,
+            ..Cuts::default()
+        };
+        for (key, value) in keys {
+            cuts.min_len = cuts.min_len.min(key.len());
+            cuts.max_len = cuts.max_len.max(key.len());
+            for (j, _) in key.bytes().enumerate().filter(|&(_, b)| b == sep) {
+                let inner = if prefix { &key[..=j] } else { &key[j..] };
+                if inner.len() < key.len() {
+                    cuts.map.entry(inner.into()).or_default();
+                }
+            }
+            cuts.map.entry(key.into()).or_default().push(value);
+        }
+        cuts
+    }
+
+    /// Calls `f` for the uses of every key that `text` starts with.
+    fn prefixes(&self, text: &str, f: &mut impl FnMut(&T)) {
+        if self.map.is_empty() || text.len() < self.min_len {
+            return;
+        }
+        for i in memchr::memchr_iter(self.sep, text.as_bytes()) {
+            let len = i + 1;
+            if len < self.min_len {
+                continue;
+            }
+            if len > self.max_len {
+                break;
+            }
+            match self.map.get(&text[..len]) {
+                Some(uses) => uses.as_slice().iter().for_each(&mut *f),
+                None => break,
+            }
+        }
+    }
+
+    /// Calls `f` for the uses of every key that `text` ends with.
+    fn suffixes(&self, text: &str, f: &mut impl FnMut(&T)) {
+        if self.map.is_empty() || text.len() < self.min_len {
+            return;
+        }
+        for i in memchr::memrchr_iter(self.sep, text.as_bytes()) {
+            let len = text.len() - i;
+            if len < self.min_len {
+                continue;
+            }
+            if len > self.max_len {
+                break;
+            }
+            match self.map.get(&text[i..]) {
+                Some(uses) => uses.as_slice().iter().for_each(&mut *f),
+                None => break,
+            }
+        }
+    }
+}
+
+/// What one key of a lookup map means: most keys name one atom (or use),
+/// kept in the map's own slot rather than behind a pointer, which spares a
+/// cache miss on every hit; inner pieces of keys mean nothing.
+#[derive(Debug, Clone)]
+enum Few<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<T> Default for Few<T> {
+    fn default() -> Few<T> {
+        Few::Many(Vec::new())
+    }
+}
+
+impl<T: Copy> Few<T> {
+    fn as_slice(&self) -> &[T] {
+        match self {
+            Few::One(t) => std::slice::from_ref(t),
+            Few::Many(v) => v,
+        }
+    }
+
+    fn push(&mut self, t: T) {
+        match self {
+            Few::One(first) => *self = Few::Many(vec![*first, t]),
+            Few::Many(v) if v.is_empty() => *self = Few::One(t),
+            Few::Many(v) => v.push(t),
+        }
+    }
+}
+
+fn push_map(map: &mut FxHashMap<Box<str>, Few<u32>>, key: &str, atom: u32) {
     map.entry(key.into()).or_default().push(atom);
 }
 
@@ -551,7 +723,11 @@ fn reversed(s: &str) -> String {
 
 /// `text` lower-cased, borrowing when it already is.
 pub(crate) fn lower_cased(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+    // No early exit: the whole-slice fold vectorizes, and URLs are short.
+    let upper = text
+        .bytes()
+        .fold(false, |seen, b| seen | b.is_ascii_uppercase());
+    if upper {
         std::borrow::Cow::Owned(text.to_ascii_lowercase())
     } else {
         std::borrow::Cow::Borrowed(text)
@@ -667,6 +843,77 @@ fn build_chunks(chunk: &[(String, u32)], out: &mut Vec<RegexChunk>, direct: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Literal needles of every kind and case mode, with many `/` prefixes
+    /// (the lookup map) and `.` suffixes, found by one scan exactly as the
+    /// plain string comparisons find them, on mixed-case texts.
+    #[test]
+    fn literal_scan_agrees_with_plain_comparisons() {
+        let mut rng = crate::rules::synth::Rng::new(3);
+        let pieces = ["/", ".", "a", "B", "ab", "Ab", "x/", ".c", "/d", "q="];
+        let word = |rng: &mut crate::rules::synth::Rng, n: usize| -> String {
+            (0..1 + rng.below(n)).map(|_| *rng.pick(&pieces)).collect()
+        };
+        let ops = [
+            LiteralOp::Exact,
+            LiteralOp::Prefix,
+            LiteralOp::Suffix,
+            LiteralOp::Contains,
+        ];
+        let mut needles: Vec<(LiteralOp, String, bool)> = Vec::new();
+        for i in 0..400 {
+            let op = ops[i % 4];
+            let mut needle = word(&mut rng, 5);
+            if op == LiteralOp::Prefix && i % 3 == 0 {
+                needle.push('/');
+            }
+            if op == LiteralOp::Suffix && i % 3 == 0 {
+                needle.insert(0, '.');
+            }
+            let insensitive = rng.chance(50);
+            if insensitive {
+                needle = needle.to_ascii_lowercase();
+            }
+            needles.push((op, needle, insensitive));
+        }
+        let entries: Vec<Entry<'_>> = needles
+            .iter()
+            .enumerate()
+            .map(|(i, (op, needle, insensitive))| Entry::Literal {
+                atom: i as u32,
+                op: *op,
+                needle,
+                insensitive: *insensitive,
+            })
+            .collect();
+        let (index, direct) = FieldIndex::build(Field::Path, &entries);
+        assert!(direct.is_empty());
+        let mut scratch = index.scratch();
+        for _ in 0..3_000 {
+            let text = word(&mut rng, 12);
+            let lower = lower_cased(&text);
+            let mut got = Vec::new();
+            index.scan(&text, &lower, &mut scratch, &mut |a| got.push(a));
+            got.sort_unstable();
+            got.dedup();
+            let want: Vec<u32> = needles
+                .iter()
+                .enumerate()
+                .filter(|(_, (op, needle, insensitive))| {
+                    let t = if *insensitive { lower.as_ref() } else { &text };
+                    match op {
+                        LiteralOp::Exact => t == needle,
+                        LiteralOp::Prefix => t.starts_with(needle.as_str()),
+                        LiteralOp::Suffix => t.ends_with(needle.as_str()),
+                        LiteralOp::Contains => t.contains(needle.as_str()),
+                        LiteralOp::Domain => unreachable!(),
+                    }
+                })
+                .map(|(i, _)| i as u32)
+                .collect();
+            assert_eq!(got, want, "{text}");
+        }
+    }
 
     #[test]
     fn gates_are_literals_every_match_contains() {
