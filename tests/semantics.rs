@@ -476,3 +476,20 @@ action = "exclude"
         );
     }
 }
+
+/// Case-insensitive regexes fold as the regex crate does: `ſ` (long s) is
+/// `s` and the Kelvin sign is `k`, so these rules match plain ASCII URLs,
+/// in the fast path as in the naive loop.
+#[test]
+fn unicode_case_folding_in_regexes() {
+    table(
+        "[[rules]]\nname = 'store'\nmatch = { field = 'path', regex = 'ſtore' }\naction = 'exclude'\n\
+         [[rules]]\nname = 'kit'\nmatch = { field = 'path', regex = '/\\x{212A}it' }\naction = 'exclude'\n",
+        &[
+            ("http://h/store/1", false, false, false, false, 0),
+            ("http://h/STORE", false, false, false, false, 0),
+            ("http://h/kit", false, false, false, false, 0),
+            ("http://h/other", true, true, true, false, 0),
+        ],
+    );
+}

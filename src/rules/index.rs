@@ -243,7 +243,7 @@ impl FieldIndex {
                     } else {
                         format!("(?:{})", regex.as_str())
                     };
-                    match gate_of(regex.as_str()) {
+                    match gate_of(regex.as_str(), insensitive) {
                         Some(gate) => gated.push((wrapped, atom, gate)),
                         None => ungated.push((wrapped, atom)),
                     }
@@ -744,9 +744,12 @@ struct Gate {
 
 /// The gate of a regex, if it has a usable one: its exact or inexact prefix
 /// literals, else its suffix literals, when there are few of them and none
-/// is shorter than [`MIN_GATE_LEN`].
-fn gate_of(pattern: &str) -> Option<Gate> {
+/// is shorter than [`MIN_GATE_LEN`]. `insensitive` as the rule runs it:
+/// Unicode case folding maps `ſ` to `s` and the Kelvin sign to `k`, so a
+/// pattern written with them matches ASCII text, and its gate must say so.
+fn gate_of(pattern: &str, insensitive: bool) -> Option<Gate> {
     let hir = regex_syntax::ParserBuilder::new()
+        .case_insensitive(insensitive)
         .build()
         .parse(pattern)
         .ok()?;
@@ -780,12 +783,15 @@ fn gate_of(pattern: &str) -> Option<Gate> {
             continue;
         }
         // Gates are found case-insensitively, so case variants (from `(?i)`)
-        // collapse into one needle.
+        // collapse into one needle. The fields regexes run on are ASCII (URL
+        // text as serialized), so a literal with other bytes never occurs
+        // in them and is left out; with none left the regex runs ungated.
         let texts: Option<Vec<String>> = literals
             .iter()
+            .filter(|l| l.as_bytes().is_ascii())
             .map(|l| String::from_utf8(l.as_bytes().to_ascii_lowercase()).ok())
             .collect();
-        if let Some(mut texts) = texts {
+        if let Some(mut texts) = texts.filter(|t| !t.is_empty()) {
             texts.sort_unstable();
             texts.dedup();
             // A suffix literal says nothing about where a match starts.
@@ -929,7 +935,7 @@ mod tests {
             (r"(", None),
         ];
         for (pattern, expect) in cases {
-            let gate = gate_of(pattern).map(|g| {
+            let gate = gate_of(pattern, false).map(|g| {
                 let mut lits = g.literals;
                 lits.sort();
                 (lits, g.anchored)
