@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use super::RulesArgs;
 use super::output::{
-    RobotsView, VerdictJson, disabled_warnings, escape_control, verdict_robots_text,
+    RobotsView, TraceCache, VerdictJson, disabled_warnings, escape_control, verdict_robots_text,
 };
 use crate::crawl::robots::Robots;
 use crate::rules::dialect::{self, Dialect, DialectChoice, Loaded, write::to_toml};
@@ -236,6 +236,7 @@ pub fn check(args: &RulesArgs) -> Result<ExitCode, Failure> {
     let mut input = stdin.lock();
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut traces = TraceCache::default();
     let mut bytes = Vec::new();
     let result = (|| -> io::Result<()> {
         loop {
@@ -254,9 +255,10 @@ pub fn check(args: &RulesArgs) -> Result<ExitCode, Failure> {
                 Ok(url) => {
                     let facts = UrlFacts::new(&url, &known);
                     let verdict = compiled.evaluate(&facts, &mut scratch, TraceMode::Decisive);
+                    let trace = traces.entries(&verdict, &compiled);
                     serde_json::to_writer(
                         &mut out,
-                        &VerdictJson::new(url.as_str(), &verdict, &compiled),
+                        &VerdictJson::with_trace(url.as_str(), &verdict, trace),
                     )?;
                 }
                 Err(e) => {
