@@ -661,8 +661,9 @@ impl<T: Copy> Cuts<T> {
             cuts.max_len = cuts.max_len.max(key.len());
             for (j, _) in key.bytes().enumerate().filter(|&(_, b)| b == sep) {
                 let inner = if prefix { &key[..=j] } else { &key[j..] };
-                if inner.len() < key.len() {
-                    cuts.map.entry(inner.into()).or_default();
+                // Most keys share their inner pieces: look before copying.
+                if inner.len() < key.len() && !cuts.map.contains_key(inner) {
+                    cuts.map.insert(inner.into(), Few::default());
                 }
             }
             cuts.map.entry(key.into()).or_default().push(value);

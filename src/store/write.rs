@@ -1,6 +1,7 @@
 //! Every write to the URL log: a batch of [`Change`]s applied in one sled
 //! transaction, so the record, the URL index, the state index, the
-//! frontier and the counters move together or not at all.
+//! frontier, the packed briefs (`briefs.rs`) and the counters move together
+//! or not at all.
 //!
 //! Batching is also what makes writing fast. Sled 0.34 gives each
 //! transaction a fixed cost of roughly 80 µs here (it rolls its IO buffer
