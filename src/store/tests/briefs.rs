@@ -5,34 +5,33 @@ use super::*;
 
 type Owned = (u64, String, State, u32, Option<String>);
 
+/// Every brief of `(after, upto]` as `scan_briefs` walks it (the packed
+/// tree, on a log that has one).
 fn packed(log: &UrlLog, after: Option<u64>, upto: Option<u64>) -> Vec<Owned> {
-    let mut got = Vec::new();
-    log.scan_briefs(after, upto, |id, b| {
-        got.push(own(id, &b));
-        true
-    })
-    .expect("packed walk");
-    got
+    collect(|visit| log.scan_briefs(after, upto, visit))
 }
 
+/// The same through the records.
 fn from_records(log: &UrlLog, after: Option<u64>, upto: Option<u64>) -> Vec<Owned> {
-    let mut got = Vec::new();
-    log.walk_record_briefs(after, upto, |id, b| {
-        got.push(own(id, &b));
-        true
-    })
-    .expect("record walk");
-    got
+    collect(|visit| log.walk_record_briefs(after, upto, visit))
 }
 
-fn own(id: u64, b: &Brief<'_>) -> Owned {
-    (
-        id,
-        b.url.to_string(),
-        b.state,
-        b.link_depth,
-        b.content_type.map(str::to_string),
-    )
+fn collect(
+    walk: impl FnOnce(&mut dyn FnMut(u64, Brief<'_>) -> bool) -> Result<u64, StoreError>,
+) -> Vec<Owned> {
+    let mut got = Vec::new();
+    walk(&mut |id, b| {
+        got.push((
+            id,
+            b.url.to_string(),
+            b.state,
+            b.link_depth,
+            b.content_type.map(str::to_string),
+        ));
+        true
+    })
+    .expect("walk");
+    got
 }
 
 /// Batches of discoveries and updates over several runs and blocks, with
