@@ -12,7 +12,11 @@
 //!
 //! `cargo bench --bench rules` runs criterion. With
 //! `CRAWLSPACE_BENCH_SUMMARY=1` it skips criterion and prints the table the
-//! README quotes, from plain timed loops on one thread.
+//! README quotes, from plain timed loops on one thread: the fast path's
+//! rounds for the three sizes are interleaved, timed by the clock and by the
+//! thread's own CPU time, and each size's slowdown against 10 rules is taken
+//! round by round, so that a change in the machine's load between sizes
+//! does not show up as a slowdown.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -222,12 +226,12 @@ fn profile(spec: &str) {
     let case = Case::new(rules, urls);
     let mut scratch = case.compiled.scratch();
     black_box(case.fast(urls, &mut scratch));
-    let before = cpu_seconds();
+    let before = thread_cpu_seconds();
     let mut fetched = 0;
     for _ in 0..rounds {
         fetched += black_box(case.fast(urls, &mut scratch));
     }
-    let spent = cpu_seconds() - before;
+    let spent = thread_cpu_seconds() - before;
     let verdicts = urls * rounds;
     println!(
         "{rules} rules: {verdicts} verdicts ({fetched} fetched) in {spent:.3} CPU-s: {} verdicts/CPU-s",
@@ -237,20 +241,6 @@ fn profile(spec: &str) {
 
 /// URLs per round of [`profile`].
 const PROFILE_URLS: usize = 20_000;
-
-/// This process's user plus system time, from `/proc/self/stat`.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the parenthesized command name; utime and stime are the
-    // 14th and 15th fields of the whole line.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = [11, 12]
-        .iter()
-        .filter_map(|&i| fields.get(i)?.parse::<f64>().ok())
-        .sum();
-    ticks / 100.0
-}
 
 /// Runs `work` on `count` URLs until at least `min` has passed (three
 /// rounds at least, the first a warm-up) and returns the best rate, in
@@ -269,11 +259,67 @@ fn rate(count: usize, min: Duration, mut work: impl FnMut(usize) -> usize) -> f6
     count as f64 / best
 }
 
+/// Rounds of the fast path per size in the summary, interleaved.
+const SUMMARY_ROUNDS: usize = 15;
+
+/// The CPU time of the calling thread, in seconds (the first field of
+/// `/proc/thread-self/schedstat`, in nanoseconds): unlike the wall clock it
+/// does not count time the thread spent waiting for a core that another
+/// process had, and unlike `/proc/self/stat` it is not counted in 10 ms ticks.
+fn thread_cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat")
+        .expect("/proc/thread-self/schedstat (Linux) gives the thread's CPU time");
+    let nanos: u64 = stat
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("schedstat starts with the CPU time in nanoseconds");
+    nanos as f64 * 1e-9
+}
+
+/// One timed pass of the fast path: seconds on the clock and on the thread's CPU.
+#[derive(Clone, Copy)]
+struct Round {
+    wall: f64,
+    cpu: f64,
+}
+
+/// Times [`SUMMARY_ROUNDS`] passes of every case's fast path, interleaved
+/// (the order of the sizes turns around every round), so that a change in
+/// the machine's load falls on every size alike; the ratios between sizes
+/// are then taken round by round.
+fn interleaved_rounds(cases: &[Case], scratches: &mut [Scratch]) -> Vec<Vec<Round>> {
+    let mut rounds = vec![Vec::with_capacity(SUMMARY_ROUNDS); cases.len()];
+    for round in 0..SUMMARY_ROUNDS {
+        let mut order: Vec<usize> = (0..cases.len()).collect();
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        for i in order {
+            let (wall, cpu) = (Instant::now(), thread_cpu_seconds());
+            black_box(cases[i].fast(SUMMARY_URLS, &mut scratches[i]));
+            rounds[i].push(Round {
+                wall: wall.elapsed().as_secs_f64(),
+                cpu: thread_cpu_seconds() - cpu,
+            });
+        }
+    }
+    rounds
+}
+
+/// The median and the range of `values`.
+fn spread(mut values: Vec<f64>) -> (f64, f64, f64) {
+    values.sort_by(f64::total_cmp);
+    let median = values[values.len() / 2];
+    (median, values[0], values[values.len() - 1])
+}
+
 fn summary() {
     println!(
         "rules benchmark summary: one thread, TraceMode::Off, {SUMMARY_URLS} synthetic URLs per fast loop"
     );
-    let mut rows = Vec::new();
+    let mut cases = Vec::new();
+    let mut others = Vec::new();
     for rules in SIZES {
         let case = Case::new(rules, SUMMARY_URLS);
         let built = case.compile_time;
@@ -293,34 +339,77 @@ fn summary() {
             black_box(case.fast(COLD_URLS, &mut scratch));
             start.elapsed()
         };
+        eprintln!(
+            "{rules} rules: the first {COLD_URLS} verdicts on a fresh Scratch took {cold:.2?}"
+        );
         let mut scratch = case.compiled.scratch();
         let second = Duration::from_secs(1);
-        let fast = rate(SUMMARY_URLS, second, |n| case.fast(n, &mut scratch));
         let parse = rate(SUMMARY_URLS, second, |n| case.fast_parse(n, &mut scratch));
         let naive = rate(sample, second, |n| case.naive(n, &mut scratch));
-        eprintln!(
-            "{rules} rules: the first {COLD_URLS} verdicts on a fresh Scratch took {cold:.2?} \
-             (warm: {:.2?})",
-            Duration::from_secs_f64(COLD_URLS as f64 / fast)
-        );
-        rows.push((rules, fast, parse, naive, sample));
+        others.push((parse, naive, sample));
+        cases.push(case);
     }
-    let base = rows[0].1;
+    let mut scratches: Vec<Scratch> = cases.iter().map(|c| c.compiled.scratch()).collect();
+    for (case, scratch) in cases.iter().zip(&mut scratches) {
+        black_box(case.fast(SUMMARY_URLS, scratch)); // warm-up
+    }
+    let rounds = interleaved_rounds(&cases, &mut scratches);
+    let per_second = |rs: &[Round], cpu: bool| {
+        spread(
+            rs.iter()
+                .map(|r| SUMMARY_URLS as f64 / if cpu { r.cpu } else { r.wall })
+                .collect(),
+        )
+    };
+    // Round by round, how much slower than the smallest rule set.
+    let slowdown = |rs: &[Round], cpu: bool| {
+        spread(
+            rs.iter()
+                .zip(&rounds[0])
+                .map(|(r, base)| {
+                    if cpu {
+                        r.cpu / base.cpu
+                    } else {
+                        r.wall / base.wall
+                    }
+                })
+                .collect(),
+        )
+    };
     println!();
     println!(
-        "| rules | fast, pre-parsed (verdicts/s) | fast incl. parse (verdicts/s) | naive loop (verdicts/s) | speed-up vs naive | slowdown vs 10 rules |"
+        "{SUMMARY_ROUNDS} interleaved rounds per size; median (lowest-highest) of the rounds; \
+         per CPU-second = the thread's own CPU time"
     );
-    println!("|---:|---:|---:|---:|---:|---:|");
-    for (rules, fast, parse, naive, sample) in rows {
+    println!();
+    println!(
+        "| rules | fast, pre-parsed (verdicts/s) | per CPU-second | fast incl. parse (verdicts/s, best) | naive loop (verdicts/s) | speed-up vs naive | slowdown vs 10 rules | per CPU-second |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for ((case, rs), (parse, naive, sample)) in cases.iter().zip(&rounds).zip(others) {
+        let (fast, fast_lo, fast_hi) = per_second(rs, false);
+        let (cpu, cpu_lo, cpu_hi) = per_second(rs, true);
+        let (slow, slow_lo, slow_hi) = slowdown(rs, false);
+        let (slow_cpu, slow_cpu_lo, slow_cpu_hi) = slowdown(rs, true);
         println!(
-            "| {} | {} | {} | {} ({} URLs) | {:.0}x | {:.2}x |",
-            group(rules as f64),
+            "| {} | {} ({}-{}) | {} ({}-{}) | {} | {} ({} URLs) | {:.0}x | {:.2}x ({:.2}-{:.2}) | {:.2}x ({:.2}-{:.2}) |",
+            group(case.rules as f64),
             group(fast),
+            group(fast_lo),
+            group(fast_hi),
+            group(cpu),
+            group(cpu_lo),
+            group(cpu_hi),
             group(parse),
             group(naive),
             group(sample as f64),
             fast / naive,
-            base / fast
+            slow,
+            slow_lo,
+            slow_hi,
+            slow_cpu,
+            slow_cpu_lo,
+            slow_cpu_hi,
         );
     }
 }
