@@ -788,6 +788,7 @@ fn gate_of(pattern: &str, insensitive: bool) -> Option<Gate> {
         .properties()
         .look_set_prefix()
         .contains(regex_syntax::hir::Look::Start);
+    let hir = ascii_folded(&hir);
     for prefix in [true, false] {
         let kind = if prefix {
             ExtractKind::Prefix
@@ -813,10 +814,8 @@ fn gate_of(pattern: &str, insensitive: bool) -> Option<Gate> {
         if literals.is_empty() || literals.iter().any(|l| l.as_bytes().len() < MIN_GATE_LEN) {
             continue;
         }
-        // Gates are found case-insensitively, so case variants (from `(?i)`)
-        // collapse into one needle. The fields regexes run on are ASCII (URL
-        // text as serialized), so a literal with other bytes never occurs
-        // in them and is left out; with none left the regex runs ungated.
+        // The literals are of the folded pattern: ASCII and lower-cased
+        // already (the checks below only guard that).
         let texts: Option<Vec<String>> = literals
             .iter()
             .filter(|l| l.as_bytes().is_ascii())
@@ -833,6 +832,73 @@ fn gate_of(pattern: &str, insensitive: bool) -> Option<Gate> {
         }
     }
     None
+}
+
+/// The image of a pattern under ASCII lower-casing, on ASCII text: every
+/// class keeps only its ASCII members, lower-cased, and a literal with other
+/// bytes cannot match. Gates are found in lower-cased text, and the fields
+/// regexes run on are ASCII (URL text as serialized), so a match of `hir`
+/// lower-cased is a match of the result, and literals every match of the
+/// result contains are gates of `hir`.
+///
+/// Why not extract from `hir` itself: parsed case-insensitively, each
+/// letter is a class of two or three characters (`s`, `S` and `ſ`), the
+/// extractor's variants multiply per letter and hit its limits after three
+/// or four letters, so `^/products123/` got the gate `/pro`, shared by
+/// every such pattern: at 10,000 rules a URL under `/products` ran every
+/// chunk. Folded, the class is `[s]` and the gate `/products123/`.
+fn ascii_folded(hir: &regex_syntax::hir::Hir) -> regex_syntax::hir::Hir {
+    use regex_syntax::hir::{
+        Capture, Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, Hir, HirKind,
+        Repetition,
+    };
+    // The ASCII members of a class, lower-cased; ranges are clamped to
+    // ASCII first, so at most 128 characters are visited.
+    fn ascii_lower(ranges: impl Iterator<Item = (u32, u32)>) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (start, end) in ranges {
+            for c in start..=end.min(0x7f) {
+                out.push((c as u8).to_ascii_lowercase());
+            }
+        }
+        out
+    }
+    let class_of = |bytes: Vec<u8>| {
+        let ranges = bytes
+            .into_iter()
+            .map(|b| ClassUnicodeRange::new(char::from(b), char::from(b)));
+        Hir::class(Class::Unicode(ClassUnicode::new(ranges)))
+    };
+    match hir.kind() {
+        HirKind::Empty => Hir::empty(),
+        HirKind::Literal(lit) if lit.0.is_ascii() => Hir::literal(lit.0.to_ascii_lowercase()),
+        HirKind::Literal(_) => Hir::fail(),
+        HirKind::Class(Class::Unicode(class)) => class_of(ascii_lower(
+            class
+                .iter()
+                .map(|r| (u32::from(r.start()), u32::from(r.end()))),
+        )),
+        HirKind::Class(Class::Bytes(class)) => {
+            let bytes = ascii_lower(
+                class
+                    .iter()
+                    .map(|r| (u32::from(r.start()), u32::from(r.end()))),
+            );
+            let ranges = bytes.into_iter().map(|b| ClassBytesRange::new(b, b));
+            Hir::class(Class::Bytes(ClassBytes::new(ranges)))
+        }
+        HirKind::Look(look) => Hir::look(*look),
+        HirKind::Repetition(rep) => Hir::repetition(Repetition {
+            sub: Box::new(ascii_folded(&rep.sub)),
+            ..rep.clone()
+        }),
+        HirKind::Capture(cap) => Hir::capture(Capture {
+            sub: Box::new(ascii_folded(&cap.sub)),
+            ..cap.clone()
+        }),
+        HirKind::Concat(subs) => Hir::concat(subs.iter().map(ascii_folded).collect()),
+        HirKind::Alternation(subs) => Hir::alternation(subs.iter().map(ascii_folded).collect()),
+    }
 }
 
 /// Builds `patterns` into multi-pattern regexes of at most
@@ -994,25 +1060,123 @@ mod tests {
     #[test]
     fn gates_are_literals_every_match_contains() {
         type Expected = Option<(&'static [&'static str], bool)>;
-        let cases: [(&str, Expected); 8] = [
-            (r"^/products/[0-9]+/reviews", Some((&["/products/"], true))),
-            (r"\.(png|gif)$", Some((&[".gif", ".png"], false))),
-            (r"[?&]page=[0-9]{3,}", Some((&["&page=", "?page="], false))),
-            (r".*\.pdf$", Some((&[".pdf"], false))),
-            (r"(?i)admin", Some((&["admi"], false))),
-            (r"[a-z]+", None),
-            (r"a|bc", None),
-            (r"(", None),
+        let cases: [(&str, bool, Expected); 14] = [
+            (
+                r"^/products/[0-9]+/reviews",
+                false,
+                Some((&["/products/"], true)),
+            ),
+            (r"\.(png|gif)$", false, Some((&[".gif", ".png"], false))),
+            (
+                r"[?&]page=[0-9]{3,}",
+                false,
+                Some((&["&page=", "?page="], false)),
+            ),
+            (r".*\.pdf$", false, Some((&[".pdf"], false))),
+            (r"(?i)admin", false, Some((&["admin"], false))),
+            // Case-insensitive letters fold to one lower-case needle, so
+            // long gates stay long (they used to stop at `/pro`).
+            (
+                r"^/products123/[0-9]+/reviews",
+                true,
+                Some((&["/products123/"], true)),
+            ),
+            (
+                r"[?&]page55=[0-9]{3,}",
+                true,
+                Some((&["&page55=", "?page55="], false)),
+            ),
+            // `ſ` and the Kelvin sign fold to ASCII letters.
+            ("\u{17F}tore", true, Some((&["store"], false))),
+            ("\u{212A}ey", true, Some((&["key"], false))),
+            // Case-sensitive, they cannot occur in ASCII text.
+            ("\u{17F}tore", false, None),
+            ("caf[e\u{E9}]/x", false, Some((&["cafe/x"], false))),
+            (r"[a-z]+", false, None),
+            (r"a|bc", false, None),
+            (r"(", false, None),
         ];
-        for (pattern, expect) in cases {
-            let gate = gate_of(pattern, false).map(|g| {
+        for (pattern, insensitive, expect) in cases {
+            let gate = gate_of(pattern, insensitive).map(|g| {
                 let mut lits = g.literals;
                 lits.sort();
                 (lits, g.anchored)
             });
             let expect =
                 expect.map(|(l, a)| (l.iter().map(|s| s.to_string()).collect::<Vec<_>>(), a));
-            assert_eq!(gate, expect, "{pattern}");
+            assert_eq!(gate, expect, "{pattern} insensitive: {insensitive}");
         }
+    }
+
+    /// Random patterns, either case mode, mixing letters that fold to
+    /// others: on random ASCII texts, whenever the regex matches, one of its
+    /// gate literals is in the lower-cased text (at its start when the gate
+    /// is anchored).
+    #[test]
+    fn gates_hold_on_random_patterns() {
+        let mut rng = crate::rules::synth::Rng::new(11);
+        let pieces = [
+            "/pro",
+            "ducts",
+            "[0-9]+",
+            "(a|B)",
+            "\u{17F}",
+            "K",
+            "\u{212A}",
+            "[s-u]",
+            ".",
+            "x?",
+            "(?i:Ab)",
+            "(?-i:Sk)",
+            "[^a]",
+            "s",
+            "S",
+            "\\.",
+            "(?:ks|KS)+",
+            "\\b",
+            "[k\u{E9}]",
+            "[\u{17F}a]",
+            "[\u{212A}b]t",
+        ];
+        let letters = [
+            "s", "S", "k", "K", "/", "pro", "ducts", "0", "ab", "AB", "x", "u", ".", "sk", "KS",
+        ];
+        let mut gated = 0;
+        for _ in 0..3_000 {
+            let mut pattern: String = (0..1 + rng.below(5)).map(|_| *rng.pick(&pieces)).collect();
+            if rng.chance(30) {
+                pattern.insert(0, '^');
+            }
+            let insensitive = rng.chance(50);
+            let Ok(regex) = regex::RegexBuilder::new(&pattern)
+                .case_insensitive(insensitive)
+                .build()
+            else {
+                continue;
+            };
+            let Some(gate) = gate_of(&pattern, insensitive) else {
+                continue;
+            };
+            gated += 1;
+            for _ in 0..40 {
+                let text: String = (0..rng.below(10)).map(|_| *rng.pick(&letters)).collect();
+                if !regex.is_match(&text) {
+                    continue;
+                }
+                let lower = text.to_ascii_lowercase();
+                let found = gate.literals.iter().any(|l| {
+                    if gate.anchored {
+                        lower.starts_with(l.as_str())
+                    } else {
+                        lower.contains(l.as_str())
+                    }
+                });
+                assert!(
+                    found,
+                    "{pattern} (insensitive: {insensitive}) on {text}: {gate:?}"
+                );
+            }
+        }
+        assert!(gated > 1_000, "only {gated} patterns had a gate");
     }
 }
