@@ -33,6 +33,10 @@ use rustc_hash::FxHashMap;
 
 use super::model::Field;
 
+mod cuts;
+
+use cuts::{Cuts, Few};
+
 /// Patterns per multi-pattern regex: large enough that a few sets cover the
 /// regexes that have no usable literal, small enough that the lazy DFA cache
 /// does not thrash.
@@ -620,128 +624,6 @@ fn atoms_of(uses: &[Vec<Use>]) -> impl Iterator<Item = u32> + '_ {
         Use::Atom(a) | Use::Verify { atom: a, .. } => Some(*a),
         Use::Gate(_) => None,
     })
-}
-
-/// Keys that end (prefixes) or start (suffixes) at a separator byte, such
-/// as `/docs/` or `.example.org`: one hash lookup per separator in the text,
-/// from the anchored end inward, stopping at the first piece that no key
-/// continues. The map also holds every key's inner pieces (ending or
-/// starting at one of its separators) with no uses, which is what lets the
-/// lookups stop early: a URL whose host no prefix names costs two or three
-/// lookups, not one per `/`.
-#[derive(Debug)]
-struct Cuts<T> {
-    map: FxHashMap<Box<str>, Few<T>>,
-    /// Shortest and longest key (inner pieces aside).
-    min_len: usize,
-    max_len: usize,
-    sep: u8,
-}
-
-impl<T> Default for Cuts<T> {
-    fn default() -> Cuts<T> {
-        Cuts {
-            map: FxHashMap::default(),
-            min_len: usize::MAX,
-            max_len: 0,
-            sep: b'/',
-        }
-    }
-}
-
-impl<T: Copy> Cuts<T> {
-    /// `prefix`: keys end with `sep` (else they start with it).
-    fn new(keys: Vec<(String, T)>, sep: u8, prefix: bool) -> Cuts<T> {
-        let mut cuts = Cuts {
-            sep,
-            ..Cuts::default()
-        };
-        for (key, value) in keys {
-            cuts.min_len = cuts.min_len.min(key.len());
-            cuts.max_len = cuts.max_len.max(key.len());
-            for (j, _) in key.bytes().enumerate().filter(|&(_, b)| b == sep) {
-                let inner = if prefix { &key[..=j] } else { &key[j..] };
-                // Most keys share their inner pieces: look before copying.
-                if inner.len() < key.len() && !cuts.map.contains_key(inner) {
-                    cuts.map.insert(inner.into(), Few::default());
-                }
-            }
-            cuts.map.entry(key.into()).or_default().push(value);
-        }
-        cuts
-    }
-
-    /// Calls `f` for the uses of every key that `text` starts with.
-    fn prefixes(&self, text: &str, f: &mut impl FnMut(&T)) {
-        if self.map.is_empty() || text.len() < self.min_len {
-            return;
-        }
-        for i in memchr::memchr_iter(self.sep, text.as_bytes()) {
-            let len = i + 1;
-            if len < self.min_len {
-                continue;
-            }
-            if len > self.max_len {
-                break;
-            }
-            match self.map.get(&text[..len]) {
-                Some(uses) => uses.as_slice().iter().for_each(&mut *f),
-                None => break,
-            }
-        }
-    }
-
-    /// Calls `f` for the uses of every key that `text` ends with.
-    fn suffixes(&self, text: &str, f: &mut impl FnMut(&T)) {
-        if self.map.is_empty() || text.len() < self.min_len {
-            return;
-        }
-        for i in memchr::memrchr_iter(self.sep, text.as_bytes()) {
-            let len = text.len() - i;
-            if len < self.min_len {
-                continue;
-            }
-            if len > self.max_len {
-                break;
-            }
-            match self.map.get(&text[i..]) {
-                Some(uses) => uses.as_slice().iter().for_each(&mut *f),
-                None => break,
-            }
-        }
-    }
-}
-
-/// What one key of a lookup map means: most keys name one atom (or use),
-/// kept in the map's own slot rather than behind a pointer, which spares a
-/// cache miss on every hit; inner pieces of keys mean nothing.
-#[derive(Debug, Clone)]
-enum Few<T> {
-    One(T),
-    Many(Vec<T>),
-}
-
-impl<T> Default for Few<T> {
-    fn default() -> Few<T> {
-        Few::Many(Vec::new())
-    }
-}
-
-impl<T: Copy> Few<T> {
-    fn as_slice(&self) -> &[T] {
-        match self {
-            Few::One(t) => std::slice::from_ref(t),
-            Few::Many(v) => v,
-        }
-    }
-
-    fn push(&mut self, t: T) {
-        match self {
-            Few::One(first) => *self = Few::Many(vec![*first, t]),
-            Few::Many(v) if v.is_empty() => *self = Few::One(t),
-            Few::Many(v) => v.push(t),
-        }
-    }
 }
 
 fn push_map(map: &mut FxHashMap<Box<str>, Few<u32>>, key: &str, atom: u32) {
