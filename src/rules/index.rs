@@ -158,6 +158,9 @@ pub(crate) struct FieldIndex {
     gated: Vec<RegexChunk>,
     /// Per gated pattern: its chunk and its pattern number in the chunk.
     gate_targets: Vec<(u32, u32)>,
+    /// Gated patterns whose gate literals are in no automaton (it failed to
+    /// build): taken as gated on every text. Empty in practice.
+    open_gates: Vec<u32>,
     /// Case-sensitive substrings, which share the insensitive automaton
     /// (one scan of the field instead of two).
     verify: Vec<Box<str>>,
@@ -197,6 +200,7 @@ impl FieldIndex {
             contains: None,
             gated: Vec::new(),
             gate_targets: Vec::new(),
+            open_gates: Vec::new(),
             verify: Vec::new(),
             regexes: Vec::new(),
         };
@@ -281,15 +285,20 @@ impl FieldIndex {
             index.dot_suffixes[case] = Cuts::new(needles, b'.', false);
         }
         let [prefix_lists, suffix_lists, contains_lists] = lists;
+        let mut lost = Lost::default();
         for (case, list) in prefix_lists.into_iter().enumerate() {
-            index.prefixes[case] = list.anchored(&mut direct);
+            index.prefixes[case] = list.anchored(&mut lost);
         }
         for (case, list) in suffix_lists.into_iter().enumerate() {
-            index.suffixes[case] = list.anchored(&mut direct);
+            index.suffixes[case] = list.anchored(&mut lost);
         }
         let [no_sensitive, contains_list] = contains_lists;
         debug_assert!(no_sensitive.needles.is_empty());
-        index.contains = contains_list.unanchored(&mut direct);
+        index.contains = contains_list.unanchored(&mut lost);
+        direct.extend(lost.atoms);
+        lost.gates.sort_unstable();
+        lost.gates.dedup();
+        index.open_gates = lost.gates;
         index.regexes = regex_sets(ungated, &mut direct);
         (index, direct)
     }
@@ -369,6 +378,9 @@ impl FieldIndex {
                 }
             }
         };
+        for &g in &self.open_gates {
+            on_use(Use::Gate(g), 0..0);
+        }
         slash_sensitive.prefixes(text, &mut |&u| on_use(u, 0..0));
         slash_insensitive.prefixes(lower, &mut |&u| on_use(u, 0..0));
         let [prefix_sensitive, prefix_insensitive] = &self.prefixes;
@@ -562,8 +574,13 @@ impl NeedleList {
 
     /// Needles of the insensitive lists are lower-cased and matched against
     /// lower-cased text, so every automaton compares bytes as they are.
-    fn anchored(self, direct: &mut Vec<u32>) -> Option<Needles> {
+    /// On failure the needles' uses go to `lost` (see [`Lost`]).
+    fn anchored(self, lost: &mut Lost) -> Option<Needles> {
         if self.needles.is_empty() {
+            return None;
+        }
+        if failing_for_test() {
+            lost.take(&self.uses);
             return None;
         }
         let total: usize = self.needles.iter().map(String::len).sum();
@@ -585,14 +602,18 @@ impl NeedleList {
                 uses: self.uses,
             }),
             Err(_) => {
-                direct.extend(atoms_of(&self.uses));
+                lost.take(&self.uses);
                 None
             }
         }
     }
 
-    fn unanchored(self, direct: &mut Vec<u32>) -> Option<Scan> {
+    fn unanchored(self, lost: &mut Lost) -> Option<Scan> {
         if self.needles.is_empty() {
+            return None;
+        }
+        if failing_for_test() {
+            lost.take(&self.uses);
             return None;
         }
         // A full DFA costs memory (states × byte classes) but is the fastest
@@ -609,21 +630,50 @@ impl NeedleList {
                 uses: self.uses,
             }),
             Err(_) => {
-                direct.extend(atoms_of(&self.uses));
+                lost.take(&self.uses);
                 None
             }
         }
     }
 }
 
-/// The atoms behind a failed automaton. Gated regexes cannot be recovered
-/// from here, which is why gates only go into lists of reasonable size;
-/// an automaton of a few thousand short needles always builds.
-fn atoms_of(uses: &[Vec<Use>]) -> impl Iterator<Item = u32> + '_ {
-    uses.iter().flatten().filter_map(|u| match u {
-        Use::Atom(a) | Use::Verify { atom: a, .. } => Some(*a),
-        Use::Gate(_) => None,
-    })
+/// What the needles of an automaton that failed to build stood for, so
+/// that nothing is lost with them: their atoms are tested one by one, and
+/// the gated patterns they were gates of count as gated on every text
+/// (their chunk runs on every text and they are read from it).
+#[derive(Debug, Default)]
+struct Lost {
+    atoms: Vec<u32>,
+    gates: Vec<u32>,
+}
+
+impl Lost {
+    fn take(&mut self, uses: &[Vec<Use>]) {
+        for &u in uses.iter().flatten() {
+            match u {
+                Use::Atom(a) | Use::Verify { atom: a, .. } => self.atoms.push(a),
+                Use::Gate(g) => self.gates.push(g),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Makes every literal automaton fail to build, on this thread.
+    static FAIL_AUTOMATA: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a test asked automata to fail (never outside tests).
+fn failing_for_test() -> bool {
+    #[cfg(test)]
+    {
+        FAIL_AUTOMATA.with(std::cell::Cell::get)
+    }
+    #[cfg(not(test))]
+    {
+        false
+    }
 }
 
 fn push_map(map: &mut FxHashMap<Box<str>, Few<u32>>, key: &str, atom: u32) {
@@ -1060,5 +1110,78 @@ mod tests {
             }
         }
         assert!(gated > 1_000, "only {gated} patterns had a gate");
+    }
+
+    /// When the literal automata fail to build, nothing is lost: literal
+    /// atoms are handed back to be tested one by one, and gated regexes run
+    /// on every text (they used to be dropped and never match).
+    #[test]
+    fn failed_automata_lose_no_atom() {
+        let patterns = [
+            r"^/products12[0-9]+/reviews", // anchored gate: the prefix walk
+            r"[?&]page7=[0-9]{3,}",        // unanchored gate: the substring scan
+            r"/thumbs3/[a-z]+\.png$",
+        ];
+        let regexes: Vec<Regex> = patterns
+            .iter()
+            .map(|p| {
+                regex::RegexBuilder::new(p)
+                    .case_insensitive(true)
+                    .build()
+                    .unwrap()
+            })
+            .collect();
+        let mut entries: Vec<Entry<'_>> = regexes
+            .iter()
+            .enumerate()
+            .map(|(i, regex)| Entry::Regex {
+                atom: i as u32,
+                regex,
+                insensitive: true,
+            })
+            .collect();
+        for (atom, op, needle) in [
+            (10, LiteralOp::Prefix, "/pro"),
+            (11, LiteralOp::Suffix, "views"),
+            (12, LiteralOp::Contains, "page7"),
+        ] {
+            entries.push(Entry::Literal {
+                atom,
+                op,
+                needle,
+                insensitive: true,
+            });
+        }
+        FAIL_AUTOMATA.with(|f| f.set(true));
+        let (index, direct) = FieldIndex::build(Field::Path, &entries);
+        FAIL_AUTOMATA.with(|f| f.set(false));
+        assert_eq!(direct, [10, 11, 12]);
+        assert!(
+            index
+                .prefixes
+                .iter()
+                .chain(&index.suffixes)
+                .all(Option::is_none)
+        );
+        assert!(index.contains.is_none());
+        let mut scratch = index.scratch();
+        for text in [
+            "/products123/reviews",
+            "/PRODUCTS129/reviews?page7=1234",
+            "/x?a=1&page7=999",
+            "/x?page7=99",
+            "/thumbs3/abc.png",
+            "/thumbs3/abc.gif",
+            "/other",
+        ] {
+            let lower = lower_cased(text);
+            let mut got = Vec::new();
+            index.scan(text, &lower, &mut scratch, &mut |a| got.push(a));
+            got.sort_unstable();
+            let want: Vec<u32> = (0..regexes.len() as u32)
+                .filter(|&i| regexes[i as usize].is_match(text))
+                .collect();
+            assert_eq!(got, want, "{text}");
+        }
     }
 }
