@@ -28,6 +28,7 @@ use aho_corasick::automaton::Automaton;
 use aho_corasick::{Anchored, MatchKind, StartKind};
 use regex::Regex;
 use regex_automata::meta;
+use regex_syntax::hir::Hir;
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 use rustc_hash::FxHashMap;
 
@@ -206,8 +207,8 @@ impl FieldIndex {
         };
         // Needle lists per (kind, case): prefix, suffix (reversed), contains.
         let mut lists: [[NeedleList; 2]; 3] = Default::default();
-        let mut ungated: Vec<(String, u32)> = Vec::new();
-        let mut gated: Vec<(String, u32, Gate)> = Vec::new();
+        let mut ungated: Vec<(Hir, u32)> = Vec::new();
+        let mut gated: Vec<(Hir, u32, Gate)> = Vec::new();
         // Prefixes ending in `/`, per case, before choosing how to find them.
         let mut slash: [Vec<(String, Use)>; 2] = Default::default();
         // Suffixes starting with `.`, per case.
@@ -256,14 +257,16 @@ impl FieldIndex {
                     regex,
                     insensitive,
                 } => {
-                    let wrapped = if insensitive {
-                        format!("(?i:{})", regex.as_str())
-                    } else {
-                        format!("(?:{})", regex.as_str())
+                    // Sets are built from the parsed patterns: wrapping the
+                    // text in a group to set its case would let a `(?x)`
+                    // comment swallow the group's closing parenthesis.
+                    let Some(hir) = parsed(regex.as_str(), insensitive) else {
+                        direct.push(atom);
+                        continue;
                     };
-                    match gate_of(regex.as_str(), insensitive) {
-                        Some(gate) => gated.push((wrapped, atom, gate)),
-                        None => ungated.push((wrapped, atom)),
+                    match gate_of_hir(&hir) {
+                        Some(gate) => gated.push((hir, atom, gate)),
+                        None => ungated.push((hir, atom)),
                     }
                 }
             }
@@ -467,7 +470,7 @@ impl RegexChunk {
 /// for the ungated ones) and registers each pattern's gate literals with the
 /// chunk it landed in.
 fn gated_chunks(
-    gated: Vec<(String, u32, Gate)>,
+    gated: Vec<(Hir, u32, Gate)>,
     lists: &mut [[NeedleList; 2]; 3],
     slash: &mut [Vec<(String, Use)>; 2],
     direct: &mut Vec<u32>,
@@ -710,17 +713,32 @@ struct Gate {
 /// is shorter than [`MIN_GATE_LEN`]. `insensitive` as the rule runs it:
 /// Unicode case folding maps `ſ` to `s` and the Kelvin sign to `k`, so a
 /// pattern written with them matches ASCII text, and its gate must say so.
+#[cfg(test)]
 fn gate_of(pattern: &str, insensitive: bool) -> Option<Gate> {
-    let hir = regex_syntax::ParserBuilder::new()
+    gate_of_hir(&parsed(pattern, insensitive)?)
+}
+
+/// A regex as the rule runs it: parsed with the same defaults as
+/// `regex::RegexBuilder` and the rule's case mode.
+fn parsed(pattern: &str, insensitive: bool) -> Option<Hir> {
+    regex_syntax::ParserBuilder::new()
         .case_insensitive(insensitive)
         .build()
         .parse(pattern)
-        .ok()?;
-    let anchored = hir
-        .properties()
+        .ok()
+}
+
+/// Whether every match of `hir` starts at the start of the text.
+fn is_anchored(hir: &Hir) -> bool {
+    hir.properties()
         .look_set_prefix()
-        .contains(regex_syntax::hir::Look::Start);
-    let hir = ascii_folded(&hir);
+        .contains(regex_syntax::hir::Look::Start)
+}
+
+/// [`gate_of`] for a parsed pattern.
+fn gate_of_hir(hir: &Hir) -> Option<Gate> {
+    let anchored = is_anchored(hir);
+    let hir = ascii_folded(hir);
     for prefix in [true, false] {
         let kind = if prefix {
             ExtractKind::Prefix
@@ -779,9 +797,9 @@ fn gate_of(pattern: &str, insensitive: bool) -> Option<Gate> {
 /// or four letters, so `^/products123/` got the gate `/pro`, shared by
 /// every such pattern: at 10,000 rules a URL under `/products` ran every
 /// chunk. Folded, the class is `[s]` and the gate `/products123/`.
-fn ascii_folded(hir: &regex_syntax::hir::Hir) -> regex_syntax::hir::Hir {
+fn ascii_folded(hir: &Hir) -> Hir {
     use regex_syntax::hir::{
-        Capture, Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, Hir, HirKind,
+        Capture, Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, HirKind,
         Repetition,
     };
     // The ASCII members of a class, lower-cased; ranges are clamped to
@@ -836,10 +854,9 @@ fn ascii_folded(hir: &regex_syntax::hir::Hir) -> regex_syntax::hir::Hir {
 /// Builds `patterns` into multi-pattern regexes of at most
 /// [`MAX_REGEXES_PER_SET`], anchored ones apart from unanchored ones: mixing
 /// them in one set slows the set's DFA down markedly.
-fn regex_sets(patterns: Vec<(String, u32)>, direct: &mut Vec<u32>) -> Vec<RegexChunk> {
-    let (anchored, free): (Vec<_>, Vec<_>) = patterns
-        .into_iter()
-        .partition(|(p, _)| p.starts_with("(?i:^") || p.starts_with("(?:^"));
+fn regex_sets(patterns: Vec<(Hir, u32)>, direct: &mut Vec<u32>) -> Vec<RegexChunk> {
+    let (anchored, free): (Vec<_>, Vec<_>) =
+        patterns.into_iter().partition(|(p, _)| is_anchored(p));
     let mut sets = Vec::new();
     for group in [anchored, free] {
         for chunk in group.chunks(MAX_REGEXES_PER_SET) {
@@ -851,16 +868,16 @@ fn regex_sets(patterns: Vec<(String, u32)>, direct: &mut Vec<u32>) -> Vec<RegexC
 
 /// Builds one multi-pattern regex for `chunk`, halving it when the
 /// combination is too big; single patterns that still fail are tested alone.
-fn build_chunks(chunk: &[(String, u32)], out: &mut Vec<RegexChunk>, direct: &mut Vec<u32>) {
+fn build_chunks(chunk: &[(Hir, u32)], out: &mut Vec<RegexChunk>, direct: &mut Vec<u32>) {
     let config = meta::Regex::config()
         .match_kind(regex_automata::MatchKind::All)
         .nfa_size_limit(Some(SET_SIZE_LIMIT))
         .dfa_size_limit(Some(SET_SIZE_LIMIT))
         .hybrid_cache_capacity(SET_SIZE_LIMIT / 4);
-    let patterns: Vec<&str> = chunk.iter().map(|(p, _)| p.as_str()).collect();
+    let patterns: Vec<&Hir> = chunk.iter().map(|(p, _)| p).collect();
     match meta::Regex::builder()
         .configure(config)
-        .build_many(&patterns)
+        .build_many_from_hir(&patterns)
     {
         Ok(regex) => out.push(RegexChunk {
             regex,
@@ -1182,6 +1199,66 @@ mod tests {
                 .filter(|&i| regexes[i as usize].is_match(text))
                 .collect();
             assert_eq!(got, want, "{text}");
+        }
+    }
+
+    /// Verbose regexes (`(?x)`, with a comment to the end of the pattern)
+    /// join the multi-pattern sets, gated or not, and match as they do
+    /// alone; they used to fall back to one-by-one tests.
+    #[test]
+    fn verbose_regexes_join_the_sets() {
+        let patterns = [
+            "(?x) ^/products [0-9]+ /reviews  # product reviews",
+            "(?x) [a-z]+ \\.pdf $ # any PDF",
+            "(?x)\n  /blog/ (19|20)[0-9]{2}  # by year\n  /\n",
+        ];
+        for insensitive in [false, true] {
+            let regexes: Vec<Regex> = patterns
+                .iter()
+                .map(|p| {
+                    regex::RegexBuilder::new(p)
+                        .case_insensitive(insensitive)
+                        .build()
+                        .unwrap()
+                })
+                .collect();
+            let entries: Vec<Entry<'_>> = regexes
+                .iter()
+                .enumerate()
+                .map(|(i, regex)| Entry::Regex {
+                    atom: i as u32,
+                    regex,
+                    insensitive,
+                })
+                .collect();
+            let (index, direct) = FieldIndex::build(Field::Path, &entries);
+            assert!(direct.is_empty(), "{direct:?} tested one by one");
+            let in_sets: usize = index
+                .gated
+                .iter()
+                .chain(&index.regexes)
+                .map(|c| c.atoms.len())
+                .sum();
+            assert_eq!(in_sets, 3);
+            let mut scratch = index.scratch();
+            for text in [
+                "/products12/reviews",
+                "/Products12/reviews",
+                "/docs/a.pdf",
+                "/docs/a.PDF",
+                "/blog/2019/",
+                "/BLOG/1999/x",
+                "/blog/2019",
+            ] {
+                let lower = lower_cased(text);
+                let mut got = Vec::new();
+                index.scan(text, &lower, &mut scratch, &mut |a| got.push(a));
+                got.sort_unstable();
+                let want: Vec<u32> = (0..regexes.len() as u32)
+                    .filter(|&i| regexes[i as usize].is_match(text))
+                    .collect();
+                assert_eq!(got, want, "{text} (insensitive: {insensitive})");
+            }
         }
     }
 }
