@@ -28,10 +28,15 @@ use aho_corasick::automaton::Automaton;
 use aho_corasick::{Anchored, MatchKind, StartKind};
 use regex::Regex;
 use regex_automata::meta;
+use regex_syntax::hir::Hir;
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 use rustc_hash::FxHashMap;
 
 use super::model::Field;
+
+mod cuts;
+
+use cuts::{Cuts, Few};
 
 /// Patterns per multi-pattern regex: large enough that a few sets cover the
 /// regexes that have no usable literal, small enough that the lazy DFA cache
@@ -154,6 +159,9 @@ pub(crate) struct FieldIndex {
     gated: Vec<RegexChunk>,
     /// Per gated pattern: its chunk and its pattern number in the chunk.
     gate_targets: Vec<(u32, u32)>,
+    /// Gated patterns whose gate literals are in no automaton (it failed to
+    /// build): taken as gated on every text. Empty in practice.
+    open_gates: Vec<u32>,
     /// Case-sensitive substrings, which share the insensitive automaton
     /// (one scan of the field instead of two).
     verify: Vec<Box<str>>,
@@ -193,13 +201,14 @@ impl FieldIndex {
             contains: None,
             gated: Vec::new(),
             gate_targets: Vec::new(),
+            open_gates: Vec::new(),
             verify: Vec::new(),
             regexes: Vec::new(),
         };
         // Needle lists per (kind, case): prefix, suffix (reversed), contains.
         let mut lists: [[NeedleList; 2]; 3] = Default::default();
-        let mut ungated: Vec<(String, u32)> = Vec::new();
-        let mut gated: Vec<(String, u32, Gate)> = Vec::new();
+        let mut ungated: Vec<(Hir, u32)> = Vec::new();
+        let mut gated: Vec<(Hir, u32, Gate)> = Vec::new();
         // Prefixes ending in `/`, per case, before choosing how to find them.
         let mut slash: [Vec<(String, Use)>; 2] = Default::default();
         // Suffixes starting with `.`, per case.
@@ -248,14 +257,16 @@ impl FieldIndex {
                     regex,
                     insensitive,
                 } => {
-                    let wrapped = if insensitive {
-                        format!("(?i:{})", regex.as_str())
-                    } else {
-                        format!("(?:{})", regex.as_str())
+                    // Sets are built from the parsed patterns: wrapping the
+                    // text in a group to set its case would let a `(?x)`
+                    // comment swallow the group's closing parenthesis.
+                    let Some(hir) = parsed(regex.as_str(), insensitive) else {
+                        direct.push(atom);
+                        continue;
                     };
-                    match gate_of(regex.as_str(), insensitive) {
-                        Some(gate) => gated.push((wrapped, atom, gate)),
-                        None => ungated.push((wrapped, atom)),
+                    match gate_of_hir(&hir) {
+                        Some(gate) => gated.push((hir, atom, gate)),
+                        None => ungated.push((hir, atom)),
                     }
                 }
             }
@@ -277,15 +288,20 @@ impl FieldIndex {
             index.dot_suffixes[case] = Cuts::new(needles, b'.', false);
         }
         let [prefix_lists, suffix_lists, contains_lists] = lists;
+        let mut lost = Lost::default();
         for (case, list) in prefix_lists.into_iter().enumerate() {
-            index.prefixes[case] = list.anchored(&mut direct);
+            index.prefixes[case] = list.anchored(&mut lost);
         }
         for (case, list) in suffix_lists.into_iter().enumerate() {
-            index.suffixes[case] = list.anchored(&mut direct);
+            index.suffixes[case] = list.anchored(&mut lost);
         }
         let [no_sensitive, contains_list] = contains_lists;
         debug_assert!(no_sensitive.needles.is_empty());
-        index.contains = contains_list.unanchored(&mut direct);
+        index.contains = contains_list.unanchored(&mut lost);
+        direct.extend(lost.atoms);
+        lost.gates.sort_unstable();
+        lost.gates.dedup();
+        index.open_gates = lost.gates;
         index.regexes = regex_sets(ungated, &mut direct);
         (index, direct)
     }
@@ -365,6 +381,9 @@ impl FieldIndex {
                 }
             }
         };
+        for &g in &self.open_gates {
+            on_use(Use::Gate(g), 0..0);
+        }
         slash_sensitive.prefixes(text, &mut |&u| on_use(u, 0..0));
         slash_insensitive.prefixes(lower, &mut |&u| on_use(u, 0..0));
         let [prefix_sensitive, prefix_insensitive] = &self.prefixes;
@@ -451,7 +470,7 @@ impl RegexChunk {
 /// for the ungated ones) and registers each pattern's gate literals with the
 /// chunk it landed in.
 fn gated_chunks(
-    gated: Vec<(String, u32, Gate)>,
+    gated: Vec<(Hir, u32, Gate)>,
     lists: &mut [[NeedleList; 2]; 3],
     slash: &mut [Vec<(String, Use)>; 2],
     direct: &mut Vec<u32>,
@@ -558,8 +577,13 @@ impl NeedleList {
 
     /// Needles of the insensitive lists are lower-cased and matched against
     /// lower-cased text, so every automaton compares bytes as they are.
-    fn anchored(self, direct: &mut Vec<u32>) -> Option<Needles> {
+    /// On failure the needles' uses go to `lost` (see [`Lost`]).
+    fn anchored(self, lost: &mut Lost) -> Option<Needles> {
         if self.needles.is_empty() {
+            return None;
+        }
+        if failing_for_test() {
+            lost.take(&self.uses);
             return None;
         }
         let total: usize = self.needles.iter().map(String::len).sum();
@@ -581,14 +605,18 @@ impl NeedleList {
                 uses: self.uses,
             }),
             Err(_) => {
-                direct.extend(atoms_of(&self.uses));
+                lost.take(&self.uses);
                 None
             }
         }
     }
 
-    fn unanchored(self, direct: &mut Vec<u32>) -> Option<Scan> {
+    fn unanchored(self, lost: &mut Lost) -> Option<Scan> {
         if self.needles.is_empty() {
+            return None;
+        }
+        if failing_for_test() {
+            lost.take(&self.uses);
             return None;
         }
         // A full DFA costs memory (states × byte classes) but is the fastest
@@ -605,142 +633,49 @@ impl NeedleList {
                 uses: self.uses,
             }),
             Err(_) => {
-                direct.extend(atoms_of(&self.uses));
+                lost.take(&self.uses);
                 None
             }
         }
     }
 }
 
-/// The atoms behind a failed automaton. Gated regexes cannot be recovered
-/// from here, which is why gates only go into lists of reasonable size;
-/// an automaton of a few thousand short needles always builds.
-fn atoms_of(uses: &[Vec<Use>]) -> impl Iterator<Item = u32> + '_ {
-    uses.iter().flatten().filter_map(|u| match u {
-        Use::Atom(a) | Use::Verify { atom: a, .. } => Some(*a),
-        Use::Gate(_) => None,
-    })
+/// What the needles of an automaton that failed to build stood for, so
+/// that nothing is lost with them: their atoms are tested one by one, and
+/// the gated patterns they were gates of count as gated on every text
+/// (their chunk runs on every text and they are read from it).
+#[derive(Debug, Default)]
+struct Lost {
+    atoms: Vec<u32>,
+    gates: Vec<u32>,
 }
 
-/// Keys that end (prefixes) or start (suffixes) at a separator byte, such
-/// as `/docs/` or `.example.org`: one hash lookup per separator in the text,
-/// from the anchored end inward, stopping at the first piece that no key
-/// continues. The map also holds every key's inner pieces (ending or
-/// starting at one of its separators) with no uses, which is what lets the
-/// lookups stop early: a URL whose host no prefix names costs two or three
-/// lookups, not one per `/`.
-#[derive(Debug)]
-struct Cuts<T> {
-    map: FxHashMap<Box<str>, Few<T>>,
-    /// Shortest and longest key (inner pieces aside).
-    min_len: usize,
-    max_len: usize,
-    sep: u8,
-}
-
-impl<T> Default for Cuts<T> {
-    fn default() -> Cuts<T> {
-        Cuts {
-            map: FxHashMap::default(),
-            min_len: usize::MAX,
-            max_len: 0,
-            sep: b'/',
-        }
-    }
-}
-
-impl<T: Copy> Cuts<T> {
-    /// `prefix`: keys end with `sep` (else they start with it).
-    fn new(keys: Vec<(String, T)>, sep: u8, prefix: bool) -> Cuts<T> {
-        let mut cuts = Cuts {
-            sep,
-            ..Cuts::default()
-        };
-        for (key, value) in keys {
-            cuts.min_len = cuts.min_len.min(key.len());
-            cuts.max_len = cuts.max_len.max(key.len());
-            for (j, _) in key.bytes().enumerate().filter(|&(_, b)| b == sep) {
-                let inner = if prefix { &key[..=j] } else { &key[j..] };
-                // Most keys share their inner pieces: look before copying.
-                if inner.len() < key.len() && !cuts.map.contains_key(inner) {
-                    cuts.map.insert(inner.into(), Few::default());
-                }
-            }
-            cuts.map.entry(key.into()).or_default().push(value);
-        }
-        cuts
-    }
-
-    /// Calls `f` for the uses of every key that `text` starts with.
-    fn prefixes(&self, text: &str, f: &mut impl FnMut(&T)) {
-        if self.map.is_empty() || text.len() < self.min_len {
-            return;
-        }
-        for i in memchr::memchr_iter(self.sep, text.as_bytes()) {
-            let len = i + 1;
-            if len < self.min_len {
-                continue;
-            }
-            if len > self.max_len {
-                break;
-            }
-            match self.map.get(&text[..len]) {
-                Some(uses) => uses.as_slice().iter().for_each(&mut *f),
-                None => break,
-            }
-        }
-    }
-
-    /// Calls `f` for the uses of every key that `text` ends with.
-    fn suffixes(&self, text: &str, f: &mut impl FnMut(&T)) {
-        if self.map.is_empty() || text.len() < self.min_len {
-            return;
-        }
-        for i in memchr::memrchr_iter(self.sep, text.as_bytes()) {
-            let len = text.len() - i;
-            if len < self.min_len {
-                continue;
-            }
-            if len > self.max_len {
-                break;
-            }
-            match self.map.get(&text[i..]) {
-                Some(uses) => uses.as_slice().iter().for_each(&mut *f),
-                None => break,
+impl Lost {
+    fn take(&mut self, uses: &[Vec<Use>]) {
+        for &u in uses.iter().flatten() {
+            match u {
+                Use::Atom(a) | Use::Verify { atom: a, .. } => self.atoms.push(a),
+                Use::Gate(g) => self.gates.push(g),
             }
         }
     }
 }
 
-/// What one key of a lookup map means: most keys name one atom (or use),
-/// kept in the map's own slot rather than behind a pointer, which spares a
-/// cache miss on every hit; inner pieces of keys mean nothing.
-#[derive(Debug, Clone)]
-enum Few<T> {
-    One(T),
-    Many(Vec<T>),
+#[cfg(test)]
+thread_local! {
+    /// Makes every literal automaton fail to build, on this thread.
+    static FAIL_AUTOMATA: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-impl<T> Default for Few<T> {
-    fn default() -> Few<T> {
-        Few::Many(Vec::new())
+/// Whether a test asked automata to fail (never outside tests).
+fn failing_for_test() -> bool {
+    #[cfg(test)]
+    {
+        FAIL_AUTOMATA.with(std::cell::Cell::get)
     }
-}
-
-impl<T: Copy> Few<T> {
-    fn as_slice(&self) -> &[T] {
-        match self {
-            Few::One(t) => std::slice::from_ref(t),
-            Few::Many(v) => v,
-        }
-    }
-
-    fn push(&mut self, t: T) {
-        match self {
-            Few::One(first) => *self = Few::Many(vec![*first, t]),
-            Few::Many(v) if v.is_empty() => *self = Few::One(t),
-            Few::Many(v) => v.push(t),
-        }
+    #[cfg(not(test))]
+    {
+        false
     }
 }
 
@@ -778,16 +713,32 @@ struct Gate {
 /// is shorter than [`MIN_GATE_LEN`]. `insensitive` as the rule runs it:
 /// Unicode case folding maps `ſ` to `s` and the Kelvin sign to `k`, so a
 /// pattern written with them matches ASCII text, and its gate must say so.
+#[cfg(test)]
 fn gate_of(pattern: &str, insensitive: bool) -> Option<Gate> {
-    let hir = regex_syntax::ParserBuilder::new()
+    gate_of_hir(&parsed(pattern, insensitive)?)
+}
+
+/// A regex as the rule runs it: parsed with the same defaults as
+/// `regex::RegexBuilder` and the rule's case mode.
+fn parsed(pattern: &str, insensitive: bool) -> Option<Hir> {
+    regex_syntax::ParserBuilder::new()
         .case_insensitive(insensitive)
         .build()
         .parse(pattern)
-        .ok()?;
-    let anchored = hir
-        .properties()
+        .ok()
+}
+
+/// Whether every match of `hir` starts at the start of the text.
+fn is_anchored(hir: &Hir) -> bool {
+    hir.properties()
         .look_set_prefix()
-        .contains(regex_syntax::hir::Look::Start);
+        .contains(regex_syntax::hir::Look::Start)
+}
+
+/// [`gate_of`] for a parsed pattern.
+fn gate_of_hir(hir: &Hir) -> Option<Gate> {
+    let anchored = is_anchored(hir);
+    let hir = ascii_folded(hir);
     for prefix in [true, false] {
         let kind = if prefix {
             ExtractKind::Prefix
@@ -813,10 +764,8 @@ fn gate_of(pattern: &str, insensitive: bool) -> Option<Gate> {
         if literals.is_empty() || literals.iter().any(|l| l.as_bytes().len() < MIN_GATE_LEN) {
             continue;
         }
-        // Gates are found case-insensitively, so case variants (from `(?i)`)
-        // collapse into one needle. The fields regexes run on are ASCII (URL
-        // text as serialized), so a literal with other bytes never occurs
-        // in them and is left out; with none left the regex runs ungated.
+        // The literals are of the folded pattern: ASCII and lower-cased
+        // already (the checks below only guard that).
         let texts: Option<Vec<String>> = literals
             .iter()
             .filter(|l| l.as_bytes().is_ascii())
@@ -835,13 +784,79 @@ fn gate_of(pattern: &str, insensitive: bool) -> Option<Gate> {
     None
 }
 
+/// The image of a pattern under ASCII lower-casing, on ASCII text: every
+/// class keeps only its ASCII members, lower-cased, and a literal with other
+/// bytes cannot match. Gates are found in lower-cased text, and the fields
+/// regexes run on are ASCII (URL text as serialized), so a match of `hir`
+/// lower-cased is a match of the result, and literals every match of the
+/// result contains are gates of `hir`.
+///
+/// Why not extract from `hir` itself: parsed case-insensitively, each
+/// letter is a class of two or three characters (`s`, `S` and `ſ`), the
+/// extractor's variants multiply per letter and hit its limits after three
+/// or four letters, so `^/products123/` got the gate `/pro`, shared by
+/// every such pattern: at 10,000 rules a URL under `/products` ran every
+/// chunk. Folded, the class is `[s]` and the gate `/products123/`.
+fn ascii_folded(hir: &Hir) -> Hir {
+    use regex_syntax::hir::{
+        Capture, Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, HirKind,
+        Repetition,
+    };
+    // The ASCII members of a class, lower-cased; ranges are clamped to
+    // ASCII first, so at most 128 characters are visited.
+    fn ascii_lower(ranges: impl Iterator<Item = (u32, u32)>) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (start, end) in ranges {
+            for c in start..=end.min(0x7f) {
+                out.push((c as u8).to_ascii_lowercase());
+            }
+        }
+        out
+    }
+    let class_of = |bytes: Vec<u8>| {
+        let ranges = bytes
+            .into_iter()
+            .map(|b| ClassUnicodeRange::new(char::from(b), char::from(b)));
+        Hir::class(Class::Unicode(ClassUnicode::new(ranges)))
+    };
+    match hir.kind() {
+        HirKind::Empty => Hir::empty(),
+        HirKind::Literal(lit) if lit.0.is_ascii() => Hir::literal(lit.0.to_ascii_lowercase()),
+        HirKind::Literal(_) => Hir::fail(),
+        HirKind::Class(Class::Unicode(class)) => class_of(ascii_lower(
+            class
+                .iter()
+                .map(|r| (u32::from(r.start()), u32::from(r.end()))),
+        )),
+        HirKind::Class(Class::Bytes(class)) => {
+            let bytes = ascii_lower(
+                class
+                    .iter()
+                    .map(|r| (u32::from(r.start()), u32::from(r.end()))),
+            );
+            let ranges = bytes.into_iter().map(|b| ClassBytesRange::new(b, b));
+            Hir::class(Class::Bytes(ClassBytes::new(ranges)))
+        }
+        HirKind::Look(look) => Hir::look(*look),
+        HirKind::Repetition(rep) => Hir::repetition(Repetition {
+            sub: Box::new(ascii_folded(&rep.sub)),
+            ..rep.clone()
+        }),
+        HirKind::Capture(cap) => Hir::capture(Capture {
+            sub: Box::new(ascii_folded(&cap.sub)),
+            ..cap.clone()
+        }),
+        HirKind::Concat(subs) => Hir::concat(subs.iter().map(ascii_folded).collect()),
+        HirKind::Alternation(subs) => Hir::alternation(subs.iter().map(ascii_folded).collect()),
+    }
+}
+
 /// Builds `patterns` into multi-pattern regexes of at most
 /// [`MAX_REGEXES_PER_SET`], anchored ones apart from unanchored ones: mixing
 /// them in one set slows the set's DFA down markedly.
-fn regex_sets(patterns: Vec<(String, u32)>, direct: &mut Vec<u32>) -> Vec<RegexChunk> {
-    let (anchored, free): (Vec<_>, Vec<_>) = patterns
-        .into_iter()
-        .partition(|(p, _)| p.starts_with("(?i:^") || p.starts_with("(?:^"));
+fn regex_sets(patterns: Vec<(Hir, u32)>, direct: &mut Vec<u32>) -> Vec<RegexChunk> {
+    let (anchored, free): (Vec<_>, Vec<_>) =
+        patterns.into_iter().partition(|(p, _)| is_anchored(p));
     let mut sets = Vec::new();
     for group in [anchored, free] {
         for chunk in group.chunks(MAX_REGEXES_PER_SET) {
@@ -853,16 +868,16 @@ fn regex_sets(patterns: Vec<(String, u32)>, direct: &mut Vec<u32>) -> Vec<RegexC
 
 /// Builds one multi-pattern regex for `chunk`, halving it when the
 /// combination is too big; single patterns that still fail are tested alone.
-fn build_chunks(chunk: &[(String, u32)], out: &mut Vec<RegexChunk>, direct: &mut Vec<u32>) {
+fn build_chunks(chunk: &[(Hir, u32)], out: &mut Vec<RegexChunk>, direct: &mut Vec<u32>) {
     let config = meta::Regex::config()
         .match_kind(regex_automata::MatchKind::All)
         .nfa_size_limit(Some(SET_SIZE_LIMIT))
         .dfa_size_limit(Some(SET_SIZE_LIMIT))
         .hybrid_cache_capacity(SET_SIZE_LIMIT / 4);
-    let patterns: Vec<&str> = chunk.iter().map(|(p, _)| p.as_str()).collect();
+    let patterns: Vec<&Hir> = chunk.iter().map(|(p, _)| p).collect();
     match meta::Regex::builder()
         .configure(config)
-        .build_many(&patterns)
+        .build_many_from_hir(&patterns)
     {
         Ok(regex) => out.push(RegexChunk {
             regex,
@@ -994,25 +1009,256 @@ mod tests {
     #[test]
     fn gates_are_literals_every_match_contains() {
         type Expected = Option<(&'static [&'static str], bool)>;
-        let cases: [(&str, Expected); 8] = [
-            (r"^/products/[0-9]+/reviews", Some((&["/products/"], true))),
-            (r"\.(png|gif)$", Some((&[".gif", ".png"], false))),
-            (r"[?&]page=[0-9]{3,}", Some((&["&page=", "?page="], false))),
-            (r".*\.pdf$", Some((&[".pdf"], false))),
-            (r"(?i)admin", Some((&["admi"], false))),
-            (r"[a-z]+", None),
-            (r"a|bc", None),
-            (r"(", None),
+        let cases: [(&str, bool, Expected); 14] = [
+            (
+                r"^/products/[0-9]+/reviews",
+                false,
+                Some((&["/products/"], true)),
+            ),
+            (r"\.(png|gif)$", false, Some((&[".gif", ".png"], false))),
+            (
+                r"[?&]page=[0-9]{3,}",
+                false,
+                Some((&["&page=", "?page="], false)),
+            ),
+            (r".*\.pdf$", false, Some((&[".pdf"], false))),
+            (r"(?i)admin", false, Some((&["admin"], false))),
+            // Case-insensitive letters fold to one lower-case needle, so
+            // long gates stay long (they used to stop at `/pro`).
+            (
+                r"^/products123/[0-9]+/reviews",
+                true,
+                Some((&["/products123/"], true)),
+            ),
+            (
+                r"[?&]page55=[0-9]{3,}",
+                true,
+                Some((&["&page55=", "?page55="], false)),
+            ),
+            // `ſ` and the Kelvin sign fold to ASCII letters.
+            ("\u{17F}tore", true, Some((&["store"], false))),
+            ("\u{212A}ey", true, Some((&["key"], false))),
+            // Case-sensitive, they cannot occur in ASCII text.
+            ("\u{17F}tore", false, None),
+            ("caf[e\u{E9}]/x", false, Some((&["cafe/x"], false))),
+            (r"[a-z]+", false, None),
+            (r"a|bc", false, None),
+            (r"(", false, None),
         ];
-        for (pattern, expect) in cases {
-            let gate = gate_of(pattern, false).map(|g| {
+        for (pattern, insensitive, expect) in cases {
+            let gate = gate_of(pattern, insensitive).map(|g| {
                 let mut lits = g.literals;
                 lits.sort();
                 (lits, g.anchored)
             });
             let expect =
                 expect.map(|(l, a)| (l.iter().map(|s| s.to_string()).collect::<Vec<_>>(), a));
-            assert_eq!(gate, expect, "{pattern}");
+            assert_eq!(gate, expect, "{pattern} insensitive: {insensitive}");
+        }
+    }
+
+    /// Random patterns, either case mode, mixing letters that fold to
+    /// others: on random ASCII texts, whenever the regex matches, one of its
+    /// gate literals is in the lower-cased text (at its start when the gate
+    /// is anchored).
+    #[test]
+    fn gates_hold_on_random_patterns() {
+        let mut rng = crate::rules::synth::Rng::new(11);
+        let pieces = [
+            "/pro",
+            "ducts",
+            "[0-9]+",
+            "(a|B)",
+            "\u{17F}",
+            "K",
+            "\u{212A}",
+            "[s-u]",
+            ".",
+            "x?",
+            "(?i:Ab)",
+            "(?-i:Sk)",
+            "[^a]",
+            "s",
+            "S",
+            "\\.",
+            "(?:ks|KS)+",
+            "\\b",
+            "[k\u{E9}]",
+            "[\u{17F}a]",
+            "[\u{212A}b]t",
+        ];
+        let letters = [
+            "s", "S", "k", "K", "/", "pro", "ducts", "0", "ab", "AB", "x", "u", ".", "sk", "KS",
+        ];
+        let mut gated = 0;
+        for _ in 0..3_000 {
+            let mut pattern: String = (0..1 + rng.below(5)).map(|_| *rng.pick(&pieces)).collect();
+            if rng.chance(30) {
+                pattern.insert(0, '^');
+            }
+            let insensitive = rng.chance(50);
+            let Ok(regex) = regex::RegexBuilder::new(&pattern)
+                .case_insensitive(insensitive)
+                .build()
+            else {
+                continue;
+            };
+            let Some(gate) = gate_of(&pattern, insensitive) else {
+                continue;
+            };
+            gated += 1;
+            for _ in 0..40 {
+                let text: String = (0..rng.below(10)).map(|_| *rng.pick(&letters)).collect();
+                if !regex.is_match(&text) {
+                    continue;
+                }
+                let lower = text.to_ascii_lowercase();
+                let found = gate.literals.iter().any(|l| {
+                    if gate.anchored {
+                        lower.starts_with(l.as_str())
+                    } else {
+                        lower.contains(l.as_str())
+                    }
+                });
+                assert!(
+                    found,
+                    "{pattern} (insensitive: {insensitive}) on {text}: {gate:?}"
+                );
+            }
+        }
+        assert!(gated > 1_000, "only {gated} patterns had a gate");
+    }
+
+    /// When the literal automata fail to build, nothing is lost: literal
+    /// atoms are handed back to be tested one by one, and gated regexes run
+    /// on every text (they used to be dropped and never match).
+    #[test]
+    fn failed_automata_lose_no_atom() {
+        let patterns = [
+            r"^/products12[0-9]+/reviews", // anchored gate: the prefix walk
+            r"[?&]page7=[0-9]{3,}",        // unanchored gate: the substring scan
+            r"/thumbs3/[a-z]+\.png$",
+        ];
+        let regexes: Vec<Regex> = patterns
+            .iter()
+            .map(|p| {
+                regex::RegexBuilder::new(p)
+                    .case_insensitive(true)
+                    .build()
+                    .unwrap()
+            })
+            .collect();
+        let mut entries: Vec<Entry<'_>> = regexes
+            .iter()
+            .enumerate()
+            .map(|(i, regex)| Entry::Regex {
+                atom: i as u32,
+                regex,
+                insensitive: true,
+            })
+            .collect();
+        for (atom, op, needle) in [
+            (10, LiteralOp::Prefix, "/pro"),
+            (11, LiteralOp::Suffix, "views"),
+            (12, LiteralOp::Contains, "page7"),
+        ] {
+            entries.push(Entry::Literal {
+                atom,
+                op,
+                needle,
+                insensitive: true,
+            });
+        }
+        FAIL_AUTOMATA.with(|f| f.set(true));
+        let (index, direct) = FieldIndex::build(Field::Path, &entries);
+        FAIL_AUTOMATA.with(|f| f.set(false));
+        assert_eq!(direct, [10, 11, 12]);
+        assert!(
+            index
+                .prefixes
+                .iter()
+                .chain(&index.suffixes)
+                .all(Option::is_none)
+        );
+        assert!(index.contains.is_none());
+        let mut scratch = index.scratch();
+        for text in [
+            "/products123/reviews",
+            "/PRODUCTS129/reviews?page7=1234",
+            "/x?a=1&page7=999",
+            "/x?page7=99",
+            "/thumbs3/abc.png",
+            "/thumbs3/abc.gif",
+            "/other",
+        ] {
+            let lower = lower_cased(text);
+            let mut got = Vec::new();
+            index.scan(text, &lower, &mut scratch, &mut |a| got.push(a));
+            got.sort_unstable();
+            let want: Vec<u32> = (0..regexes.len() as u32)
+                .filter(|&i| regexes[i as usize].is_match(text))
+                .collect();
+            assert_eq!(got, want, "{text}");
+        }
+    }
+
+    /// Verbose regexes (`(?x)`, with a comment to the end of the pattern)
+    /// join the multi-pattern sets, gated or not, and match as they do
+    /// alone; they used to fall back to one-by-one tests.
+    #[test]
+    fn verbose_regexes_join_the_sets() {
+        let patterns = [
+            "(?x) ^/products [0-9]+ /reviews  # product reviews",
+            "(?x) [a-z]+ \\.pdf $ # any PDF",
+            "(?x)\n  /blog/ (19|20)[0-9]{2}  # by year\n  /\n",
+        ];
+        for insensitive in [false, true] {
+            let regexes: Vec<Regex> = patterns
+                .iter()
+                .map(|p| {
+                    regex::RegexBuilder::new(p)
+                        .case_insensitive(insensitive)
+                        .build()
+                        .unwrap()
+                })
+                .collect();
+            let entries: Vec<Entry<'_>> = regexes
+                .iter()
+                .enumerate()
+                .map(|(i, regex)| Entry::Regex {
+                    atom: i as u32,
+                    regex,
+                    insensitive,
+                })
+                .collect();
+            let (index, direct) = FieldIndex::build(Field::Path, &entries);
+            assert!(direct.is_empty(), "{direct:?} tested one by one");
+            let in_sets: usize = index
+                .gated
+                .iter()
+                .chain(&index.regexes)
+                .map(|c| c.atoms.len())
+                .sum();
+            assert_eq!(in_sets, 3);
+            let mut scratch = index.scratch();
+            for text in [
+                "/products12/reviews",
+                "/Products12/reviews",
+                "/docs/a.pdf",
+                "/docs/a.PDF",
+                "/blog/2019/",
+                "/BLOG/1999/x",
+                "/blog/2019",
+            ] {
+                let lower = lower_cased(text);
+                let mut got = Vec::new();
+                index.scan(text, &lower, &mut scratch, &mut |a| got.push(a));
+                got.sort_unstable();
+                let want: Vec<u32> = (0..regexes.len() as u32)
+                    .filter(|&i| regexes[i as usize].is_match(text))
+                    .collect();
+                assert_eq!(got, want, "{text} (insensitive: {insensitive})");
+            }
         }
     }
 }
