@@ -708,11 +708,7 @@ struct Gate {
     anchored: bool,
 }
 
-/// The gate of a regex, if it has a usable one: its exact or inexact prefix
-/// literals, else its suffix literals, when there are few of them and none
-/// is shorter than [`MIN_GATE_LEN`]. `insensitive` as the rule runs it:
-/// Unicode case folding maps `ſ` to `s` and the Kelvin sign to `k`, so a
-/// pattern written with them matches ASCII text, and its gate must say so.
+/// [`gate_of_hir`] for a pattern's text, as the tests write them.
 #[cfg(test)]
 fn gate_of(pattern: &str, insensitive: bool) -> Option<Gate> {
     gate_of_hir(&parsed(pattern, insensitive)?)
@@ -735,7 +731,12 @@ fn is_anchored(hir: &Hir) -> bool {
         .contains(regex_syntax::hir::Look::Start)
 }
 
-/// [`gate_of`] for a parsed pattern.
+/// The gate of a parsed regex (see [`parsed`]), if it has a usable one: its
+/// exact or inexact prefix literals, else its suffix literals, when there
+/// are few of them and none is shorter than [`MIN_GATE_LEN`]. The pattern
+/// is parsed in the rule's case mode: Unicode case folding maps `ſ` to `s`
+/// and the Kelvin sign to `k`, so a pattern written with them matches ASCII
+/// text, and its gate must say so.
 fn gate_of_hir(hir: &Hir) -> Option<Gate> {
     let anchored = is_anchored(hir);
     let hir = ascii_folded(hir);
@@ -765,11 +766,17 @@ fn gate_of_hir(hir: &Hir) -> Option<Gate> {
             continue;
         }
         // The literals are of the folded pattern: ASCII and lower-cased
-        // already (the checks below only guard that).
+        // already. Were one not, the pattern goes ungated: dropping that
+        // literal would leave matches that show none of the gate's.
         let texts: Option<Vec<String>> = literals
             .iter()
-            .filter(|l| l.as_bytes().is_ascii())
-            .map(|l| String::from_utf8(l.as_bytes().to_ascii_lowercase()).ok())
+            .map(|l| {
+                let bytes = l.as_bytes();
+                bytes
+                    .is_ascii()
+                    .then(|| String::from_utf8(bytes.to_ascii_lowercase()).ok())
+                    .flatten()
+            })
             .collect();
         if let Some(mut texts) = texts.filter(|t| !t.is_empty()) {
             texts.sort_unstable();

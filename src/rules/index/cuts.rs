@@ -1,15 +1,16 @@
 //! Lookups of keys that end (prefixes) or start (suffixes) at a separator
 //! byte, such as `/docs/` or `.example.org`, at each separator of a text.
 //!
-//! A text is cut at each separator from its anchored end inward; each
-//! piece is looked up exactly, and the walk stops at the first piece that no
-//! key equals or continues past. To know that without a table probe (most
-//! pieces name nothing, and a probe of a large table is a cache miss), every
-//! key and every inner piece of a key sets one bit of a small bitset, keyed
-//! by a hash of the piece that is built segment by segment, so the walk
-//! hashes each byte of the text once. A clear bit stops the walk; a set bit
-//! may be a collision, which costs one exact lookup more and never a wrong
-//! match, since only the exact lookup of whole keys reports uses.
+//! A text is cut at each separator from its anchored end inward, and the
+//! walk stops at the first piece that no key equals or continues past. To
+//! know that without a table probe (most pieces name nothing, and a probe
+//! of a large table is a cache miss), every key and every inner piece of a
+//! key sets one bit of a small bitset, keyed by a hash of the piece that is
+//! built segment by segment as the walk goes. A clear bit stops the walk; a
+//! set bit may be a collision. Only pieces whose bit is set and whose
+//! length a key has are looked up exactly (hashing the piece again), and
+//! only the exact lookup of whole keys reports uses, so a collision costs
+//! one lookup more and never a wrong match.
 //!
 //! Inner pieces are kept only as bits: a key of `n` separators costs `n`
 //! bits, not `n` copies of its prefixes (a 10 KB key of `/a` repeated took
@@ -17,8 +18,9 @@
 
 use rustc_hash::FxHashMap;
 
-/// Bits per distinct piece: about one lookup in nine of a piece that names
-/// nothing passes the filter.
+/// Bits per distinct piece (rounded up to a power of two): about one
+/// lookup in nine to one in seventeen of a piece that names nothing passes
+/// the filter, more once the filter is at its largest.
 const BITS_PER_PIECE: usize = 8;
 
 /// The largest filter, in bits (512 KB): past it, collisions grow but
