@@ -114,10 +114,20 @@ impl Excerpt {
 
     /// Raw (entity-encoded) visible text. Callers check [`Self::wants_text`].
     pub(super) fn text(&mut self, raw: &str) {
-        for c in raw.chars() {
+        let mut rest = raw;
+        while let Some(c) = rest.chars().next() {
             if self.full() {
                 return;
             }
+            if self.entity.is_empty() {
+                let run = rest.bytes().take_while(|&b| is_plain(b)).count();
+                if let Some(word) = rest.get(..run).filter(|w| !w.is_empty()) {
+                    self.push_plain(word);
+                    rest = rest.get(run..).unwrap_or_default();
+                    continue;
+                }
+            }
+            rest = rest.get(c.len_utf8()..).unwrap_or_default();
             if !self.entity.is_empty() {
                 if (c.is_ascii_alphanumeric() || c == '#') && self.entity.len() < MAX_ENTITY {
                     self.entity.push(c);
@@ -135,6 +145,22 @@ impl Excerpt {
             } else {
                 self.push(c);
             }
+        }
+    }
+
+    /// A run of [`is_plain`] characters, as [`Self::push`] of each would
+    /// add them: only the first may need the pending separator, and the
+    /// rest go in whole, up to the cap.
+    fn push_plain(&mut self, word: &str) {
+        let Some(first) = word.chars().next() else {
+            return;
+        };
+        self.push(first);
+        let rest = word.get(first.len_utf8()..).unwrap_or_default();
+        let room = MAX_EXCERPT_CHARS.saturating_sub(self.chars).min(rest.len());
+        if let Some(kept) = rest.get(..room) {
+            self.text.push_str(kept);
+            self.chars += room;
         }
     }
 
@@ -186,6 +212,12 @@ impl Excerpt {
         self.text.truncate(len);
         (self.text, self.regions)
     }
+}
+
+/// Printable ASCII other than `&`: text that needs no entity decoding
+/// and no whitespace collapsing, one character per byte.
+fn is_plain(b: u8) -> bool {
+    b.is_ascii_graphic() && b != b'&'
 }
 
 /// The kind bits of `googleoff: KIND` (for `name` = `googleoff`), or `None`.

@@ -168,6 +168,13 @@ impl<'a> Tag<'a> {
 
 /// Receives the tokens of a page in order.
 pub(super) trait Sink {
+    /// Whether a start tag called `name` ([`Name::bytes`]) is wanted now;
+    /// when not, and the namespace simulation has no use for it either,
+    /// the scanner only finds its end. Saying no must be safe: a tag the
+    /// sink does not get must be one it would have done nothing with.
+    fn wants_start_tag(&self, name: &[u8]) -> bool;
+    /// The same for end tags, whatever their name.
+    fn wants_end_tags(&self) -> bool;
     fn start_tag(&mut self, tag: &Tag<'_>) -> Flow;
     fn end_tag(&mut self, name: &Name) -> Flow;
     /// Whether text is wanted now; when not, text is skipped unread.
@@ -262,6 +269,11 @@ impl Scanner<'_> {
     fn start_tag(&mut self, sink: &mut impl Sink, lt: usize) -> Step {
         let input = self.input;
         let (name, p) = Name::read(input, lt + 1);
+        if !self.foreign.start_tag_matters(name.bytes()) && !sink.wants_start_tag(name.bytes()) {
+            // Most tags of a page (`<p>`, `<div class=…>`) once the title
+            // and excerpt are done: only their end matters.
+            return Step::Continue(self.skip_attributes(p));
+        }
         let Some(end) = self.attributes(p, true) else {
             return Step::Continue(input.len());
         };
@@ -306,6 +318,9 @@ impl Scanner<'_> {
     /// An end tag whose name starts at `at` (after `</`).
     fn end_tag(&mut self, sink: &mut impl Sink, at: usize) -> Step {
         let (name, p) = Name::read(self.input, at);
+        if !self.foreign.end_tag_matters() && !sink.wants_end_tags() {
+            return Step::Continue(self.skip_attributes(p));
+        }
         let Some(end) = self.attributes(p, false) else {
             return Step::Continue(self.input.len());
         };
@@ -340,6 +355,17 @@ impl Scanner<'_> {
             return Step::Continue(close.map_or(input.len(), |c| c + 3));
         }
         bogus_comment(sink, input, lt + 2)
+    }
+
+    /// Where a tag whose attributes start at `p` ends (just after its
+    /// `>`; the end of the input when it is cut), its attributes unread.
+    fn skip_attributes(&mut self, p: usize) -> usize {
+        // `<p>`: no attribute state to go through.
+        if self.input.get(p) == Some(&b'>') {
+            return p + 1;
+        }
+        self.attributes(p, false)
+            .map_or(self.input.len(), |end| end.end)
     }
 
     /// Reads attributes from `p` (just after the tag name) to the tag's

@@ -104,6 +104,42 @@ fn comments_and_declarations() {
     check_both(COMMENTS);
 }
 
+/// Foreign content that a tag stepped over must still enter or leave.
+#[rustfmt::skip]
+const FOREIGN: &[(&str, &str)] = &[
+    (r#"<svg></svg><script><a href="/no"></script><a href="/yes">"#, "http://ex.com/yes a"),
+    (r#"<SVG><g></g></SVG><style><a href="/no"></style><a href="/yes">"#, "http://ex.com/yes a"),
+    (r#"<math><mi></mi></math><textarea><a href="/no"></textarea><a href="/yes">"#,
+        "http://ex.com/yes a"),
+    // `<p>` leaves SVG: the style after it is raw text again.
+    (r#"<svg><p><style><a href="/no"></style><a href="/yes">"#, "http://ex.com/yes a"),
+    // Back in SVG after its integration point: style is an element there.
+    (r#"<svg><foreignObject><div></div></foreignObject><style><a href="/svg"></style></svg>"#,
+        "http://ex.com/svg a"),
+    (r#"<svg><desc><b>x</b></desc><script><a href="/svg"></script></svg>"#,
+        "http://ex.com/svg a"),
+];
+
+/// The cases above after a page start that completes the title and the
+/// excerpt: from there on the scanner steps over tags that change nothing
+/// without reading their attributes, and must still find their ends, raw
+/// text and foreign content as before.
+#[test]
+fn after_the_title_and_excerpt_are_complete() {
+    let start = format!("<title>T</title><p>{}</p>", "lorem ipsum ".repeat(50));
+    let cases = ATTRIBUTES
+        .iter()
+        .chain(RAW_TEXT)
+        .chain(COMMENTS)
+        .chain(FOREIGN);
+    for (html, links) in cases {
+        let html = format!("{start}{html}");
+        check_both(&[(&html, links)]);
+    }
+    // And the foreign cases from the start too.
+    check_both(FOREIGN);
+}
+
 #[test]
 fn input_may_end_anywhere() {
     // Every prefix of a page, cut at every byte: no panic, and the links
