@@ -148,17 +148,23 @@ impl Excerpt {
         }
     }
 
-    /// A run of [`is_plain`] characters, as [`Self::push`] of each would
-    /// add them: only the first may need the pending separator, and the
-    /// rest go in whole, up to the cap.
+    /// A run of [`is_plain`] characters (one byte each), as [`Self::push`]
+    /// of each would add them: the pending separator first, then the run
+    /// whole, up to the cap.
     fn push_plain(&mut self, word: &str) {
-        let Some(first) = word.chars().next() else {
+        if self.full() {
             return;
-        };
-        self.push(first);
-        let rest = word.get(first.len_utf8()..).unwrap_or_default();
-        let room = MAX_EXCERPT_CHARS.saturating_sub(self.chars).min(rest.len());
-        if let Some(kept) = rest.get(..room) {
+        }
+        if self.space && !self.text.is_empty() {
+            self.text.push(' ');
+            self.chars += 1;
+            if self.full() {
+                return;
+            }
+        }
+        self.space = false;
+        let room = MAX_EXCERPT_CHARS.saturating_sub(self.chars).min(word.len());
+        if let Some(kept) = word.get(..room) {
             self.text.push_str(kept);
             self.chars += room;
         }

@@ -217,8 +217,7 @@ impl Scanner<'_> {
         // Where the text being read started, and where to look for `<`.
         let mut text_start = 0;
         let mut pos = 0;
-        while let Some(found) = input.get(pos..).and_then(|rest| memchr(b'<', rest)) {
-            let lt = pos + found;
+        while let Some(lt) = next_lt(input, pos) {
             // `<` and whatever follows it that is not markup is text.
             let Some(&next) = input.get(lt + 1) else {
                 break;
@@ -469,6 +468,28 @@ fn emit(sink: &mut impl Sink, input: &[u8], from: usize, to: usize, kind: TextKi
         Some(text) if !text.is_empty() && sink.wants_text() => sink.text(from, text, kind),
         _ => Flow::Continue(()),
     }
+}
+
+/// The first `<` at or after `from`. Markup often has the next one within
+/// a few bytes (`</p>\n<p>`), where testing one 8-byte word costs less
+/// than `memchr`'s set-up; farther ones are left to `memchr`.
+pub(super) fn next_lt(input: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const LTS: u64 = u64::from_ne_bytes([b'<'; 8]);
+    let rest = input.get(from..)?;
+    let Some(word) = rest.first_chunk::<8>() else {
+        return memchr(b'<', rest).map(|i| from + i);
+    };
+    // The bytes equal to `<` become zero; the lowest byte flagged by the
+    // classic zero-byte test is always a real one (later flags may be
+    // false, but only the first is read).
+    let x = u64::from_le_bytes(*word) ^ LTS;
+    let zeros = x.wrapping_sub(ONES) & !x & HIGHS;
+    if zeros != 0 {
+        return Some(from + (zeros.trailing_zeros() / 8) as usize);
+    }
+    memchr(b'<', rest.get(8..)?).map(|i| from + 8 + i)
 }
 
 /// The first `byte` at or after `from`.

@@ -281,3 +281,29 @@ fn junk_attributes_do_not_hide_href_or_rel() {
         "http://ex.com/late a | http://ex.com/quiet a +nofollow"
     );
 }
+
+#[test]
+fn next_lt_finds_the_first_lt() {
+    // Bytes next to `<` in value or in the zero-byte test's arithmetic
+    // (`<` with the high bit set, `=`, `;`), so that a false flag in the
+    // word test would show.
+    const BYTES: [u8; 8] = [b'<', b'<' | 0x80, b'=', b';', 0, 0xff, b'a', b'\n'];
+    let mut rng = XorShift(0x1234_5678_9abc_def1);
+    for _ in 0..20_000 {
+        let len = (rng.next() % 40) as usize;
+        let input: Vec<u8> = (0..len)
+            .map(|_| BYTES[(rng.next() % BYTES.len() as u64) as usize])
+            .collect();
+        for from in 0..=len + 1 {
+            let want = input
+                .get(from..)
+                .and_then(|rest| rest.iter().position(|&b| b == b'<'))
+                .map(|i| from + i);
+            assert_eq!(
+                super::super::scan::next_lt(&input, from),
+                want,
+                "{input:?} from {from}"
+            );
+        }
+    }
+}
