@@ -324,6 +324,7 @@ impl<'a> Collector<'a> {
 /// The start tags [`Collector::start_tag`](Sink::start_tag) reads for
 /// themselves (links, base, metas, title); the others only matter to the
 /// open-element stack and the excerpt's word boundaries.
+#[inline]
 fn reads_tag(name: &[u8]) -> bool {
     matches!(
         name,
@@ -340,12 +341,14 @@ fn reads_tag(name: &[u8]) -> bool {
 }
 
 impl Sink for Collector<'_> {
+    #[inline]
     fn wants_start_tag(&self, name: &[u8]) -> bool {
         // Once the open-element stack is gone (the title and excerpt are
         // done), any other tag would change nothing.
         self.open.is_some() || !self.excerpt_done || reads_tag(name)
     }
 
+    #[inline]
     fn wants_end_tags(&self) -> bool {
         // End tags only close elements of the open-element stack.
         self.open.is_some()

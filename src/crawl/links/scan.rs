@@ -88,6 +88,17 @@ pub(super) struct Name {
     pub(super) hash: u64,
 }
 
+/// Where a tag name starting at `at` ends: at whitespace, `/` or `>` (or
+/// the end of the input).
+fn name_end(input: &[u8], at: usize) -> usize {
+    let name = input.get(at..).unwrap_or_default();
+    let len = name
+        .iter()
+        .position(|&b| is_space(b) || b == b'/' || b == b'>')
+        .unwrap_or(name.len());
+    at + len
+}
+
 impl Name {
     /// Reads a name from `at` up to whitespace, `/` or `>` (or the end).
     fn read(input: &[u8], at: usize) -> (Name, usize) {
@@ -316,10 +327,11 @@ impl Scanner<'_> {
 
     /// An end tag whose name starts at `at` (after `</`).
     fn end_tag(&mut self, sink: &mut impl Sink, at: usize) -> Step {
-        let (name, p) = Name::read(self.input, at);
         if !self.foreign.end_tag_matters() && !sink.wants_end_tags() {
-            return Step::Continue(self.skip_attributes(p));
+            // Nobody reads the name: step over it unread.
+            return Step::Continue(self.skip_attributes(name_end(self.input, at)));
         }
+        let (name, p) = Name::read(self.input, at);
         let Some(end) = self.attributes(p, false) else {
             return Step::Continue(self.input.len());
         };
