@@ -25,9 +25,10 @@
 //! with that code (kept as a test-only reference) on random HTML, the demo
 //! site and 5,000 real documentation pages. Speed, against lol_html in the
 //! same run (`measure_speed` in the tests, two runs on a shared machine):
-//! 1.0-1.5 GB/s on the crawl benchmark's 28 KB pages (13-20x), 390-580
-//! MB/s on real documentation pages (5x), 230-320 MB/s on a page with a
-//! link every 200 bytes (3x), where resolving the URLs is most of the cost.
+//! 1.5 GB/s on the crawl benchmark's 28 KB pages (17-19x; 1.0 GB/s, 12x,
+//! before tags that change nothing were stepped over), 390-580 MB/s on
+//! real documentation pages (5x), 209-233 MB/s on a page with a link every
+//! 200 bytes (3x), where resolving the URLs is most of the cost.
 //!
 //! Tokens are read in order, so a link is resolved against whatever base is
 //! in force when its tag is read: links *before* the `<base>` element

@@ -16,7 +16,12 @@
 //!
 //! Speed comes from reading few bytes: `memchr` jumps to the next `<` (or
 //! quote, or the end of a comment or raw text), and text between tags is
-//! only handed over when the sink asks for it ([`Sink::wants_text`]). The
+//! only handed over when the sink asks for it ([`Sink::wants_text`]). Tags
+//! are handed over only when the sink or the namespace simulation needs
+//! them ([`Sink::wants_start_tag`], [`Sink::wants_end_tags`]); the others
+//! (on most pages, once the title and excerpt are done, nearly every `<p>`
+//! and `</p>`) are only stepped over, their attributes parsed without being
+//! kept, so that a `>` in a quoted value still does not end the tag. The
 //! only allocation is the attribute list, reused from tag to tag and capped
 //! at [`MAX_ATTRS`]; nothing indexes past the input, and the position only
 //! moves forward, so any input ends in linear time without a panic.
