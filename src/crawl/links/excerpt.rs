@@ -114,20 +114,21 @@ impl Excerpt {
 
     /// Raw (entity-encoded) visible text. Callers check [`Self::wants_text`].
     pub(super) fn text(&mut self, raw: &str) {
-        let mut rest = raw;
-        while let Some(c) = rest.chars().next() {
+        let mut chars = raw.chars();
+        while let Some(c) = chars.next() {
             if self.full() {
                 return;
             }
-            if self.entity.is_empty() {
-                let run = rest.bytes().take_while(|&b| is_plain(b)).count();
-                if let Some(word) = rest.get(..run).filter(|w| !w.is_empty()) {
-                    self.push_plain(word);
-                    rest = rest.get(run..).unwrap_or_default();
+            if self.entity.is_empty() && c.is_ascii() {
+                // Runs of plain characters and of spacing (indentation
+                // between tags) are most text: taken whole, not one
+                // character at a time.
+                let start = raw.len() - chars.as_str().len() - 1;
+                if let Some(end) = self.ascii_run(raw, start) {
+                    chars = raw.get(end..).unwrap_or_default().chars();
                     continue;
                 }
             }
-            rest = rest.get(c.len_utf8()..).unwrap_or_default();
             if !self.entity.is_empty() {
                 if (c.is_ascii_alphanumeric() || c == '#') && self.entity.len() < MAX_ENTITY {
                     self.entity.push(c);
@@ -145,6 +146,27 @@ impl Excerpt {
             } else {
                 self.push(c);
             }
+        }
+    }
+
+    /// The run of [`is_plain`] or of [`is_blank`] bytes at `start` of
+    /// `raw`, added as [`Self::push`] of each character would add it; the
+    /// offset after it, or `None` when neither starts there (`&`).
+    fn ascii_run(&mut self, raw: &str, start: usize) -> Option<usize> {
+        let rest = raw.as_bytes().get(start..)?;
+        let &first = rest.first()?;
+        let run =
+            |class: fn(u8) -> bool| rest.iter().position(|&b| !class(b)).unwrap_or(rest.len());
+        if is_plain(first) {
+            let end = start + run(is_plain);
+            self.push_plain(raw.get(start..end)?);
+            Some(end)
+        } else if is_blank(first) {
+            // Each would set the pending separator, and nothing more.
+            self.space = true;
+            Some(start + run(is_blank))
+        } else {
+            None
         }
     }
 
@@ -224,6 +246,12 @@ impl Excerpt {
 /// and no whitespace collapsing, one character per byte.
 fn is_plain(b: u8) -> bool {
     b.is_ascii_graphic() && b != b'&'
+}
+
+/// ASCII whitespace and control characters: each only makes the separator
+/// pending ([`Excerpt::push`]).
+fn is_blank(b: u8) -> bool {
+    b <= b' ' || b == 0x7f
 }
 
 /// The kind bits of `googleoff: KIND` (for `name` = `googleoff`), or `None`.
