@@ -155,23 +155,22 @@ impl Excerpt {
     fn ascii_run(&mut self, raw: &str, start: usize) -> Option<usize> {
         let rest = raw.as_bytes().get(start..)?;
         let &first = rest.first()?;
-        let run =
-            |class: fn(u8) -> bool| rest.iter().position(|&b| !class(b)).unwrap_or(rest.len());
         if is_plain(first) {
-            let end = start + run(is_plain);
+            let end = start + plain_run(rest);
             self.push_plain(raw.get(start..end)?);
             Some(end)
         } else if is_blank(first) {
             // Each would set the pending separator, and nothing more.
             self.space = true;
-            Some(start + run(is_blank))
+            let len = rest.iter().position(|&b| !is_blank(b));
+            Some(start + len.unwrap_or(rest.len()))
         } else {
             None
         }
     }
 
-    /// A run of [`is_plain`] characters (one byte each), as [`Self::push`]
-    /// of each would add them: the pending separator first, then the run
+    /// A [`plain_run`] (one byte a character), as [`Self::push`] of each
+    /// character would add it: the pending separator first, then the run
     /// whole, up to the cap.
     fn push_plain(&mut self, word: &str) {
         if self.full() {
@@ -246,6 +245,20 @@ impl Excerpt {
 /// and no whitespace collapsing, one character per byte.
 fn is_plain(b: u8) -> bool {
     b.is_ascii_graphic() && b != b'&'
+}
+
+/// The length of the run of [`is_plain`] bytes at the start of `text`,
+/// with the single spaces between them: the excerpt keeps such a run as
+/// it is (a lone space between two visible characters stays one space).
+fn plain_run(text: &[u8]) -> usize {
+    let mut end = 0;
+    loop {
+        match text.get(end..end + 2) {
+            Some(&[b' ', next]) if end > 0 && is_plain(next) => end += 2,
+            _ if text.get(end).is_some_and(|&b| is_plain(b)) => end += 1,
+            _ => return end,
+        }
+    }
 }
 
 /// ASCII whitespace and control characters: each only makes the separator
