@@ -203,7 +203,8 @@ impl Fetcher {
         max_body: u64,
         want_body: impl FnOnce(&Head) -> bool,
     ) -> Result<Fetched, FetchError> {
-        let mut request = self.client.get(url.as_str());
+        // The parsed URL, not its text: reqwest would parse the text again.
+        let mut request = self.client.get(url.clone());
         if let Some(v) = validators {
             if let Some(etag) = &v.etag {
                 request = request.header(reqwest::header::IF_NONE_MATCH, etag);
@@ -272,7 +273,7 @@ impl Fetcher {
     pub async fn open(&self, url: &Url) -> Result<BodyStream, FetchError> {
         let response = self
             .client
-            .get(url.as_str())
+            .get(url.clone())
             .send()
             .await
             .map_err(classify)?;

@@ -24,10 +24,12 @@
 //! title and excerpt) and gives the same [`Page`]: the tests compare it
 //! with that code (kept as a test-only reference) on random HTML, the demo
 //! site and 5,000 real documentation pages. Speed, against lol_html in the
-//! same run (`measure_speed` in the tests, two runs on a shared machine):
-//! 1.0-1.5 GB/s on the crawl benchmark's 28 KB pages (13-20x), 390-580
-//! MB/s on real documentation pages (5x), 230-320 MB/s on a page with a
-//! link every 200 bytes (3x), where resolving the URLs is most of the cost.
+//! same run (`measure_speed` in the tests, two runs on a shared machine,
+//! the build before in between): 2.2 GB/s on the crawl benchmark's 28 KB
+//! pages (18x; 1.5 GB/s, 12x, before tags that change nothing were stepped
+//! over), 700 MB/s on 400 real documentation pages (5.6x; 571 MB/s
+//! before), 351-354 MB/s on a page with a link every 200 bytes (3.3-3.6x),
+//! where resolving the URLs is most of the cost.
 //!
 //! Tokens are read in order, so a link is resolved against whatever base is
 //! in force when its tag is read: links *before* the `<base>` element

@@ -321,7 +321,39 @@ impl<'a> Collector<'a> {
     }
 }
 
+/// The start tags [`Collector::start_tag`](Sink::start_tag) reads for
+/// themselves (links, base, metas, title); the others only matter to the
+/// open-element stack and the excerpt's word boundaries.
+#[inline]
+fn reads_tag(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"a" | b"area"
+            | b"frame"
+            | b"iframe"
+            | b"img"
+            | b"script"
+            | b"link"
+            | b"base"
+            | b"meta"
+            | b"title"
+    )
+}
+
 impl Sink for Collector<'_> {
+    #[inline]
+    fn wants_start_tag(&self, name: &[u8]) -> bool {
+        // Once the open-element stack is gone (the title and excerpt are
+        // done), any other tag would change nothing.
+        self.open.is_some() || !self.excerpt_done || reads_tag(name)
+    }
+
+    #[inline]
+    fn wants_end_tags(&self) -> bool {
+        // End tags only close elements of the open-element stack.
+        self.open.is_some()
+    }
+
     fn start_tag(&mut self, tag: &Tag<'_>) -> Flow {
         let name = tag.name.bytes();
         let resources = self.options.resources;
@@ -341,6 +373,7 @@ impl Sink for Collector<'_> {
                 b"base" => self.base(tag),
                 b"meta" => self.robots_meta(tag),
                 b"title" => flags |= self.title_start(),
+                // A name added here must be added to `reads_tag` too.
                 _ => {}
             }
         }

@@ -114,9 +114,20 @@ impl Excerpt {
 
     /// Raw (entity-encoded) visible text. Callers check [`Self::wants_text`].
     pub(super) fn text(&mut self, raw: &str) {
-        for c in raw.chars() {
+        let mut chars = raw.chars();
+        while let Some(c) = chars.next() {
             if self.full() {
                 return;
+            }
+            if self.entity.is_empty() && c.is_ascii() {
+                // Runs of plain characters and of spacing (indentation
+                // between tags) are most text: taken whole, not one
+                // character at a time.
+                let start = raw.len() - chars.as_str().len() - 1;
+                if let Some(end) = self.ascii_run(raw, start) {
+                    chars = raw.get(end..).unwrap_or_default().chars();
+                    continue;
+                }
             }
             if !self.entity.is_empty() {
                 if (c.is_ascii_alphanumeric() || c == '#') && self.entity.len() < MAX_ENTITY {
@@ -135,6 +146,48 @@ impl Excerpt {
             } else {
                 self.push(c);
             }
+        }
+    }
+
+    /// The run of [`is_plain`] or of [`is_blank`] bytes at `start` of
+    /// `raw`, added as [`Self::push`] of each character would add it; the
+    /// offset after it, or `None` when neither starts there (`&`).
+    fn ascii_run(&mut self, raw: &str, start: usize) -> Option<usize> {
+        let rest = raw.as_bytes().get(start..)?;
+        let &first = rest.first()?;
+        if is_plain(first) {
+            let end = start + plain_run(rest);
+            self.push_plain(raw.get(start..end)?);
+            Some(end)
+        } else if is_blank(first) {
+            // Each would set the pending separator, and nothing more.
+            self.space = true;
+            let len = rest.iter().position(|&b| !is_blank(b));
+            Some(start + len.unwrap_or(rest.len()))
+        } else {
+            None
+        }
+    }
+
+    /// A [`plain_run`] (one byte a character), as [`Self::push`] of each
+    /// character would add it: the pending separator first, then the run
+    /// whole, up to the cap.
+    fn push_plain(&mut self, word: &str) {
+        if self.full() {
+            return;
+        }
+        if self.space && !self.text.is_empty() {
+            self.text.push(' ');
+            self.chars += 1;
+            if self.full() {
+                return;
+            }
+        }
+        self.space = false;
+        let room = MAX_EXCERPT_CHARS.saturating_sub(self.chars).min(word.len());
+        if let Some(kept) = word.get(..room) {
+            self.text.push_str(kept);
+            self.chars += room;
         }
     }
 
@@ -186,6 +239,32 @@ impl Excerpt {
         self.text.truncate(len);
         (self.text, self.regions)
     }
+}
+
+/// Printable ASCII other than `&`: text that needs no entity decoding
+/// and no whitespace collapsing, one character per byte.
+fn is_plain(b: u8) -> bool {
+    b.is_ascii_graphic() && b != b'&'
+}
+
+/// The length of the run of [`is_plain`] bytes at the start of `text`,
+/// with the single spaces between them: the excerpt keeps such a run as
+/// it is (a lone space between two visible characters stays one space).
+fn plain_run(text: &[u8]) -> usize {
+    let mut end = 0;
+    loop {
+        match text.get(end..end + 2) {
+            Some(&[b' ', next]) if end > 0 && is_plain(next) => end += 2,
+            _ if text.get(end).is_some_and(|&b| is_plain(b)) => end += 1,
+            _ => return end,
+        }
+    }
+}
+
+/// ASCII whitespace and control characters: each only makes the separator
+/// pending ([`Excerpt::push`]).
+fn is_blank(b: u8) -> bool {
+    b <= b' ' || b == 0x7f
 }
 
 /// The kind bits of `googleoff: KIND` (for `name` = `googleoff`), or `None`.

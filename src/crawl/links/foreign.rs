@@ -56,6 +56,20 @@ impl Foreign {
         None
     }
 
+    /// Whether [`Self::start_tag`] would do anything for a start tag
+    /// called `name`: change the namespace or start raw text.
+    #[inline]
+    pub(super) fn start_tag_matters(&self, name: &[u8]) -> bool {
+        self.current() != Ns::Html || matches!(name, b"svg" | b"math") || raw_text(name).is_some()
+    }
+
+    /// Whether [`Self::end_tag`] may do anything: only in or under foreign
+    /// content.
+    #[inline]
+    pub(super) fn end_tag_matters(&self) -> bool {
+        !self.stack.is_empty()
+    }
+
     fn start_tag_in_foreign_content(&mut self, name: &[u8], tag: &Tag<'_>) {
         let ns = self.current();
         if breaks_out(name) {
@@ -131,6 +145,7 @@ impl Foreign {
 }
 
 /// The text after a start tag in HTML content, when it is not ordinary.
+#[inline]
 fn raw_text(name: &[u8]) -> Option<TextKind> {
     Some(match name {
         b"textarea" | b"title" => TextKind::RcData,

@@ -16,7 +16,12 @@
 //!
 //! Speed comes from reading few bytes: `memchr` jumps to the next `<` (or
 //! quote, or the end of a comment or raw text), and text between tags is
-//! only handed over when the sink asks for it ([`Sink::wants_text`]). The
+//! only handed over when the sink asks for it ([`Sink::wants_text`]). Tags
+//! are handed over only when the sink or the namespace simulation needs
+//! them ([`Sink::wants_start_tag`], [`Sink::wants_end_tags`]); the others
+//! (on most pages, once the title and excerpt are done, nearly every `<p>`
+//! and `</p>`) are only stepped over, their attributes parsed without being
+//! kept, so that a `>` in a quoted value still does not end the tag. The
 //! only allocation is the attribute list, reused from tag to tag and capped
 //! at [`MAX_ATTRS`]; nothing indexes past the input, and the position only
 //! moves forward, so any input ends in linear time without a panic.
@@ -86,6 +91,17 @@ pub(super) struct Name {
     lower: [u8; NAME_BYTES],
     len: usize,
     pub(super) hash: u64,
+}
+
+/// Where a tag name starting at `at` ends: at whitespace, `/` or `>` (or
+/// the end of the input).
+fn name_end(input: &[u8], at: usize) -> usize {
+    let name = input.get(at..).unwrap_or_default();
+    let len = name
+        .iter()
+        .position(|&b| is_space(b) || b == b'/' || b == b'>')
+        .unwrap_or(name.len());
+    at + len
 }
 
 impl Name {
@@ -168,6 +184,13 @@ impl<'a> Tag<'a> {
 
 /// Receives the tokens of a page in order.
 pub(super) trait Sink {
+    /// Whether a start tag called `name` ([`Name::bytes`]) is wanted now;
+    /// when not, and the namespace simulation has no use for it either,
+    /// the scanner only finds its end. Saying no must be safe: a tag the
+    /// sink does not get must be one it would have done nothing with.
+    fn wants_start_tag(&self, name: &[u8]) -> bool;
+    /// The same for end tags, whatever their name.
+    fn wants_end_tags(&self) -> bool;
     fn start_tag(&mut self, tag: &Tag<'_>) -> Flow;
     fn end_tag(&mut self, name: &Name) -> Flow;
     /// Whether text is wanted now; when not, text is skipped unread.
@@ -210,8 +233,7 @@ impl Scanner<'_> {
         // Where the text being read started, and where to look for `<`.
         let mut text_start = 0;
         let mut pos = 0;
-        while let Some(found) = input.get(pos..).and_then(|rest| memchr(b'<', rest)) {
-            let lt = pos + found;
+        while let Some(lt) = next_lt(input, pos) {
             // `<` and whatever follows it that is not markup is text.
             let Some(&next) = input.get(lt + 1) else {
                 break;
@@ -262,6 +284,11 @@ impl Scanner<'_> {
     fn start_tag(&mut self, sink: &mut impl Sink, lt: usize) -> Step {
         let input = self.input;
         let (name, p) = Name::read(input, lt + 1);
+        if !self.foreign.start_tag_matters(name.bytes()) && !sink.wants_start_tag(name.bytes()) {
+            // Most tags of a page (`<p>`, `<div class=…>`) once the title
+            // and excerpt are done: only their end matters.
+            return Step::Continue(self.skip_attributes(p));
+        }
         let Some(end) = self.attributes(p, true) else {
             return Step::Continue(input.len());
         };
@@ -305,6 +332,10 @@ impl Scanner<'_> {
 
     /// An end tag whose name starts at `at` (after `</`).
     fn end_tag(&mut self, sink: &mut impl Sink, at: usize) -> Step {
+        if !self.foreign.end_tag_matters() && !sink.wants_end_tags() {
+            // Nobody reads the name: step over it unread.
+            return Step::Continue(self.skip_attributes(name_end(self.input, at)));
+        }
         let (name, p) = Name::read(self.input, at);
         let Some(end) = self.attributes(p, false) else {
             return Step::Continue(self.input.len());
@@ -340,6 +371,17 @@ impl Scanner<'_> {
             return Step::Continue(close.map_or(input.len(), |c| c + 3));
         }
         bogus_comment(sink, input, lt + 2)
+    }
+
+    /// Where a tag whose attributes start at `p` ends (just after its
+    /// `>`; the end of the input when it is cut), its attributes unread.
+    fn skip_attributes(&mut self, p: usize) -> usize {
+        // `<p>`: no attribute state to go through.
+        if self.input.get(p) == Some(&b'>') {
+            return p + 1;
+        }
+        self.attributes(p, false)
+            .map_or(self.input.len(), |end| end.end)
     }
 
     /// Reads attributes from `p` (just after the tag name) to the tag's
@@ -443,6 +485,28 @@ fn emit(sink: &mut impl Sink, input: &[u8], from: usize, to: usize, kind: TextKi
         Some(text) if !text.is_empty() && sink.wants_text() => sink.text(from, text, kind),
         _ => Flow::Continue(()),
     }
+}
+
+/// The first `<` at or after `from`. Markup often has the next one within
+/// a few bytes (`</p>\n<p>`), where testing one 8-byte word costs less
+/// than `memchr`'s set-up; farther ones are left to `memchr`.
+pub(super) fn next_lt(input: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const LTS: u64 = u64::from_ne_bytes([b'<'; 8]);
+    let rest = input.get(from..)?;
+    let Some(word) = rest.first_chunk::<8>() else {
+        return memchr(b'<', rest).map(|i| from + i);
+    };
+    // The bytes equal to `<` become zero; the lowest byte flagged by the
+    // classic zero-byte test is always a real one (later flags may be
+    // false, but only the first is read).
+    let x = u64::from_le_bytes(*word) ^ LTS;
+    let zeros = x.wrapping_sub(ONES) & !x & HIGHS;
+    if zeros != 0 {
+        return Some(from + (zeros.trailing_zeros() / 8) as usize);
+    }
+    memchr(b'<', rest.get(8..)?).map(|i| from + 8 + i)
 }
 
 /// The first `byte` at or after `from`.

@@ -104,6 +104,42 @@ fn comments_and_declarations() {
     check_both(COMMENTS);
 }
 
+/// Foreign content that a tag stepped over must still enter or leave.
+#[rustfmt::skip]
+const FOREIGN: &[(&str, &str)] = &[
+    (r#"<svg></svg><script><a href="/no"></script><a href="/yes">"#, "http://ex.com/yes a"),
+    (r#"<SVG><g></g></SVG><style><a href="/no"></style><a href="/yes">"#, "http://ex.com/yes a"),
+    (r#"<math><mi></mi></math><textarea><a href="/no"></textarea><a href="/yes">"#,
+        "http://ex.com/yes a"),
+    // `<p>` leaves SVG: the style after it is raw text again.
+    (r#"<svg><p><style><a href="/no"></style><a href="/yes">"#, "http://ex.com/yes a"),
+    // Back in SVG after its integration point: style is an element there.
+    (r#"<svg><foreignObject><div></div></foreignObject><style><a href="/svg"></style></svg>"#,
+        "http://ex.com/svg a"),
+    (r#"<svg><desc><b>x</b></desc><script><a href="/svg"></script></svg>"#,
+        "http://ex.com/svg a"),
+];
+
+/// The cases above after a page start that completes the title and the
+/// excerpt: from there on the scanner steps over tags that change nothing
+/// without reading their attributes, and must still find their ends, raw
+/// text and foreign content as before.
+#[test]
+fn after_the_title_and_excerpt_are_complete() {
+    let start = format!("<title>T</title><p>{}</p>", "lorem ipsum ".repeat(50));
+    let cases = ATTRIBUTES
+        .iter()
+        .chain(RAW_TEXT)
+        .chain(COMMENTS)
+        .chain(FOREIGN);
+    for (html, links) in cases {
+        let html = format!("{start}{html}");
+        check_both(&[(&html, links)]);
+    }
+    // And the foreign cases from the start too.
+    check_both(FOREIGN);
+}
+
 #[test]
 fn input_may_end_anywhere() {
     // Every prefix of a page, cut at every byte: no panic, and the links
@@ -244,4 +280,30 @@ fn junk_attributes_do_not_hide_href_or_rel() {
         summary(&run(&html, false)),
         "http://ex.com/late a | http://ex.com/quiet a +nofollow"
     );
+}
+
+#[test]
+fn next_lt_finds_the_first_lt() {
+    // Bytes next to `<` in value or in the zero-byte test's arithmetic
+    // (`<` with the high bit set, `=`, `;`), so that a false flag in the
+    // word test would show.
+    const BYTES: [u8; 8] = [b'<', b'<' | 0x80, b'=', b';', 0, 0xff, b'a', b'\n'];
+    let mut rng = XorShift(0x1234_5678_9abc_def1);
+    for _ in 0..20_000 {
+        let len = (rng.next() % 40) as usize;
+        let input: Vec<u8> = (0..len)
+            .map(|_| BYTES[(rng.next() % BYTES.len() as u64) as usize])
+            .collect();
+        for from in 0..=len + 1 {
+            let want = input
+                .get(from..)
+                .and_then(|rest| rest.iter().position(|&b| b == b'<'))
+                .map(|i| from + i);
+            assert_eq!(
+                super::super::scan::next_lt(&input, from),
+                want,
+                "{input:?} from {from}"
+            );
+        }
+    }
 }
