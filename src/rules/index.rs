@@ -26,6 +26,7 @@
 
 use aho_corasick::automaton::Automaton;
 use aho_corasick::{Anchored, MatchKind, StartKind};
+use compact_str::CompactString;
 use regex::Regex;
 use regex_automata::meta;
 use regex_syntax::hir::Hir;
@@ -136,8 +137,8 @@ pub(crate) struct RegexChunk {
 #[derive(Debug)]
 pub(crate) struct FieldIndex {
     pub field: Field,
-    exact_sensitive: FxHashMap<Box<str>, Few<u32>>,
-    exact_insensitive: FxHashMap<Box<str>, Few<u32>>,
+    exact_sensitive: FxHashMap<CompactString, Few<u32>>,
+    exact_insensitive: FxHashMap<CompactString, Few<u32>>,
     /// Suffixes starting with `.`, keyed with the dot, per case mode. A
     /// domain `x.y` is here as `.x.y` (and in `exact_insensitive` as `x.y`),
     /// so each dot of the text costs one lookup.
@@ -679,7 +680,7 @@ fn failing_for_test() -> bool {
     }
 }
 
-fn push_map(map: &mut FxHashMap<Box<str>, Few<u32>>, key: &str, atom: u32) {
+fn push_map(map: &mut FxHashMap<CompactString, Few<u32>>, key: &str, atom: u32) {
     map.entry(key.into()).or_default().push(atom);
 }
 

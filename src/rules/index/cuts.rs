@@ -16,6 +16,7 @@
 //! bits, not `n` copies of its prefixes (a 10 KB key of `/a` repeated took
 //! 25 MB when every piece was a stored string).
 
+use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 
 /// Bits per distinct piece (rounded up to a power of two): about one
@@ -87,7 +88,7 @@ fn extend(mut h: u64, segment: &[u8]) -> u64 {
 /// Keys cut at a separator byte, with a bitset of every key and inner piece.
 #[derive(Debug)]
 pub(super) struct Cuts<T> {
-    keys: FxHashMap<Box<str>, Few<T>>,
+    keys: FxHashMap<CompactString, Few<T>>,
     /// One bit per piece hash (see the module doc); empty when there are no
     /// keys.
     filter: Box<[u64]>,
