@@ -225,6 +225,13 @@ pub struct Engine {
     /// While a burst of outcomes is handled: the writes held back to be
     /// committed with it in one transaction (`discover::Deferred`).
     deferred: Option<Deferred>,
+    /// In-flight marks of URLs dispatched since the last write: every
+    /// write ([`Engine::commit`]) puts them first in its transaction, so
+    /// that the log never has a later change without them, and the loop
+    /// writes them on their own when nothing else was written for a tick.
+    /// At most the concurrency of records; carrying them to the next burst
+    /// of outcomes saves a transaction per dispatch round.
+    marks: Vec<(u64, UrlRecord)>,
     /// Matches per rule of the rules in force (for the console's rule health).
     rule_hits: Vec<u64>,
     rules_version: u64,
@@ -296,6 +303,7 @@ impl Engine {
             pending: Vec::new(),
             pending_at: HashMap::new(),
             deferred: None,
+            marks: Vec::new(),
             rule_hits: vec![0; rules.rule_info().len()],
             rules_version: 0,
             detail_wanted: false,
@@ -390,9 +398,8 @@ impl Engine {
                 };
                 running.insert(task.id(), fetching);
             }
-            // Written before any of their outcomes is handled (this task
-            // handles those); a crash before it leaves them queued, which
-            // resumes the same way.
+            // Held back to lead the next write (`Engine::marks`); a crash
+            // before it leaves them queued, which resumes the same way.
             self.mark_in_flight(&dispatched);
             self.stats.in_flight = in_flight as u64;
             if in_flight == 0
@@ -414,11 +421,11 @@ impl Engine {
                 outcome = done_rx.recv() => {
                     // Every other outcome already waiting too (the channel
                     // holds at most twice the concurrency), with their
-                    // writes in one transaction; and the slots they free
-                    // are refilled in one dispatch round, whose in-flight
-                    // marks are one more. One outcome per round cost two
-                    // transactions per page, and sled's cost is mostly per
-                    // transaction.
+                    // writes in one transaction, led by the in-flight marks
+                    // held back; the slots they free are refilled in one
+                    // dispatch round, whose marks lead the next one. One
+                    // outcome per round cost two transactions per page,
+                    // and sled's cost is mostly per transaction.
                     self.deferred = Some(Deferred::default());
                     if let Some(outcome) = outcome {
                         in_flight -= 1;
@@ -437,7 +444,10 @@ impl Engine {
                         break;
                     }
                 }
-                _ = tokio::time::sleep_until(wake.into()) => {}
+                // Nothing else written for a while: the in-flight marks
+                // held back are written now, so that the log lists what is
+                // in flight within a tick.
+                _ = tokio::time::sleep_until(wake.into()) => self.commit(&[]),
                 Some(joined) = tasks.join_next_with_id(), if !tasks.is_empty() => {
                     match joined {
                         Ok((id, ())) => {
@@ -457,6 +467,7 @@ impl Engine {
         }
         // URLs still in flight stay so in the log and are fetched again
         // on resume.
+        self.commit(&[]);
         tasks.abort_all();
         if !self.stopping {
             self.end_refresh();
@@ -618,12 +629,25 @@ impl Engine {
         Ok(())
     }
 
+    /// Record `id` as the log will hold it once the writes held back are
+    /// committed (in-flight marks and a burst's updates), else as it is.
+    fn current_record(&self, id: u64) -> Result<Option<UrlRecord>, crate::store::StoreError> {
+        let held = self.deferred.as_ref().and_then(|d| d.record(id));
+        let marked = || {
+            let (_, record) = self.marks.iter().find(|(at, _)| *at == id)?;
+            Some(record.clone())
+        };
+        match held.or_else(marked) {
+            Some(record) => Ok(Some(record)),
+            None => self.log.get(id),
+        }
+    }
+
     /// Changes a record and, in the same transaction as the pending
     /// discoveries, takes the item out of its persisted queue when `leaving`
     /// says so.
     fn update_and(&mut self, id: u64, leaving: Option<&Item>, change: impl FnOnce(&mut UrlRecord)) {
-        let held = self.deferred.as_ref().and_then(|d| d.record(id));
-        let mut record = match held.map_or_else(|| self.log.get(id), |r| Ok(Some(r))) {
+        let mut record = match self.current_record(id) {
             Ok(Some(record)) => record,
             Ok(None) => return self.commit(&[]),
             Err(e) => {
@@ -648,29 +672,19 @@ impl Engine {
         self.commit(&changes);
     }
 
-    /// Marks a dispatch round's URLs in flight, in one transaction, with
-    /// robots.txt's answer that let each go.
+    /// Marks a dispatch round's URLs in flight, with robots.txt's answer
+    /// that let each go: held back in [`Engine::marks`] for the next write.
     fn mark_in_flight(&mut self, items: &[(u64, Queue, Check)]) {
-        let records: Vec<(u64, UrlRecord)> = items
-            .iter()
-            .filter_map(|(id, queue, robots)| {
-                let mut record = self.log.get(*id).ok().flatten()?;
-                record.state = State::InFlight;
-                record.reason = format!("being fetched from {}", queue.name());
-                record.robots = Some(robots.text.clone());
-                set_layer(&mut record.trace, robots_line(robots));
-                Some((*id, record))
-            })
-            .collect();
-        let changes: Vec<Change<'_>> = records
-            .iter()
-            .map(|(id, record)| Change::Update {
-                id: *id,
-                record,
-                enqueue: None,
-            })
-            .collect();
-        self.commit(&changes);
+        for (id, queue, robots) in items {
+            let Some(mut record) = self.log.get(*id).ok().flatten() else {
+                continue;
+            };
+            record.state = State::InFlight;
+            record.reason = format!("being fetched from {}", queue.name());
+            record.robots = Some(robots.text.clone());
+            set_layer(&mut record.trace, robots_line(robots));
+            self.marks.push((*id, record));
+        }
     }
 
     fn release_delayed(&mut self, now: Instant) {

@@ -315,17 +315,23 @@ impl Engine {
         self.write(&held.iter().map(Held::change).collect::<Vec<_>>());
     }
 
-    /// [`Engine::commit`] now.
+    /// [`Engine::commit`] now, after the in-flight marks held back.
     fn write(&mut self, extra: &[Change<'_>]) {
         let pending = std::mem::take(&mut self.pending);
         self.pending_at.clear();
-        let mut changes: Vec<Change<'_>> = pending
+        let marks = std::mem::take(&mut self.marks);
+        let mut changes: Vec<Change<'_>> = marks
             .iter()
-            .map(|d| Change::Discover {
-                record: &d.record,
-                enqueue: d.enqueue,
+            .map(|(id, record)| Change::Update {
+                id: *id,
+                record,
+                enqueue: None,
             })
             .collect();
+        changes.extend(pending.iter().map(|d| Change::Discover {
+            record: &d.record,
+            enqueue: d.enqueue,
+        }));
         changes.extend(extra.iter().cloned());
         if changes.is_empty() {
             return;
@@ -339,7 +345,7 @@ impl Engine {
         };
         drop(changes);
         let now = Instant::now();
-        for (discovered, id) in pending.into_iter().zip(ids) {
+        for (discovered, id) in pending.into_iter().zip(ids.into_iter().skip(marks.len())) {
             let Some(id) = id else { continue }; // already known, or twice in the batch
             self.stats.discovered += 1;
             if discovered.nofollowed {
@@ -504,6 +510,46 @@ mod tests {
         assert_eq!(state_of(&log, "http://site.test/z"), Some(State::Filtered));
         assert_eq!(engine.nofollowed.len(), 1, "only z is logged as nofollowed");
         assert!(engine.pending.is_empty() && engine.pending_at.is_empty());
+    }
+
+    /// An in-flight mark held back is what the engine reads for its URL,
+    /// and the next write, whatever it is, commits it first: the ids of
+    /// the URLs discovered with it are theirs, not the mark's.
+    #[test]
+    fn held_in_flight_marks_lead_the_next_write() {
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, log) = engine(dir.path());
+        let url = |p: &str| Url::parse(&format!("http://site.test/{p}")).expect("url");
+        engine.met(url("a"), None, 1, Origin::Link);
+        engine.write(&[]);
+        let a = log.id_of("http://site.test/a").expect("log").expect("a");
+        let mut marked = log.get(a).expect("log").expect("record");
+        marked.state = State::InFlight;
+        engine.marks.push((a, marked));
+        assert_eq!(state_of(&log, "http://site.test/a"), Some(State::Queued));
+        let current = engine.current_record(a).expect("log").expect("record");
+        assert_eq!(current.state, State::InFlight);
+
+        engine.met(url("b"), None, 1, Origin::Link);
+        engine.write(&[]);
+        assert!(engine.marks.is_empty());
+        assert_eq!(state_of(&log, "http://site.test/a"), Some(State::InFlight));
+        let b = log.id_of("http://site.test/b").expect("log").expect("b");
+        let mut queued = Vec::new();
+        engine.frontier.retain(|item| {
+            queued.push((item.url.to_string(), item.id));
+            true
+        });
+        assert!(
+            queued.contains(&("http://site.test/b".to_string(), b)),
+            "{queued:?}"
+        );
+        // Nothing else to write: the marks alone.
+        let mut marked = log.get(b).expect("log").expect("record");
+        marked.state = State::InFlight;
+        engine.marks.push((b, marked));
+        engine.commit(&[]);
+        assert_eq!(state_of(&log, "http://site.test/b"), Some(State::InFlight));
     }
 
     fn record(url: &str, reason: &str) -> UrlRecord {
