@@ -162,7 +162,8 @@ fn damaged_counts_are_rebuilt_on_open() {
     let junk_packed = |log: &UrlLog| {
         log.meta.insert(COUNTERS, b"junk".as_slice()).unwrap();
     };
-    let cases: [(u8, &dyn Fn(&UrlLog)); 5] = [
+    type Damage<'a> = &'a dyn Fn(&UrlLog);
+    let cases: [(u8, Damage<'_>); 5] = [
         (2, &|log| {
             bad_count(log);
             junk_count(log);
