@@ -420,7 +420,7 @@ impl UrlLog {
             None => Counters::default(),
             Some(Some(counters)) => counters,
             Some(None) => Counters {
-                next_id: self.last_id()?.unwrap_or(0) + 1,
+                next_id: self.id_after_last()?,
                 frontier_len: self.frontier.len() as u64,
                 // Not the ids given out: recounted below.
                 counts: [u64::MAX; 7],
@@ -436,6 +436,20 @@ impl UrlLog {
             self.meta.insert(COUNTERS, &counters.pack()[..])?;
         }
         Ok(counters)
+    }
+
+    /// The id after the last record's, read from `urls`: an unreadable
+    /// last key is an error rather than ids given out again.
+    fn id_after_last(&self) -> Result<u64, StoreError> {
+        match self.urls.last()? {
+            None => Ok(1),
+            Some((key, _)) => parse_id(&key)
+                .map(|id| id.saturating_add(1))
+                .ok_or_else(|| StoreError::BadEntry {
+                    tree: "urls",
+                    key: key.to_vec(),
+                }),
+        }
     }
 
     /// Counts the state index: the repair path, a full scan of `by_state`
