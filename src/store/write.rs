@@ -8,6 +8,12 @@
 //! twice to make the batch atomic on recovery), against a few µs per key
 //! written inside it: a page's outcome and all its new links in one batch
 //! cost about what one URL costs alone.
+//!
+//! Reads inside a transaction cost too, so `apply` avoids them: it holds
+//! the writer lock from its checks to its notes, so the counters it keeps
+//! in memory are the persisted ones, a URL not in the URL index before the
+//! transaction is not in it during the transaction, and a record it wrote
+//! lately (`written.rs`) needs no read of its old state.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
