@@ -33,8 +33,10 @@
 //! wrote lately: `written.rs`) is exactly what is on disk, which spares
 //! the transactions most reads. The per-state counts and the frontier
 //! length are persisted in `meta` inside those transactions and mirrored in
-//! atomics for the status bar; open checks the counts against the number of
-//! ids and rebuilds them from `by_state` when they disagree.
+//! atomics for the status bar. Open never trusts them blindly: the next id
+//! is at least the one after the last record's, and the counts are checked
+//! against the number of ids and rebuilt from `by_state` (the frontier
+//! length from `frontier`) when they disagree.
 //!
 //! The frontier stays right across a crash when the caller groups its
 //! writes: a fetched page's update with its new links (discovered with
@@ -358,15 +360,22 @@ impl UrlLog {
         Ok(log)
     }
 
-    /// Loads the persisted counters into the writer and the atomics;
-    /// rebuilds the counts from the state index when they do not add up
-    /// to the number of ids given out.
+    /// Loads the persisted counters into the writer and the atomics,
+    /// after checking them against the trees (`checked`) and writing back
+    /// any they had wrong.
     fn load_counts(&self) -> Result<(), StoreError> {
-        let counters = if self.packed_counters {
+        let (mut stored, damaged) = if self.packed_counters {
             self.load_packed_counters()?
         } else {
             self.load_separate_counters()?
         };
+        // Ids start at 1: a new log has no counters yet, and nothing to
+        // write back.
+        stored.next_id = stored.next_id.max(1);
+        let counters = self.checked(stored, damaged)?;
+        if damaged || counters != stored {
+            self.persist_counters(&counters)?;
+        }
         for (atomic, n) in self.counts.iter().zip(counters.counts) {
             atomic.store(n, Ordering::Relaxed);
         }
@@ -376,66 +385,80 @@ impl UrlLog {
         Ok(())
     }
 
-    /// The counters of layouts 1 and 2, a `meta` key each.
-    fn load_separate_counters(&self) -> Result<Counters, StoreError> {
-        let read = |key: &[u8]| -> Result<u64, StoreError> {
-            match self.meta.get(key)? {
-                None => Ok(0),
-                Some(v) => parse_id(&v).ok_or_else(|| StoreError::BadEntry {
-                    tree: "meta",
-                    key: key.to_vec(),
-                }),
-            }
-        };
-        let next_id = read(NEXT_ID)?.max(1);
-        let mut counts = [0u64; 7];
-        let mut damaged = false;
-        for state in State::ALL {
-            match read(&count_key(state)) {
-                Ok(n) => counts[state as usize] = n,
-                Err(StoreError::BadEntry { .. }) => damaged = true,
-                Err(e) => return Err(e),
-            }
-        }
-        if damaged || counts.iter().sum::<u64>() != next_id - 1 {
-            counts = self.recount()?;
-            for state in State::ALL {
-                self.meta
-                    .insert(count_key(state), &counts[state as usize].to_be_bytes())?;
-            }
-        }
-        Ok(Counters {
-            next_id,
-            frontier_len: read(FRONTIER_LEN)?,
-            counts,
-        })
-    }
-
-    /// The packed counters of layout 3. A damaged value is rebuilt from
-    /// the trees (the last id, the state index, the frontier) and written
-    /// back.
-    fn load_packed_counters(&self) -> Result<Counters, StoreError> {
-        let stored = self.meta.get(COUNTERS)?;
-        let mut counters = match stored.as_deref().map(Counters::unpack) {
-            None => Counters::default(),
-            Some(Some(counters)) => counters,
-            Some(None) => Counters {
-                next_id: self.id_after_last()?,
-                frontier_len: self.frontier.len() as u64,
-                // Not the ids given out: recounted below.
-                counts: [u64::MAX; 7],
-            },
-        };
-        counters.next_id = counters.next_id.max(1);
+    /// The stored counters made safe to write from. The next id is never
+    /// below the one after the last record's, in any layout: a missing or
+    /// damaged counter that gave out an id again would overwrite a record
+    /// and leave two URLs on one id (one `urls.last()` read). When the
+    /// counts do not add up to the ids given out, or a counter did not
+    /// read (`damaged`), the counts are rebuilt from the state index and
+    /// the frontier length from the frontier.
+    fn checked(&self, stored: Counters, damaged: bool) -> Result<Counters, StoreError> {
+        let mut counters = stored;
+        counters.next_id = counters.next_id.max(self.id_after_last()?);
         let sum = counters
             .counts
             .iter()
             .try_fold(0u64, |sum, n| sum.checked_add(*n));
-        if sum != Some(counters.next_id - 1) {
+        if damaged || sum != Some(counters.next_id - 1) {
             counters.counts = self.recount()?;
-            self.meta.insert(COUNTERS, &counters.pack()[..])?;
+            counters.frontier_len = self.frontier.len() as u64;
         }
         Ok(counters)
+    }
+
+    /// Writes counters repaired on open, in the log's layout.
+    fn persist_counters(&self, counters: &Counters) -> Result<(), StoreError> {
+        if self.packed_counters {
+            self.meta.insert(COUNTERS, &counters.pack()[..])?;
+            return Ok(());
+        }
+        self.meta.insert(NEXT_ID, &counters.next_id.to_be_bytes())?;
+        self.meta
+            .insert(FRONTIER_LEN, &counters.frontier_len.to_be_bytes())?;
+        for state in State::ALL {
+            let n = counters.counts[state as usize];
+            self.meta.insert(count_key(state), &n.to_be_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// The counters of layouts 1 and 2, a `meta` key each (a missing one
+    /// is 0), and whether one did not read.
+    fn load_separate_counters(&self) -> Result<(Counters, bool), StoreError> {
+        let mut damaged = false;
+        let mut read = |key: &[u8]| -> Result<u64, StoreError> {
+            match self.meta.get(key)? {
+                None => Ok(0),
+                Some(v) => Ok(parse_id(&v).unwrap_or_else(|| {
+                    damaged = true;
+                    0
+                })),
+            }
+        };
+        let next_id = read(NEXT_ID)?;
+        let frontier_len = read(FRONTIER_LEN)?;
+        let mut counts = [0u64; 7];
+        for state in State::ALL {
+            counts[state as usize] = read(&count_key(state))?;
+        }
+        let counters = Counters {
+            next_id,
+            frontier_len,
+            counts,
+        };
+        Ok((counters, damaged))
+    }
+
+    /// The packed counters of layout 3 (all zero when missing: a new log),
+    /// and whether the value did not read.
+    fn load_packed_counters(&self) -> Result<(Counters, bool), StoreError> {
+        Ok(
+            match self.meta.get(COUNTERS)?.as_deref().map(Counters::unpack) {
+                None => (Counters::default(), false),
+                Some(Some(counters)) => (counters, false),
+                Some(None) => (Counters::default(), true),
+            },
+        )
     }
 
     /// The id after the last record's, read from `urls`: an unreadable

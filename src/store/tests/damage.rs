@@ -162,15 +162,38 @@ fn damaged_counts_are_rebuilt_on_open() {
     let junk_packed = |log: &UrlLog| {
         log.meta.insert(COUNTERS, b"junk".as_slice()).unwrap();
     };
+    // A next id that gives out ids again: without a check against the
+    // last record, the next discovery would overwrite record 3.
+    let lost_packed = |log: &UrlLog| {
+        log.meta.remove(COUNTERS).unwrap();
+    };
+    let small_packed = |log: &UrlLog| {
+        let counters = Counters {
+            next_id: 3,
+            frontier_len: 5,
+            counts: [1, 1, 0, 0, 0, 0, 0],
+        };
+        log.meta.insert(COUNTERS, &counters.pack()[..]).unwrap();
+    };
+    let lost_next_id = |log: &UrlLog| {
+        log.meta.remove(NEXT_ID).unwrap();
+    };
+    let small_next_id = |log: &UrlLog| {
+        log.meta.insert(NEXT_ID, &3u64.to_be_bytes()).unwrap();
+    };
     type Damage<'a> = &'a dyn Fn(&UrlLog);
-    let cases: [(u8, Damage<'_>); 5] = [
+    let cases: [(u8, Damage<'_>); 9] = [
         (2, &|log| {
             bad_count(log);
             junk_count(log);
         }),
         (2, &|_| {}),
+        (2, &lost_next_id),
+        (2, &small_next_id),
         (3, &bad_packed),
         (3, &junk_packed),
+        (3, &lost_packed),
+        (3, &small_packed),
         (3, &|_| {}),
     ];
     for (case, (layout, damage)) in cases.into_iter().enumerate() {
@@ -190,9 +213,15 @@ fn damaged_counts_are_rebuilt_on_open() {
         assert_eq!(log.counts().fetched, 6, "case {case}");
         assert_eq!(log.len(), 20, "case {case}");
         assert_eq!(log.frontier_len(), 5, "case {case}");
-        // The next id follows on, and the counters move from there.
+        // The next id follows on, and the counters move from there; no
+        // record is overwritten.
         let id = log.discover(&rec("http://i/new", State::Error)).unwrap();
         assert_eq!(id, Some(21), "case {case}");
+        assert_eq!(
+            log.get(3).unwrap().unwrap().url,
+            "http://i/2",
+            "case {case}"
+        );
         check_consistent(&log);
         drop(log);
         let log = open(dir.path());
