@@ -228,10 +228,15 @@ pub struct Engine {
     /// In-flight marks of URLs dispatched since the last write: every
     /// write ([`Engine::commit`]) puts them first in its transaction, so
     /// that the log never has a later change without them, and the loop
-    /// writes them on their own when nothing else was written for a tick.
+    /// writes them on their own once the first of them is a tick old
+    /// ([`Engine::marks_since`]), however busy it is with other events.
     /// At most the concurrency of records; carrying them to the next burst
     /// of outcomes saves a transaction per dispatch round.
     marks: Vec<(u64, UrlRecord)>,
+    /// When the oldest of `marks` was held back; `None` when there are none.
+    /// A fixed deadline, not one reset by each pass of the loop, so that a
+    /// steady stream of commands or joined tasks cannot put the write off.
+    marks_since: Option<Instant>,
     /// Matches per rule of the rules in force (for the console's rule health).
     rule_hits: Vec<u64>,
     rules_version: u64,
@@ -304,6 +309,7 @@ impl Engine {
             pending_at: HashMap::new(),
             deferred: None,
             marks: Vec::new(),
+            marks_since: None,
             rule_hits: vec![0; rules.rule_info().len()],
             rules_version: 0,
             detail_wanted: false,
@@ -400,7 +406,7 @@ impl Engine {
             }
             // Held back to lead the next write (`Engine::marks`); a crash
             // before it leaves them queued, which resumes the same way.
-            self.mark_in_flight(&dispatched);
+            self.mark_in_flight(&dispatched, now);
             self.stats.in_flight = in_flight as u64;
             if in_flight == 0
                 && self.frontier.is_empty()
@@ -416,7 +422,17 @@ impl Engine {
             if std::mem::take(&mut self.detail_wanted) {
                 let _ = events.try_send(Event::Detail(Box::new(self.detail(now))));
             }
-            let wake = self.next_wake(now).unwrap_or(now + tick).min(now + tick);
+            // The marks a tick old are written alone, whichever branch
+            // below ran last: the log lists what is in flight within about
+            // a tick.
+            if self.marks_due(tick).is_some_and(|due| due <= now) {
+                self.commit(&[]);
+            }
+            let can_dispatch = !self.paused && in_flight < concurrency;
+            let wake = [self.next_wake(now, can_dispatch), self.marks_due(tick)]
+                .into_iter()
+                .flatten()
+                .fold(now + tick, Instant::min);
             tokio::select! {
                 outcome = done_rx.recv() => {
                     // Every other outcome already waiting too (the channel
@@ -444,10 +460,9 @@ impl Engine {
                         break;
                     }
                 }
-                // Nothing else written for a while: the in-flight marks
-                // held back are written now, so that the log lists what is
-                // in flight within a tick.
-                _ = tokio::time::sleep_until(wake.into()) => self.commit(&[]),
+                // A timer is up (a retry, a host ready, the marks due, the
+                // next progress tick): the top of the loop does its work.
+                _ = tokio::time::sleep_until(wake.into()) => {}
                 Some(joined) = tasks.join_next_with_id(), if !tasks.is_empty() => {
                     match joined {
                         Ok((id, ())) => {
@@ -599,8 +614,11 @@ impl Engine {
 
     /// When something could next be done without a fetch finishing: a
     /// retry, a host's politeness or backoff ending, or an unreachable
-    /// robots.txt to be fetched again.
-    fn next_wake(&self, now: Instant) -> Option<Instant> {
+    /// robots.txt to be fetched again. A host ready now counts only when
+    /// a URL can be dispatched (`can_dispatch`: a slot is free and the
+    /// crawl is not paused); otherwise waking for it would find nothing to
+    /// do, and the loop would spin until a fetch finished.
+    fn next_wake(&self, now: Instant, can_dispatch: bool) -> Option<Instant> {
         let delayed = self.delayed.peek().map(|Reverse((t, _))| *t);
         let mut robots = None;
         let hosts = (0..self.hosts.all().len() as u32)
@@ -616,8 +634,18 @@ impl Engine {
                 }
             })
             .collect::<Vec<u32>>();
-        let host = self.hosts.next_ready(hosts.into_iter(), now);
+        let host = hosts
+            .into_iter()
+            .filter_map(|h| self.hosts.next_ready(std::iter::once(h), now))
+            .filter(|&at| can_dispatch || at > now)
+            .min();
         [delayed, host, robots].into_iter().flatten().min()
+    }
+
+    /// When the in-flight marks held back are to be written alone: a tick
+    /// after the first of them was held back.
+    fn marks_due(&self, tick: Duration) -> Option<Instant> {
+        self.marks_since.map(|since| since + tick)
     }
 
     /// Puts back what a previous run left: URLs in flight are queued again,
@@ -674,7 +702,7 @@ impl Engine {
 
     /// Marks a dispatch round's URLs in flight, with robots.txt's answer
     /// that let each go: held back in [`Engine::marks`] for the next write.
-    fn mark_in_flight(&mut self, items: &[(u64, Queue, Check)]) {
+    fn mark_in_flight(&mut self, items: &[(u64, Queue, Check)], now: Instant) {
         for (id, queue, robots) in items {
             let Some(mut record) = self.log.get(*id).ok().flatten() else {
                 continue;
@@ -684,6 +712,7 @@ impl Engine {
             record.robots = Some(robots.text.clone());
             set_layer(&mut record.trace, robots_line(robots));
             self.marks.push((*id, record));
+            self.marks_since.get_or_insert(now);
         }
     }
 

@@ -320,6 +320,7 @@ impl Engine {
         let pending = std::mem::take(&mut self.pending);
         self.pending_at.clear();
         let marks = std::mem::take(&mut self.marks);
+        self.marks_since = None;
         let mut changes: Vec<Change<'_>> = marks
             .iter()
             .map(|(id, record)| Change::Update {
@@ -550,6 +551,22 @@ mod tests {
         engine.marks.push((b, marked));
         engine.commit(&[]);
         assert_eq!(state_of(&log, "http://site.test/b"), Some(State::InFlight));
+    }
+
+    /// With every slot taken, or the crawl paused, a host ready to fetch
+    /// is no reason to wake the loop: it would find nothing to dispatch and
+    /// spin until a fetch finished. It waits for an outcome, a timer or the
+    /// next tick instead.
+    #[test]
+    fn a_ready_host_wakes_the_loop_only_when_a_url_can_go() {
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, _log) = engine(dir.path());
+        let url = Url::parse("http://site.test/a").expect("url");
+        engine.met(url, None, 1, Origin::Link);
+        engine.write(&[]);
+        let now = Instant::now();
+        assert_eq!(engine.next_wake(now, true), Some(now), "a slot is free");
+        assert_eq!(engine.next_wake(now, false), None, "no slot, or paused");
     }
 
     fn record(url: &str, reason: &str) -> UrlRecord {
