@@ -10,7 +10,9 @@
 //! nothing and forgets everything (the log may be unusable then anyway).
 //!
 //! Bounded: two generations of at most [`GENERATION`] entries each; when
-//! the newer fills up, the older is dropped. A URL is written three times
+//! the newer fills up, the older is dropped. URLs have no length limit, so
+//! a record whose URL is longer than [`MAX_URL_BYTES`] is not noted: the
+//! entries stay small whatever the crawl meets. A URL is written three times
 //! in a crawl (met, in flight, done) within a short span while its queue
 //! is short; an entry that is gone just means the old record is read, as
 //! before.
@@ -22,6 +24,11 @@ use super::record::State;
 /// Entries per generation: about 1 MB each with URLs of 60 bytes, enough
 /// to cover the URLs in flight and the front of the queues.
 const GENERATION: usize = 8192;
+
+/// The longest URL noted: with it, two generations hold at most about
+/// 17 MB of URLs however long the URLs met, and 1 KB is far above the
+/// URLs a crawl mostly meets (the same `GENERATION` estimate assumes 60).
+const MAX_URL_BYTES: usize = 1024;
 
 /// What the stored record of an id holds, as far as an update needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,8 +51,15 @@ impl Written {
         self.newer.get(&id).or_else(|| self.older.get(&id))
     }
 
-    /// Notes what a committed transaction wrote to record `id`.
+    /// Notes what a committed transaction wrote to record `id`. A record
+    /// with a URL too long to note is forgotten instead, so that no older
+    /// note of it outlives the write.
     pub(super) fn note(&mut self, id: u64, stored: Stored) {
+        if stored.url.len() > MAX_URL_BYTES {
+            self.newer.remove(&id);
+            self.older.remove(&id);
+            return;
+        }
         if self.newer.len() >= GENERATION && !self.newer.contains_key(&id) {
             self.older = std::mem::take(&mut self.newer);
         }
@@ -101,5 +115,22 @@ mod tests {
         assert!(written.len() <= 2 * GENERATION);
         written.clear();
         assert_eq!(written.get(1_000_000), None);
+    }
+
+    #[test]
+    fn urls_too_long_to_note_are_not_kept() {
+        let mut written = Written::default();
+        let long = format!("http://a/{}", "x".repeat(MAX_URL_BYTES));
+        let longest = &long[..MAX_URL_BYTES];
+        written.note(1, stored(State::Queued, &long));
+        assert_eq!(written.get(1), None);
+        assert_eq!(written.len(), 0);
+        written.note(2, stored(State::Queued, longest));
+        assert_eq!(written.get(2).map(|s| s.url.len()), Some(MAX_URL_BYTES));
+        // An older note of a record that cannot be noted again is dropped,
+        // rather than left to say what the record no longer holds.
+        written.note(3, stored(State::Queued, longest));
+        written.note(3, stored(State::Fetched, &long));
+        assert_eq!(written.get(3), None);
     }
 }
