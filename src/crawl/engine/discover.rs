@@ -337,10 +337,13 @@ impl Engine {
         if changes.is_empty() {
             return;
         }
+        let alone = changes.len() == marks.len();
         let ids = match self.log.apply(&changes) {
             Ok(ids) => ids,
             Err(e) => {
                 eprintln!("crawlspace: URL log: {e}");
+                drop(changes);
+                self.hold_back_again(marks, alone);
                 return;
             }
         };
@@ -361,6 +364,20 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// After a failed write: its in-flight marks lead the next write again,
+    /// so that no later change reaches the log without them, and are
+    /// written alone a tick from now, not on every pass of the loop. Marks
+    /// that failed alone are dropped instead, in case one of them is what
+    /// fails: a URL then shows queued while it is fetched, until its
+    /// outcome is written, which resumes the same way.
+    fn hold_back_again(&mut self, marks: Vec<(u64, UrlRecord)>, alone: bool) {
+        if alone || marks.is_empty() {
+            return;
+        }
+        self.marks_since = Some(Instant::now());
+        self.marks = marks;
     }
 }
 
@@ -567,6 +584,39 @@ mod tests {
         let now = Instant::now();
         assert_eq!(engine.next_wake(now, true), Some(now), "a slot is free");
         assert_eq!(engine.next_wake(now, false), None, "no slot, or paused");
+    }
+
+    /// A write that fails keeps the in-flight marks it was to lead: the
+    /// next write puts them first, as if the failed one never came.
+    #[test]
+    fn held_marks_outlive_a_failed_write() {
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, log) = engine(dir.path());
+        engine.met(
+            Url::parse("http://site.test/a").expect("url"),
+            None,
+            1,
+            Origin::Link,
+        );
+        engine.write(&[]);
+        let a = log.id_of("http://site.test/a").expect("log").expect("a");
+        let mut marked = log.get(a).expect("log").expect("record");
+        marked.state = State::InFlight;
+        engine.marks.push((a, marked));
+        engine.marks_since = Some(Instant::now());
+        // No frontier queue 9: refused before the transaction.
+        let bad = Change::Enqueue {
+            id: a,
+            level: 9,
+            queue: 0,
+        };
+        engine.write(&[bad]);
+        assert_eq!(state_of(&log, "http://site.test/a"), Some(State::Queued));
+        assert_eq!(engine.marks.len(), 1, "kept for the next write");
+        assert!(engine.marks_since.is_some(), "and written alone in time");
+        engine.write(&[]);
+        assert_eq!(state_of(&log, "http://site.test/a"), Some(State::InFlight));
+        assert!(engine.marks.is_empty() && engine.marks_since.is_none());
     }
 
     fn record(url: &str, reason: &str) -> UrlRecord {
