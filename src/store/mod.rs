@@ -227,10 +227,10 @@ pub struct UrlLog {
     /// The content-type table of `briefs` as this process last knew it:
     /// it only grows, so a type found here has its code for good.
     content_types: Mutex<Arc<Vec<String>>>,
-    /// Per-state counts, mirroring the persisted `meta` counts. Changed by
-    /// the committed deltas after each transaction (deltas commute, so the
-    /// order in which threads apply them does not matter); `Relaxed`
-    /// because each is an independent statistic.
+    /// Per-state counts, mirroring the persisted `meta` counts: set to the
+    /// writer's counters after each commit, under the writer lock, so they
+    /// are set in commit order; `Relaxed` because each is an independent
+    /// statistic.
     counts: [AtomicU64; 7],
     /// Frontier entries, mirroring `meta` `frontier_len` the same way.
     frontier_len: AtomicU64,

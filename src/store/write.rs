@@ -412,17 +412,18 @@ impl UrlLog {
         for (id, stored) in notes.into_stored() {
             writer.written.note(id, stored);
         }
-        drop(writer);
-        if let Some(table) = grown_table {
-            self.learn_content_types(table);
-        }
-        // Mirrors of what was just persisted; readers see each counter
-        // move on its own (`Relaxed`), the writer lock orders the stores.
+        // Mirrors of what was just persisted, stored under the writer lock
+        // so that two writers' stores land in commit order and the last
+        // one stands; readers see each counter move on its own (`Relaxed`).
         for (count, n) in self.counts.iter().zip(after.counts) {
             count.store(n, Ordering::Relaxed);
         }
         self.frontier_len
             .store(after.frontier_len, Ordering::Relaxed);
+        drop(writer);
+        if let Some(table) = grown_table {
+            self.learn_content_types(table);
+        }
         Ok(ids)
     }
 
