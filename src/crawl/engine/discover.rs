@@ -272,20 +272,19 @@ impl Engine {
 
     /// A URL logged as not followed (rel=nofollow) met through a followed
     /// link: rewritten as newly met, and queued if it is to be fetched.
+    /// Written like any other change ([`Engine::commit`]): after the
+    /// in-flight marks held back, and with the burst under way if there
+    /// is one, which is written before anything more is dispatched.
     fn revive(&mut self, id: u64, discovered: Discovered) {
         let Some(mut item) = discovered.draft else {
             return; // refused on other grounds too: the first reason stands
         };
         self.nofollowed.remove(&id);
-        let change = Change::Update {
+        self.commit(&[Change::Update {
             id,
             record: &discovered.record,
             enqueue: discovered.enqueue,
-        };
-        if let Err(e) = self.log.apply(&[change]) {
-            eprintln!("crawlspace: URL log: {e}");
-            return;
-        }
+        }]);
         self.stats.filtered = self.stats.filtered.saturating_sub(1);
         item.id = id;
         let host = self.hosts.id(&item.url, Instant::now());
@@ -584,6 +583,32 @@ mod tests {
         let now = Instant::now();
         assert_eq!(engine.next_wake(now, true), Some(now), "a slot is free");
         assert_eq!(engine.next_wake(now, false), None, "no slot, or paused");
+    }
+
+    /// Reviving a URL logged as nofollowed is a write like any other: the
+    /// in-flight marks held back lead it.
+    #[test]
+    fn a_revived_url_is_written_after_the_held_marks() {
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, log) = engine(dir.path());
+        let url = |p: &str| Url::parse(&format!("http://site.test/{p}")).expect("url");
+        engine.met(url("a"), None, 1, Origin::Link);
+        engine.met(
+            url("z"),
+            None,
+            1,
+            Origin::Nofollow("http://site.test/".into()),
+        );
+        engine.write(&[]);
+        assert_eq!(state_of(&log, "http://site.test/z"), Some(State::Filtered));
+        let a = log.id_of("http://site.test/a").expect("log").expect("a");
+        let mut marked = log.get(a).expect("log").expect("record");
+        marked.state = State::InFlight;
+        engine.marks.push((a, marked));
+        engine.met(url("z"), None, 1, Origin::Link);
+        assert_eq!(state_of(&log, "http://site.test/z"), Some(State::Queued));
+        assert_eq!(state_of(&log, "http://site.test/a"), Some(State::InFlight));
+        assert!(engine.marks.is_empty());
     }
 
     /// A write that fails keeps the in-flight marks it was to lead: the
