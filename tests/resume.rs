@@ -227,10 +227,13 @@ async fn ctrl_c_stops_cleanly_and_the_crawl_resumes() {
         partial.get(&format!("{origin}/p/0")).map(String::as_str),
         Some("saved")
     );
-    assert!(
-        partial.values().any(|s| s == "in-flight" || s == "queued"),
-        "{partial:?}"
-    );
+    // At least two links were requested and wait at the server (the gate
+    // is shut), so their in-flight marks are in the log once the crawl
+    // has stopped: written a tick after dispatch, or on the way out. At
+    // most four are in flight (`per_host`), so the rest wait queued.
+    let count = |state: &str| partial.values().filter(|s| *s == state).count();
+    assert!(count("in-flight") >= 1, "{partial:?}");
+    assert!(count("queued") >= 4, "{partial:?}");
 
     gate.add_permits(1000);
     let finished = tokio::task::spawn_blocking({

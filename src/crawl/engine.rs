@@ -225,6 +225,18 @@ pub struct Engine {
     /// While a burst of outcomes is handled: the writes held back to be
     /// committed with it in one transaction (`discover::Deferred`).
     deferred: Option<Deferred>,
+    /// In-flight marks of URLs dispatched since the last write: every
+    /// write ([`Engine::commit`]) puts them first in its transaction, so
+    /// that the log never has a later change without them, and the loop
+    /// writes them on their own once the first of them is a tick old
+    /// ([`Engine::marks_since`]), however busy it is with other events.
+    /// At most the concurrency of records; carrying them to the next burst
+    /// of outcomes saves a transaction per dispatch round.
+    marks: Vec<(u64, UrlRecord)>,
+    /// When the oldest of `marks` was held back; `None` when there are none.
+    /// A fixed deadline, not one reset by each pass of the loop, so that a
+    /// steady stream of commands or joined tasks cannot put the write off.
+    marks_since: Option<Instant>,
     /// Matches per rule of the rules in force (for the console's rule health).
     rule_hits: Vec<u64>,
     rules_version: u64,
@@ -296,6 +308,8 @@ impl Engine {
             pending: Vec::new(),
             pending_at: HashMap::new(),
             deferred: None,
+            marks: Vec::new(),
+            marks_since: None,
             rule_hits: vec![0; rules.rule_info().len()],
             rules_version: 0,
             detail_wanted: false,
@@ -390,10 +404,9 @@ impl Engine {
                 };
                 running.insert(task.id(), fetching);
             }
-            // Written before any of their outcomes is handled (this task
-            // handles those); a crash before it leaves them queued, which
-            // resumes the same way.
-            self.mark_in_flight(&dispatched);
+            // Held back to lead the next write (`Engine::marks`); a crash
+            // before it leaves them queued, which resumes the same way.
+            self.mark_in_flight(&dispatched, now);
             self.stats.in_flight = in_flight as u64;
             if in_flight == 0
                 && self.frontier.is_empty()
@@ -409,16 +422,26 @@ impl Engine {
             if std::mem::take(&mut self.detail_wanted) {
                 let _ = events.try_send(Event::Detail(Box::new(self.detail(now))));
             }
-            let wake = self.next_wake(now).unwrap_or(now + tick).min(now + tick);
+            // The marks a tick old are written alone, whichever branch
+            // below ran last: the log lists what is in flight within about
+            // a tick.
+            if self.marks_due(tick).is_some_and(|due| due <= now) {
+                self.commit(&[]);
+            }
+            let can_dispatch = !self.paused && in_flight < concurrency;
+            let wake = [self.next_wake(now, can_dispatch), self.marks_due(tick)]
+                .into_iter()
+                .flatten()
+                .fold(now + tick, Instant::min);
             tokio::select! {
                 outcome = done_rx.recv() => {
                     // Every other outcome already waiting too (the channel
                     // holds at most twice the concurrency), with their
-                    // writes in one transaction; and the slots they free
-                    // are refilled in one dispatch round, whose in-flight
-                    // marks are one more. One outcome per round cost two
-                    // transactions per page, and sled's cost is mostly per
-                    // transaction.
+                    // writes in one transaction, led by the in-flight marks
+                    // held back; the slots they free are refilled in one
+                    // dispatch round, whose marks lead the next one. One
+                    // outcome per round cost two transactions per page,
+                    // and sled's cost is mostly per transaction.
                     self.deferred = Some(Deferred::default());
                     if let Some(outcome) = outcome {
                         in_flight -= 1;
@@ -437,6 +460,8 @@ impl Engine {
                         break;
                     }
                 }
+                // A timer is up (a retry, a host ready, the marks due, the
+                // next progress tick): the top of the loop does its work.
                 _ = tokio::time::sleep_until(wake.into()) => {}
                 Some(joined) = tasks.join_next_with_id(), if !tasks.is_empty() => {
                     match joined {
@@ -457,6 +482,7 @@ impl Engine {
         }
         // URLs still in flight stay so in the log and are fetched again
         // on resume.
+        self.commit(&[]);
         tasks.abort_all();
         if !self.stopping {
             self.end_refresh();
@@ -588,8 +614,11 @@ impl Engine {
 
     /// When something could next be done without a fetch finishing: a
     /// retry, a host's politeness or backoff ending, or an unreachable
-    /// robots.txt to be fetched again.
-    fn next_wake(&self, now: Instant) -> Option<Instant> {
+    /// robots.txt to be fetched again. A host ready now counts only when
+    /// a URL can be dispatched (`can_dispatch`: a slot is free and the
+    /// crawl is not paused); otherwise waking for it would find nothing to
+    /// do, and the loop would spin until a fetch finished.
+    fn next_wake(&self, now: Instant, can_dispatch: bool) -> Option<Instant> {
         let delayed = self.delayed.peek().map(|Reverse((t, _))| *t);
         let mut robots = None;
         let hosts = (0..self.hosts.all().len() as u32)
@@ -605,8 +634,18 @@ impl Engine {
                 }
             })
             .collect::<Vec<u32>>();
-        let host = self.hosts.next_ready(hosts.into_iter(), now);
+        let host = hosts
+            .into_iter()
+            .filter_map(|h| self.hosts.next_ready(std::iter::once(h), now))
+            .filter(|&at| can_dispatch || at > now)
+            .min();
         [delayed, host, robots].into_iter().flatten().min()
+    }
+
+    /// When the in-flight marks held back are to be written alone: a tick
+    /// after the first of them was held back.
+    fn marks_due(&self, tick: Duration) -> Option<Instant> {
+        self.marks_since.map(|since| since + tick)
     }
 
     /// Puts back what a previous run left: URLs in flight are queued again,
@@ -618,12 +657,25 @@ impl Engine {
         Ok(())
     }
 
+    /// Record `id` as the log will hold it once the writes held back are
+    /// committed (in-flight marks and a burst's updates), else as it is.
+    fn current_record(&self, id: u64) -> Result<Option<UrlRecord>, crate::store::StoreError> {
+        let held = self.deferred.as_ref().and_then(|d| d.record(id));
+        let marked = || {
+            let (_, record) = self.marks.iter().find(|(at, _)| *at == id)?;
+            Some(record.clone())
+        };
+        match held.or_else(marked) {
+            Some(record) => Ok(Some(record)),
+            None => self.log.get(id),
+        }
+    }
+
     /// Changes a record and, in the same transaction as the pending
     /// discoveries, takes the item out of its persisted queue when `leaving`
     /// says so.
     fn update_and(&mut self, id: u64, leaving: Option<&Item>, change: impl FnOnce(&mut UrlRecord)) {
-        let held = self.deferred.as_ref().and_then(|d| d.record(id));
-        let mut record = match held.map_or_else(|| self.log.get(id), |r| Ok(Some(r))) {
+        let mut record = match self.current_record(id) {
             Ok(Some(record)) => record,
             Ok(None) => return self.commit(&[]),
             Err(e) => {
@@ -648,29 +700,20 @@ impl Engine {
         self.commit(&changes);
     }
 
-    /// Marks a dispatch round's URLs in flight, in one transaction, with
-    /// robots.txt's answer that let each go.
-    fn mark_in_flight(&mut self, items: &[(u64, Queue, Check)]) {
-        let records: Vec<(u64, UrlRecord)> = items
-            .iter()
-            .filter_map(|(id, queue, robots)| {
-                let mut record = self.log.get(*id).ok().flatten()?;
-                record.state = State::InFlight;
-                record.reason = format!("being fetched from {}", queue.name());
-                record.robots = Some(robots.text.clone());
-                set_layer(&mut record.trace, robots_line(robots));
-                Some((*id, record))
-            })
-            .collect();
-        let changes: Vec<Change<'_>> = records
-            .iter()
-            .map(|(id, record)| Change::Update {
-                id: *id,
-                record,
-                enqueue: None,
-            })
-            .collect();
-        self.commit(&changes);
+    /// Marks a dispatch round's URLs in flight, with robots.txt's answer
+    /// that let each go: held back in [`Engine::marks`] for the next write.
+    fn mark_in_flight(&mut self, items: &[(u64, Queue, Check)], now: Instant) {
+        for (id, queue, robots) in items {
+            let Some(mut record) = self.log.get(*id).ok().flatten() else {
+                continue;
+            };
+            record.state = State::InFlight;
+            record.reason = format!("being fetched from {}", queue.name());
+            record.robots = Some(robots.text.clone());
+            set_layer(&mut record.trace, robots_line(robots));
+            self.marks.push((*id, record));
+            self.marks_since.get_or_insert(now);
+        }
     }
 
     fn release_delayed(&mut self, now: Instant) {

@@ -11,7 +11,7 @@
 //! | `by_state` | state byte ++ id (u64 BE)             | empty                 |
 //! | `frontier` | level byte ++ queue byte ++ id (u64 BE) | empty               |
 //! | `briefs`   | `r` ++ first id, `s` ++ id / 256 (u64 BE) | runs of URLs, status blocks (`briefs.rs`) |
-//! | `meta`     | [`NEXT_ID`], [`FRONTIER_LEN`], [`LAYOUT`], `count/<state>`, [`REFRESH_SINCE`] | u64 BE (layout: one byte) |
+//! | `meta`     | `counters` (layout 3), or [`NEXT_ID`], [`FRONTIER_LEN`], `count/<state>` (layouts 1, 2); [`LAYOUT`], [`REFRESH_SINCE`] | u64 BE, `counters` nine of them (`counters.rs`); layout: one byte |
 
 use super::record::State;
 
@@ -28,10 +28,14 @@ pub(crate) const LAYOUT: &[u8] = b"layout";
 /// absent when none is. A key added beside the others: builds that do not
 /// know it ignore it, so the layout version stays.
 pub(crate) const REFRESH_SINCE: &[u8] = b"refresh_since";
-/// The layout this build writes: 2 added the `briefs` tree. Builds that
-/// read only layout 1 refuse it, since their writes would leave `briefs`
-/// behind the records.
-pub(crate) const LAYOUT_VERSION: u8 = 2;
+/// The layout this build writes for a new log: 3 packed the counters into
+/// one `meta` key (`counters.rs`). Builds that read only layouts 1 and 2
+/// refuse it, since they would read and write stale counters.
+pub(crate) const LAYOUT_VERSION: u8 = 3;
+/// The layout that added the `briefs` tree, with a `meta` key per
+/// counter: still read and written as it is. Builds that read only layout
+/// 1 refuse it, since their writes would leave `briefs` behind the records.
+pub(crate) const LAYOUT_SEPARATE_COUNTERS: u8 = 2;
 /// The first layout, without `briefs`: still read and written.
 pub(crate) const LAYOUT_WITHOUT_BRIEFS: u8 = 1;
 

@@ -15,7 +15,8 @@
 //!   one state walks only that state's ids, in order, never the whole log.
 //! - `frontier`: level ++ queue ++ id → nothing: the URLs waiting to be
 //!   fetched, FIFO per (level, queue) because ids grow with discovery.
-//! - `meta`: the next id, the per-state counts, the frontier length, the
+//! - `meta`: the counters (next id, per-state counts, frontier length:
+//!   one packed key since layout 3, a key each before; `counters.rs`), the
 //!   layout version, the content-type table of `briefs`, and when the
 //!   refresh crawl under way started (`refresh.rs`).
 //! - `briefs`: every URL's [`Brief`] packed many to an entry, for walks
@@ -26,11 +27,16 @@
 //! transaction over all six trees ([`UrlLog::apply`]; `discover`,
 //! `update`, `enqueue` and `dequeue` are one-change batches), so after a
 //! crash a URL is either fully recorded (record, URL index, state index,
-//! counts, frontier entry) or not at all. Sled serializes transactions, so
-//! they never conflict and retry. The per-state counts and the frontier
+//! counts, frontier entry) or not at all. `apply` holds a writer lock
+//! around its transaction, so writes never conflict and retry, and what
+//! the writer keeps in memory (the counters, the state of records it
+//! wrote lately: `written.rs`) is exactly what is on disk, which spares
+//! the transactions most reads. The per-state counts and the frontier
 //! length are persisted in `meta` inside those transactions and mirrored in
-//! atomics for the status bar; open checks the counts against the number of
-//! ids and rebuilds them from `by_state` when they disagree.
+//! atomics for the status bar. Open never trusts them blindly: the next id
+//! is at least the one after the last record's, and the counts are checked
+//! against the number of ids and rebuilt from `by_state` (the frontier
+//! length from `frontier`) when they disagree.
 //!
 //! The frontier stays right across a crash when the caller groups its
 //! writes: a fetched page's update with its new links (discovered with
@@ -40,12 +46,14 @@
 
 mod brief;
 mod briefs;
+mod counters;
 mod index;
 mod record;
 mod refresh;
 #[cfg(test)]
 mod tests;
 mod write;
+mod written;
 
 use std::ops::Bound;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -62,9 +70,10 @@ pub use record::{
 };
 pub use write::Change;
 
+use counters::{COUNTERS, Counters};
 use index::{
-    FRONTIER_LEN, LAYOUT, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, count_key, frontier_key,
-    id_key, parse_frontier_key, parse_id, parse_state_key, state_key,
+    FRONTIER_LEN, LAYOUT, LAYOUT_SEPARATE_COUNTERS, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID,
+    count_key, frontier_key, id_key, parse_frontier_key, parse_id, parse_state_key, state_key,
 };
 use record::decode;
 use write::check_slot;
@@ -209,19 +218,34 @@ pub struct UrlLog {
     /// Whether this log keeps `briefs` (every log but those of the first
     /// layout).
     has_briefs: bool,
+    /// Whether this log keeps its counters in one packed `meta` key
+    /// (layout 3 on) rather than a key each.
+    packed_counters: bool,
+    /// Held by [`UrlLog::apply`] around each transaction: one writer at a
+    /// time, and what it keeps in memory for the next transaction.
+    writer: Mutex<Writer>,
     /// The content-type table of `briefs` as this process last knew it:
     /// it only grows, so a type found here has its code for good.
     content_types: Mutex<Arc<Vec<String>>>,
-    /// Per-state counts, mirroring the persisted `meta` counts. Changed by
-    /// the committed deltas after each transaction (deltas commute, so the
-    /// order in which threads apply them does not matter); `Relaxed`
-    /// because each is an independent statistic.
+    /// Per-state counts, mirroring the persisted `meta` counts: set to the
+    /// writer's counters after each commit, under the writer lock, so they
+    /// are set in commit order; `Relaxed` because each is an independent
+    /// statistic.
     counts: [AtomicU64; 7],
     /// Frontier entries, mirroring `meta` `frontier_len` the same way.
     frontier_len: AtomicU64,
     /// Transactions committed since open, for the benchmarks: sled's cost
     /// is mostly per transaction. `Relaxed`: a statistic.
     transactions: AtomicU64,
+}
+
+/// What the writer knows without reading the log, exact because only
+/// `apply` writes and it holds the lock (see `written.rs`).
+#[derive(Debug, Default)]
+struct Writer {
+    /// The counters as persisted; `counts` and `frontier_len` mirror them.
+    counters: Counters,
+    written: written::Written,
 }
 
 impl UrlLog {
@@ -288,6 +312,8 @@ impl UrlLog {
             meta: db.open_tree("meta")?,
             briefs: db.open_tree("briefs")?,
             has_briefs: true,
+            packed_counters: true,
+            writer: Mutex::default(),
             content_types: Mutex::default(),
             db,
             counts: Default::default(),
@@ -300,16 +326,23 @@ impl UrlLog {
             None if log.meta.contains_key(NEXT_ID)? => {
                 log.meta.insert(LAYOUT, &[LAYOUT_WITHOUT_BRIEFS])?;
                 log.has_briefs = false;
+                log.packed_counters = false;
             }
             None => {
                 log.meta.insert(LAYOUT, &[LAYOUT_VERSION])?;
             }
             Some([LAYOUT_VERSION]) => {}
-            // Read and written as before, walked through its records.
-            Some([LAYOUT_WITHOUT_BRIEFS]) => log.has_briefs = false,
+            // Older layouts are read and written as they are, so that the
+            // builds that made them can still open them.
+            Some([LAYOUT_SEPARATE_COUNTERS]) => log.packed_counters = false,
+            // Walked through its records.
+            Some([LAYOUT_WITHOUT_BRIEFS]) => {
+                log.has_briefs = false;
+                log.packed_counters = false;
+            }
             Some(other) => {
                 return Err(failed(format!(
-                    "key layout {}, this build reads layouts {LAYOUT_WITHOUT_BRIEFS} and {LAYOUT_VERSION}",
+                    "key layout {}, this build reads layouts {LAYOUT_WITHOUT_BRIEFS} to {LAYOUT_VERSION}",
                     match other {
                         [n] => n.to_string(),
                         _ => format!("{other:?}"),
@@ -327,41 +360,123 @@ impl UrlLog {
         Ok(log)
     }
 
-    /// Loads the persisted counts into the atomics; rebuilds them from the
-    /// state index when they do not add up to the number of ids given out.
+    /// Loads the persisted counters into the writer and the atomics,
+    /// after checking them against the trees (`checked`) and writing back
+    /// any they had wrong.
     fn load_counts(&self) -> Result<(), StoreError> {
-        let read = |key: &[u8]| -> Result<u64, StoreError> {
-            match self.meta.get(key)? {
-                None => Ok(0),
-                Some(v) => parse_id(&v).ok_or_else(|| StoreError::BadEntry {
-                    tree: "meta",
-                    key: key.to_vec(),
-                }),
-            }
+        let (mut stored, damaged) = if self.packed_counters {
+            self.load_packed_counters()?
+        } else {
+            self.load_separate_counters()?
         };
-        let ids = read(NEXT_ID)?.saturating_sub(1);
-        let mut counts = [0u64; 7];
-        let mut damaged = false;
-        for state in State::ALL {
-            match read(&count_key(state)) {
-                Ok(n) => counts[state as usize] = n,
-                Err(StoreError::BadEntry { .. }) => damaged = true,
-                Err(e) => return Err(e),
-            }
+        // Ids start at 1: a new log has no counters yet, and nothing to
+        // write back.
+        stored.next_id = stored.next_id.max(1);
+        let counters = self.checked(stored, damaged)?;
+        if damaged || counters != stored {
+            self.persist_counters(&counters)?;
         }
-        if damaged || counts.iter().sum::<u64>() != ids {
-            counts = self.recount()?;
-        }
-        for (atomic, n) in self.counts.iter().zip(counts) {
+        for (atomic, n) in self.counts.iter().zip(counters.counts) {
             atomic.store(n, Ordering::Relaxed);
         }
         self.frontier_len
-            .store(read(FRONTIER_LEN)?, Ordering::Relaxed);
+            .store(counters.frontier_len, Ordering::Relaxed);
+        self.lock_writer().counters = counters;
         Ok(())
     }
 
-    /// Counts the state index and persists the result: the repair path,
-    /// a full scan of `by_state` keys.
+    /// The stored counters made safe to write from. The next id is never
+    /// below the one after the last record's, in any layout: a missing or
+    /// damaged counter that gave out an id again would overwrite a record
+    /// and leave two URLs on one id (one `urls.last()` read). When the
+    /// counts do not add up to the ids given out, or a counter did not
+    /// read (`damaged`), the counts are rebuilt from the state index and
+    /// the frontier length from the frontier.
+    fn checked(&self, stored: Counters, damaged: bool) -> Result<Counters, StoreError> {
+        let mut counters = stored;
+        counters.next_id = counters.next_id.max(self.id_after_last()?);
+        let sum = counters
+            .counts
+            .iter()
+            .try_fold(0u64, |sum, n| sum.checked_add(*n));
+        if damaged || sum != Some(counters.next_id - 1) {
+            counters.counts = self.recount()?;
+            counters.frontier_len = self.frontier.len() as u64;
+        }
+        Ok(counters)
+    }
+
+    /// Writes counters repaired on open, in the log's layout.
+    fn persist_counters(&self, counters: &Counters) -> Result<(), StoreError> {
+        if self.packed_counters {
+            self.meta.insert(COUNTERS, &counters.pack()[..])?;
+            return Ok(());
+        }
+        self.meta.insert(NEXT_ID, &counters.next_id.to_be_bytes())?;
+        self.meta
+            .insert(FRONTIER_LEN, &counters.frontier_len.to_be_bytes())?;
+        for state in State::ALL {
+            let n = counters.counts[state as usize];
+            self.meta.insert(count_key(state), &n.to_be_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// The counters of layouts 1 and 2, a `meta` key each (a missing one
+    /// is 0), and whether one did not read.
+    fn load_separate_counters(&self) -> Result<(Counters, bool), StoreError> {
+        let mut damaged = false;
+        let mut read = |key: &[u8]| -> Result<u64, StoreError> {
+            match self.meta.get(key)? {
+                None => Ok(0),
+                Some(v) => Ok(parse_id(&v).unwrap_or_else(|| {
+                    damaged = true;
+                    0
+                })),
+            }
+        };
+        let next_id = read(NEXT_ID)?;
+        let frontier_len = read(FRONTIER_LEN)?;
+        let mut counts = [0u64; 7];
+        for state in State::ALL {
+            counts[state as usize] = read(&count_key(state))?;
+        }
+        let counters = Counters {
+            next_id,
+            frontier_len,
+            counts,
+        };
+        Ok((counters, damaged))
+    }
+
+    /// The packed counters of layout 3 (all zero when missing: a new log),
+    /// and whether the value did not read.
+    fn load_packed_counters(&self) -> Result<(Counters, bool), StoreError> {
+        Ok(
+            match self.meta.get(COUNTERS)?.as_deref().map(Counters::unpack) {
+                None => (Counters::default(), false),
+                Some(Some(counters)) => (counters, false),
+                Some(None) => (Counters::default(), true),
+            },
+        )
+    }
+
+    /// The id after the last record's, read from `urls`: an unreadable
+    /// last key is an error rather than ids given out again.
+    fn id_after_last(&self) -> Result<u64, StoreError> {
+        match self.urls.last()? {
+            None => Ok(1),
+            Some((key, _)) => parse_id(&key)
+                .map(|id| id.saturating_add(1))
+                .ok_or_else(|| StoreError::BadEntry {
+                    tree: "urls",
+                    key: key.to_vec(),
+                }),
+        }
+    }
+
+    /// Counts the state index: the repair path, a full scan of `by_state`
+    /// keys. The caller persists the result.
     fn recount(&self) -> Result<[u64; 7], StoreError> {
         let mut counts = [0u64; 7];
         for key in self.by_state.iter().keys() {
@@ -372,11 +487,20 @@ impl UrlLog {
             })?;
             counts[state as usize] += 1;
         }
-        for state in State::ALL {
-            self.meta
-                .insert(count_key(state), &counts[state as usize].to_be_bytes())?;
-        }
         Ok(counts)
+    }
+
+    /// The writer lock (see [`Writer`]). A panic while it was held (none
+    /// is known) does not stop later writes; what the writer noted of
+    /// records is dropped then, in case the panic came between a commit
+    /// and its notes.
+    fn lock_writer(&self) -> std::sync::MutexGuard<'_, Writer> {
+        self.writer.lock().unwrap_or_else(|poisoned| {
+            self.writer.clear_poison();
+            let mut writer = poisoned.into_inner();
+            writer.written.clear();
+            writer
+        })
     }
 
     /// The id of a URL already in the log.

@@ -8,7 +8,14 @@
 //! twice to make the batch atomic on recovery), against a few µs per key
 //! written inside it: a page's outcome and all its new links in one batch
 //! cost about what one URL costs alone.
+//!
+//! Reads inside a transaction cost too, so `apply` avoids them: it holds
+//! the writer lock from its checks to its notes, so the counters it keeps
+//! in memory are the persisted ones, a URL not in the URL index before the
+//! transaction is not in it during the transaction, and a record it wrote
+//! lately (`written.rs`) needs no read of its old state.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 
 use sled::transaction::{
@@ -17,8 +24,10 @@ use sled::transaction::{
 
 use super::brief::decode_brief;
 use super::briefs::BriefWrites;
+use super::counters::COUNTERS;
 use super::index::{FRONTIER_LEN, NEXT_ID, count_key, frontier_key, id_key, parse_id, state_key};
 use super::record::{State, UrlRecord, encode, header_state, stored_url};
+use super::written::{Stored, Written};
 use super::{LEVELS, QUEUE_NAMES, StoreError, UrlLog};
 
 /// One write in an [`UrlLog::apply`] batch. Frontier slots are
@@ -59,7 +68,7 @@ fn tx_error(error: TransactionError<StoreError>) -> StoreError {
     }
 }
 
-/// A u64 counter in `meta`, 0 when absent.
+/// A u64 counter in `meta` (layouts 1 and 2), 0 when absent.
 fn tx_get(meta: &TransactionalTree, key: &[u8]) -> TxResult<u64> {
     match meta.get(key)? {
         None => Ok(0),
@@ -83,11 +92,130 @@ fn tx_add(meta: &TransactionalTree, key: &[u8], delta: i64) -> TxResult<()> {
 
 const EMPTY: &[u8] = &[];
 
-/// What a committed batch changed in the counters.
+/// What a batch changes in the counts.
 #[derive(Default)]
 struct Delta {
     counts: [i64; 7],
     frontier: i64,
+}
+
+/// The counters of layouts 1 and 2: a `meta` key each, read and moved
+/// by the batch's deltas (`next` is the next id when it moved).
+fn write_separate_counters(
+    meta: &TransactionalTree,
+    next: Option<u64>,
+    delta: &Delta,
+) -> TxResult<()> {
+    if let Some(next) = next {
+        meta.insert(NEXT_ID, &next.to_be_bytes())?;
+    }
+    for state in State::ALL {
+        let d = delta.counts[state as usize];
+        if d != 0 {
+            tx_add(meta, &count_key(state), d)?;
+        }
+    }
+    if delta.frontier != 0 {
+        tx_add(meta, FRONTIER_LEN, delta.frontier)?;
+    }
+    Ok(())
+}
+
+/// The old state of record `id`, and its link depth when readable, from
+/// the record itself: for a record this process has not written lately.
+/// Refuses an update that would change the URL.
+fn read_old(
+    urls: &TransactionalTree,
+    by_url: &TransactionalTree,
+    id: u64,
+    record: &UrlRecord,
+) -> TxResult<(State, Option<u32>)> {
+    let Some(old_bytes) = urls.get(id_key(id))? else {
+        return abort(StoreError::NotFound(id));
+    };
+    // The header alone names the old state, so a record with a damaged
+    // body can be rewritten.
+    let old = match header_state(&old_bytes) {
+        Ok(state) => state,
+        Err(source) => return abort(StoreError::Corrupt { id, source }),
+    };
+    // The old body's leading URL says whether the URL is the same, without
+    // decoding the rest; when it cannot (a damaged body), the URL index
+    // says.
+    if stored_url(&old_bytes) != Some(record.url.as_bytes()) {
+        let owner = by_url.get(record.url.as_bytes())?;
+        if owner.as_deref().and_then(parse_id) != Some(id) {
+            return abort(StoreError::UrlChanged {
+                id,
+                url: record.url.clone(),
+            });
+        }
+    }
+    let depth = decode_brief(&old_bytes).ok().map(|old| old.link_depth);
+    Ok((old, depth))
+}
+
+/// What a transaction wrote to records, as it goes: the URLs it
+/// discovered (a URL twice in a batch is one discovery) and the latest
+/// state of each record it wrote, for a later change in the same batch
+/// and, once committed, for the writer's notes.
+#[derive(Default)]
+struct Notes<'a> {
+    urls: HashSet<&'a str>,
+    at: HashMap<u64, usize>,
+    records: Vec<(u64, State, u32, &'a str)>,
+}
+
+impl<'a> Notes<'a> {
+    /// Whether `url` was discovered earlier in the batch.
+    fn discovered(&self, url: &str) -> bool {
+        self.urls.contains(url)
+    }
+
+    fn wrote(&mut self, id: u64, record: &'a UrlRecord, discovered: bool) {
+        if discovered {
+            self.urls.insert(&record.url);
+        }
+        let entry = (id, record.state, record.link_depth, record.url.as_str());
+        match self.at.get(&id) {
+            Some(&at) => self.records[at] = entry,
+            None => {
+                self.at.insert(id, self.records.len());
+                self.records.push(entry);
+            }
+        }
+    }
+
+    /// The state and link depth record `id` holds at this point of the
+    /// batch, when known without reading it and its URL is `url`.
+    fn old(&self, id: u64, url: &str, written: &Written) -> Option<(State, u32)> {
+        let (state, link_depth, stored_url) = match self.at.get(&id) {
+            Some(&at) => {
+                let (_, state, link_depth, url) = self.records[at];
+                (state, link_depth, url)
+            }
+            None => {
+                let stored = written.get(id)?;
+                (stored.state, stored.link_depth, &*stored.url)
+            }
+        };
+        (stored_url == url).then_some((state, link_depth))
+    }
+
+    fn into_stored(self) -> impl Iterator<Item = (u64, Stored)> + 'a {
+        self.records
+            .into_iter()
+            .map(|(id, state, link_depth, url)| {
+                (
+                    id,
+                    Stored {
+                        state,
+                        link_depth,
+                        url: url.into(),
+                    },
+                )
+            })
+    }
 }
 
 /// Refuses a frontier slot outside 5 levels × 6 queues.
@@ -116,6 +244,10 @@ impl UrlLog {
     /// new links (discovered with `enqueue`) in one batch; taking a URL to
     /// fetch as `Update` (in flight) plus `Dequeue` in one batch.
     pub fn apply(&self, changes: &[Change<'_>]) -> Result<Vec<Option<u64>>, StoreError> {
+        // One writer at a time, from the checks below to the notes after
+        // the commit: what it reads before the transaction and keeps in
+        // memory stays true until its transaction is written.
+        let mut writer = self.lock_writer();
         // Everything that can fail without the database fails before the
         // transaction, and records are encoded once: sled may run the
         // closure more than once.
@@ -129,7 +261,9 @@ impl UrlLog {
                     }
                     // URLs are never removed, so a URL seen here is known
                     // for good: the common duplicate link costs one read
-                    // and no transaction.
+                    // and no transaction. One not seen here is not in the
+                    // log when the transaction runs either (the writer
+                    // lock), so the transaction need not look again.
                     let is_known = self.by_url.contains_key(record.url.as_bytes())?;
                     let value = if is_known {
                         Vec::new()
@@ -166,140 +300,129 @@ impl UrlLog {
             &self.briefs,
         );
         let content_types = self.content_types_known();
-        let (ids, delta, grown_table) = trees
-            .transaction(|(urls, by_url, by_state, frontier, meta, briefs)| {
-                // Logs of the first layout have no briefs to keep.
-                let mut brief_writes = self.has_briefs.then(|| BriefWrites::new(&content_types));
-                let mut ids = vec![None; changes.len()];
-                let mut delta = Delta::default();
-                let mut next_id = None;
-                for (i, change) in changes.iter().enumerate() {
-                    ids[i] = match *change {
-                        Change::Discover { record, enqueue } => {
-                            let url = record.url.as_bytes();
-                            if known[i] || by_url.get(url)?.is_some() {
-                                continue;
-                            }
-                            let id = match next_id {
-                                Some(id) => id,
-                                None => tx_get(meta, NEXT_ID)?.max(1),
-                            };
-                            next_id = Some(id + 1);
-                            urls.insert(&id_key(id), values[i].as_slice())?;
-                            by_url.insert(url, &id_key(id))?;
-                            by_state.insert(&state_key(record.state, id), EMPTY)?;
-                            delta.counts[record.state as usize] += 1;
-                            if let Some((level, queue)) = enqueue {
-                                frontier.insert(&frontier_key(level, queue, id), EMPTY)?;
-                                delta.frontier += 1;
-                            }
-                            if let Some(writes) = &mut brief_writes {
-                                writes.discovered(briefs, meta, id, record)?;
-                            }
-                            Some(id)
+        let before = writer.counters;
+        let written = &writer.written;
+        let committed = trees.transaction(|(urls, by_url, by_state, frontier, meta, briefs)| {
+            // Logs of the first layout have no briefs to keep.
+            let mut brief_writes = self.has_briefs.then(|| BriefWrites::new(&content_types));
+            let mut ids = vec![None; changes.len()];
+            let mut delta = Delta::default();
+            let mut next_id = before.next_id;
+            let mut notes = Notes::default();
+            for (i, change) in changes.iter().enumerate() {
+                ids[i] = match *change {
+                    Change::Discover { record, enqueue } => {
+                        if known[i] || notes.discovered(&record.url) {
+                            continue;
                         }
-                        Change::Update {
-                            id,
-                            record,
-                            enqueue,
-                        } => {
-                            let key = id_key(id);
-                            let Some(old_bytes) = urls.get(key)? else {
-                                return abort(StoreError::NotFound(id));
-                            };
-                            // The header alone names the old state, so a
-                            // record with a damaged body can be rewritten.
-                            let old = match header_state(&old_bytes) {
-                                Ok(state) => state,
-                                Err(source) => return abort(StoreError::Corrupt { id, source }),
-                            };
-                            // The old body's leading URL says whether the
-                            // URL is the same, without decoding the rest;
-                            // when it cannot (a damaged body), the URL
-                            // index says.
-                            if stored_url(&old_bytes) != Some(record.url.as_bytes()) {
-                                let owner = by_url.get(record.url.as_bytes())?;
-                                if owner.as_deref().and_then(parse_id) != Some(id) {
-                                    return abort(StoreError::UrlChanged {
-                                        id,
-                                        url: record.url.clone(),
-                                    });
-                                }
-                            }
-                            urls.insert(&key, values[i].as_slice())?;
-                            if let Some(writes) = &mut brief_writes {
-                                // A URL revived from a nofollow link comes
-                                // back at the depth it was met again.
-                                let depth_moved = decode_brief(&old_bytes)
-                                    .map_or(true, |old| old.link_depth != record.link_depth);
-                                writes.updated(briefs, meta, id, record, depth_moved)?;
-                            }
-                            let new = record.state;
-                            if old != new {
-                                by_state.remove(&state_key(old, id))?;
-                                by_state.insert(&state_key(new, id), EMPTY)?;
-                                delta.counts[old as usize] -= 1;
-                                delta.counts[new as usize] += 1;
-                            }
-                            if let Some((level, queue)) = enqueue {
-                                let key = frontier_key(level, queue, id);
-                                if frontier.insert(&key, EMPTY)?.is_none() {
-                                    delta.frontier += 1;
-                                }
-                            }
-                            Some(id)
+                        let id = next_id;
+                        next_id += 1;
+                        urls.insert(&id_key(id), values[i].as_slice())?;
+                        by_url.insert(record.url.as_bytes(), &id_key(id))?;
+                        by_state.insert(&state_key(record.state, id), EMPTY)?;
+                        delta.counts[record.state as usize] += 1;
+                        if let Some((level, queue)) = enqueue {
+                            frontier.insert(&frontier_key(level, queue, id), EMPTY)?;
+                            delta.frontier += 1;
                         }
-                        Change::Enqueue { id, level, queue } => {
-                            let key = frontier_key(level, queue, id);
-                            frontier.insert(&key, EMPTY)?.is_none().then(|| {
-                                delta.frontier += 1;
-                                id
-                            })
+                        if let Some(writes) = &mut brief_writes {
+                            writes.discovered(briefs, meta, id, record)?;
                         }
-                        Change::Dequeue { id, level, queue } => {
-                            let key = frontier_key(level, queue, id);
-                            frontier.remove(&key)?.is_some().then(|| {
-                                delta.frontier -= 1;
-                                id
-                            })
-                        }
-                    };
-                }
-                // Counters are written once per batch, not once per change.
-                if let Some(next) = next_id {
-                    meta.insert(NEXT_ID, &next.to_be_bytes())?;
-                }
-                for state in State::ALL {
-                    let d = delta.counts[state as usize];
-                    if d != 0 {
-                        tx_add(meta, &count_key(state), d)?;
+                        notes.wrote(id, record, true);
+                        Some(id)
                     }
-                }
-                if delta.frontier != 0 {
-                    tx_add(meta, FRONTIER_LEN, delta.frontier)?;
-                }
-                let grown_table = match brief_writes {
-                    Some(writes) => writes.finish(briefs, meta)?,
-                    None => None,
+                    Change::Update {
+                        id,
+                        record,
+                        enqueue,
+                    } => {
+                        let key = id_key(id);
+                        // Read back only when this process has not
+                        // written the record lately (or the URL differs,
+                        // which `read_old` refuses).
+                        let (old, old_depth) = match notes.old(id, &record.url, written) {
+                            Some((state, depth)) => (state, Some(depth)),
+                            None => read_old(urls, by_url, id, record)?,
+                        };
+                        urls.insert(&key, values[i].as_slice())?;
+                        if let Some(writes) = &mut brief_writes {
+                            // A URL revived from a nofollow link comes
+                            // back at the depth it was met again.
+                            let depth_moved = old_depth != Some(record.link_depth);
+                            writes.updated(briefs, meta, id, record, depth_moved)?;
+                        }
+                        let new = record.state;
+                        if old != new {
+                            by_state.remove(&state_key(old, id))?;
+                            by_state.insert(&state_key(new, id), EMPTY)?;
+                            delta.counts[old as usize] -= 1;
+                            delta.counts[new as usize] += 1;
+                        }
+                        if let Some((level, queue)) = enqueue {
+                            let key = frontier_key(level, queue, id);
+                            if frontier.insert(&key, EMPTY)?.is_none() {
+                                delta.frontier += 1;
+                            }
+                        }
+                        notes.wrote(id, record, false);
+                        Some(id)
+                    }
+                    Change::Enqueue { id, level, queue } => {
+                        let key = frontier_key(level, queue, id);
+                        frontier.insert(&key, EMPTY)?.is_none().then(|| {
+                            delta.frontier += 1;
+                            id
+                        })
+                    }
+                    Change::Dequeue { id, level, queue } => {
+                        let key = frontier_key(level, queue, id);
+                        frontier.remove(&key)?.is_some().then(|| {
+                            delta.frontier -= 1;
+                            id
+                        })
+                    }
                 };
-                Ok((ids, delta, grown_table))
-            })
-            .map_err(tx_error)?;
+            }
+            let next = (next_id != before.next_id).then_some(next_id);
+            let after = before.moved(next, &delta.counts, delta.frontier);
+            // Counters are written once per batch, not once per change.
+            if self.packed_counters {
+                if after != before {
+                    meta.insert(COUNTERS, &after.pack()[..])?;
+                }
+            } else {
+                write_separate_counters(meta, next, &delta)?;
+            }
+            let grown_table = match brief_writes {
+                Some(writes) => writes.finish(briefs, meta)?,
+                None => None,
+            };
+            Ok((ids, after, grown_table, notes))
+        });
+        let (ids, after, grown_table, notes) = match committed {
+            Ok(committed) => committed,
+            Err(e) => {
+                // Nothing was written; forgetting is only caution.
+                writer.written.clear();
+                return Err(tx_error(e));
+            }
+        };
         self.transactions.fetch_add(1, Ordering::Relaxed);
+        writer.counters = after;
+        for (id, stored) in notes.into_stored() {
+            writer.written.note(id, stored);
+        }
+        // Mirrors of what was just persisted, stored under the writer lock
+        // so that two writers' stores land in commit order and the last
+        // one stands; readers see each counter move on its own (`Relaxed`).
+        for (count, n) in self.counts.iter().zip(after.counts) {
+            count.store(n, Ordering::Relaxed);
+        }
+        self.frontier_len
+            .store(after.frontier_len, Ordering::Relaxed);
+        drop(writer);
         if let Some(table) = grown_table {
             self.learn_content_types(table);
-        }
-        // Deltas, not totals: batches from several threads commit in some
-        // order and their deltas commute. Wrapping adds of a negative
-        // delta are subtractions.
-        for (count, d) in self.counts.iter().zip(delta.counts) {
-            if d != 0 {
-                count.fetch_add(d as u64, Ordering::Relaxed);
-            }
-        }
-        if delta.frontier != 0 {
-            self.frontier_len
-                .fetch_add(delta.frontier as u64, Ordering::Relaxed);
         }
         Ok(ids)
     }

@@ -272,20 +272,19 @@ impl Engine {
 
     /// A URL logged as not followed (rel=nofollow) met through a followed
     /// link: rewritten as newly met, and queued if it is to be fetched.
+    /// Written like any other change ([`Engine::commit`]): after the
+    /// in-flight marks held back, and with the burst under way if there
+    /// is one, which is written before anything more is dispatched.
     fn revive(&mut self, id: u64, discovered: Discovered) {
         let Some(mut item) = discovered.draft else {
             return; // refused on other grounds too: the first reason stands
         };
         self.nofollowed.remove(&id);
-        let change = Change::Update {
+        self.commit(&[Change::Update {
             id,
             record: &discovered.record,
             enqueue: discovered.enqueue,
-        };
-        if let Err(e) = self.log.apply(&[change]) {
-            eprintln!("crawlspace: URL log: {e}");
-            return;
-        }
+        }]);
         self.stats.filtered = self.stats.filtered.saturating_sub(1);
         item.id = id;
         let host = self.hosts.id(&item.url, Instant::now());
@@ -315,31 +314,41 @@ impl Engine {
         self.write(&held.iter().map(Held::change).collect::<Vec<_>>());
     }
 
-    /// [`Engine::commit`] now.
+    /// [`Engine::commit`] now, after the in-flight marks held back.
     fn write(&mut self, extra: &[Change<'_>]) {
         let pending = std::mem::take(&mut self.pending);
         self.pending_at.clear();
-        let mut changes: Vec<Change<'_>> = pending
+        let marks = std::mem::take(&mut self.marks);
+        self.marks_since = None;
+        let mut changes: Vec<Change<'_>> = marks
             .iter()
-            .map(|d| Change::Discover {
-                record: &d.record,
-                enqueue: d.enqueue,
+            .map(|(id, record)| Change::Update {
+                id: *id,
+                record,
+                enqueue: None,
             })
             .collect();
+        changes.extend(pending.iter().map(|d| Change::Discover {
+            record: &d.record,
+            enqueue: d.enqueue,
+        }));
         changes.extend(extra.iter().cloned());
         if changes.is_empty() {
             return;
         }
+        let alone = changes.len() == marks.len();
         let ids = match self.log.apply(&changes) {
             Ok(ids) => ids,
             Err(e) => {
                 eprintln!("crawlspace: URL log: {e}");
+                drop(changes);
+                self.hold_back_again(marks, alone);
                 return;
             }
         };
         drop(changes);
         let now = Instant::now();
-        for (discovered, id) in pending.into_iter().zip(ids) {
+        for (discovered, id) in pending.into_iter().zip(ids.into_iter().skip(marks.len())) {
             let Some(id) = id else { continue }; // already known, or twice in the batch
             self.stats.discovered += 1;
             if discovered.nofollowed {
@@ -354,6 +363,20 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// After a failed write: its in-flight marks lead the next write again,
+    /// so that no later change reaches the log without them, and are
+    /// written alone a tick from now, not on every pass of the loop. Marks
+    /// that failed alone are dropped instead, in case one of them is what
+    /// fails: a URL then shows queued while it is fetched, until its
+    /// outcome is written, which resumes the same way.
+    fn hold_back_again(&mut self, marks: Vec<(u64, UrlRecord)>, alone: bool) {
+        if alone || marks.is_empty() {
+            return;
+        }
+        self.marks_since = Some(Instant::now());
+        self.marks = marks;
     }
 }
 
@@ -504,6 +527,121 @@ mod tests {
         assert_eq!(state_of(&log, "http://site.test/z"), Some(State::Filtered));
         assert_eq!(engine.nofollowed.len(), 1, "only z is logged as nofollowed");
         assert!(engine.pending.is_empty() && engine.pending_at.is_empty());
+    }
+
+    /// An in-flight mark held back is what the engine reads for its URL,
+    /// and the next write, whatever it is, commits it first: the ids of
+    /// the URLs discovered with it are theirs, not the mark's.
+    #[test]
+    fn held_in_flight_marks_lead_the_next_write() {
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, log) = engine(dir.path());
+        let url = |p: &str| Url::parse(&format!("http://site.test/{p}")).expect("url");
+        engine.met(url("a"), None, 1, Origin::Link);
+        engine.write(&[]);
+        let a = log.id_of("http://site.test/a").expect("log").expect("a");
+        let mut marked = log.get(a).expect("log").expect("record");
+        marked.state = State::InFlight;
+        engine.marks.push((a, marked));
+        assert_eq!(state_of(&log, "http://site.test/a"), Some(State::Queued));
+        let current = engine.current_record(a).expect("log").expect("record");
+        assert_eq!(current.state, State::InFlight);
+
+        engine.met(url("b"), None, 1, Origin::Link);
+        engine.write(&[]);
+        assert!(engine.marks.is_empty());
+        assert_eq!(state_of(&log, "http://site.test/a"), Some(State::InFlight));
+        let b = log.id_of("http://site.test/b").expect("log").expect("b");
+        let mut queued = Vec::new();
+        engine.frontier.retain(|item| {
+            queued.push((item.url.to_string(), item.id));
+            true
+        });
+        assert!(
+            queued.contains(&("http://site.test/b".to_string(), b)),
+            "{queued:?}"
+        );
+        // Nothing else to write: the marks alone.
+        let mut marked = log.get(b).expect("log").expect("record");
+        marked.state = State::InFlight;
+        engine.marks.push((b, marked));
+        engine.commit(&[]);
+        assert_eq!(state_of(&log, "http://site.test/b"), Some(State::InFlight));
+    }
+
+    /// With every slot taken, or the crawl paused, a host ready to fetch
+    /// is no reason to wake the loop: it would find nothing to dispatch and
+    /// spin until a fetch finished. It waits for an outcome, a timer or the
+    /// next tick instead.
+    #[test]
+    fn a_ready_host_wakes_the_loop_only_when_a_url_can_go() {
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, _log) = engine(dir.path());
+        let url = Url::parse("http://site.test/a").expect("url");
+        engine.met(url, None, 1, Origin::Link);
+        engine.write(&[]);
+        let now = Instant::now();
+        assert_eq!(engine.next_wake(now, true), Some(now), "a slot is free");
+        assert_eq!(engine.next_wake(now, false), None, "no slot, or paused");
+    }
+
+    /// Reviving a URL logged as nofollowed is a write like any other: the
+    /// in-flight marks held back lead it.
+    #[test]
+    fn a_revived_url_is_written_after_the_held_marks() {
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, log) = engine(dir.path());
+        let url = |p: &str| Url::parse(&format!("http://site.test/{p}")).expect("url");
+        engine.met(url("a"), None, 1, Origin::Link);
+        engine.met(
+            url("z"),
+            None,
+            1,
+            Origin::Nofollow("http://site.test/".into()),
+        );
+        engine.write(&[]);
+        assert_eq!(state_of(&log, "http://site.test/z"), Some(State::Filtered));
+        let a = log.id_of("http://site.test/a").expect("log").expect("a");
+        let mut marked = log.get(a).expect("log").expect("record");
+        marked.state = State::InFlight;
+        engine.marks.push((a, marked));
+        engine.met(url("z"), None, 1, Origin::Link);
+        assert_eq!(state_of(&log, "http://site.test/z"), Some(State::Queued));
+        assert_eq!(state_of(&log, "http://site.test/a"), Some(State::InFlight));
+        assert!(engine.marks.is_empty());
+    }
+
+    /// A write that fails keeps the in-flight marks it was to lead: the
+    /// next write puts them first, as if the failed one never came.
+    #[test]
+    fn held_marks_outlive_a_failed_write() {
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, log) = engine(dir.path());
+        engine.met(
+            Url::parse("http://site.test/a").expect("url"),
+            None,
+            1,
+            Origin::Link,
+        );
+        engine.write(&[]);
+        let a = log.id_of("http://site.test/a").expect("log").expect("a");
+        let mut marked = log.get(a).expect("log").expect("record");
+        marked.state = State::InFlight;
+        engine.marks.push((a, marked));
+        engine.marks_since = Some(Instant::now());
+        // No frontier queue 9: refused before the transaction.
+        let bad = Change::Enqueue {
+            id: a,
+            level: 9,
+            queue: 0,
+        };
+        engine.write(&[bad]);
+        assert_eq!(state_of(&log, "http://site.test/a"), Some(State::Queued));
+        assert_eq!(engine.marks.len(), 1, "kept for the next write");
+        assert!(engine.marks_since.is_some(), "and written alone in time");
+        engine.write(&[]);
+        assert_eq!(state_of(&log, "http://site.test/a"), Some(State::InFlight));
+        assert!(engine.marks.is_empty() && engine.marks_since.is_none());
     }
 
     fn record(url: &str, reason: &str) -> UrlRecord {

@@ -332,7 +332,7 @@ impl Engine {
         if item.queue != Queue::Refresh {
             return None;
         }
-        validators_of(&self.log.get(item.id).ok().flatten()?)
+        validators_of(&self.current_record(item.id).ok().flatten()?)
     }
 
     /// A 304 to a refresh's conditional request: the page did not change.
@@ -391,7 +391,7 @@ impl Engine {
         error: ErrorInfo,
         status: Option<u16>,
     ) -> bool {
-        let Ok(Some(record)) = self.log.get(item.id) else {
+        let Ok(Some(record)) = self.current_record(item.id) else {
             return false;
         };
         let Some(before @ (State::Saved | State::Fetched)) = state_before(&record) else {

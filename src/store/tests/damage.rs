@@ -54,7 +54,7 @@ fn corrupt_records_are_errors_not_panics() {
             .unwrap();
     }
     for (what, bytes) in damaged_values() {
-        log.urls.insert(id_key(5), bytes).unwrap();
+        damage_record(&log, 5, bytes);
         assert!(
             matches!(log.get(5), Err(StoreError::Corrupt { id: 5, .. })),
             "get: {what}"
@@ -88,7 +88,7 @@ fn corrupt_records_are_errors_not_panics() {
     // A damaged body under a good header can be overwritten by update.
     let mut bytes = encode(&rec("http://c/4", State::Queued)).unwrap();
     bytes.truncate(5);
-    log.urls.insert(id_key(5), bytes).unwrap();
+    damage_record(&log, 5, bytes);
     let mut fixed = rec("http://c/4", State::Fetched);
     fixed.reason = "rewritten".into();
     log.update(5, &fixed).unwrap();
@@ -96,7 +96,7 @@ fn corrupt_records_are_errors_not_panics() {
     assert_eq!(log.counts().fetched, 1);
     assert_eq!(log.counts().queued, 11);
     // An unreadable header cannot be moved between indexes: an error.
-    log.urls.insert(id_key(6), vec![]).unwrap();
+    damage_record(&log, 6, vec![]);
     assert!(matches!(
         log.update(6, &rec("http://c/5", State::Fetched)),
         Err(StoreError::Corrupt { id: 6, .. })
@@ -107,9 +107,7 @@ fn corrupt_records_are_errors_not_panics() {
         r.state = State::InFlight;
         log.update(id, &r).unwrap();
     }
-    log.urls
-        .insert(id_key(7), vec![FORMAT, State::InFlight.byte(), 9])
-        .unwrap();
+    damage_record(&log, 7, vec![FORMAT, State::InFlight.byte(), 9]);
     assert!(matches!(
         log.requeue_in_flight(),
         Err(StoreError::Corrupt { id: 7, .. })
@@ -117,29 +115,129 @@ fn corrupt_records_are_errors_not_panics() {
     assert_eq!(log.get(8).unwrap().unwrap().state, State::Queued);
 }
 
-#[test]
-fn damaged_index_entries_and_counts() {
-    let dir = tempfile::tempdir().unwrap();
+/// A log of 20 URLs in three states, 5 of them in the frontier, written
+/// in `layout` (2: a counter per key; 3: packed), then damaged by
+/// `damage` and reopened.
+fn reopened_after(dir: &Path, layout: u8, damage: impl FnOnce(&UrlLog)) -> UrlLog {
     {
-        let log = open(dir.path());
+        let log = open(dir);
+        log.meta.insert(LAYOUT, [layout].as_slice()).unwrap();
+    }
+    {
+        let log = open(dir);
         for i in 0..20 {
-            log.discover(&rec(&format!("http://i/{i}"), State::ALL[i % 3]))
-                .unwrap();
+            let record = rec(&format!("http://i/{i}"), State::ALL[i % 3]);
+            let enqueue = (i < 5).then_some((2, 4));
+            log.apply(&[Change::Discover {
+                record: &record,
+                enqueue,
+            }])
+            .unwrap();
         }
-        // Counts that no longer add up are rebuilt from the index on open.
+        damage(&log);
+        log.flush().unwrap();
+    }
+    open(dir)
+}
+
+/// Counts that no longer add up are rebuilt from the index on open, in
+/// either layout; a packed value that does not read is rebuilt whole.
+#[test]
+fn damaged_counts_are_rebuilt_on_open() {
+    let bad_count = |log: &UrlLog| {
         log.meta
             .insert(count_key(State::Fetched), &99u64.to_be_bytes())
             .unwrap();
+    };
+    let junk_count = |log: &UrlLog| {
         log.meta
             .insert(count_key(State::Queued), b"junk".as_slice())
             .unwrap();
-        log.flush().unwrap();
+    };
+    let bad_packed = |log: &UrlLog| {
+        let mut counters = log.lock_writer().counters;
+        counters.counts[State::Fetched as usize] = 99;
+        log.meta.insert(COUNTERS, &counters.pack()[..]).unwrap();
+    };
+    let junk_packed = |log: &UrlLog| {
+        log.meta.insert(COUNTERS, b"junk".as_slice()).unwrap();
+    };
+    // A next id that gives out ids again: without a check against the
+    // last record, the next discovery would overwrite record 3.
+    let lost_packed = |log: &UrlLog| {
+        log.meta.remove(COUNTERS).unwrap();
+    };
+    let small_packed = |log: &UrlLog| {
+        let counters = Counters {
+            next_id: 3,
+            frontier_len: 5,
+            counts: [1, 1, 0, 0, 0, 0, 0],
+        };
+        log.meta.insert(COUNTERS, &counters.pack()[..]).unwrap();
+    };
+    let lost_next_id = |log: &UrlLog| {
+        log.meta.remove(NEXT_ID).unwrap();
+    };
+    let small_next_id = |log: &UrlLog| {
+        log.meta.insert(NEXT_ID, &3u64.to_be_bytes()).unwrap();
+    };
+    type Damage<'a> = &'a dyn Fn(&UrlLog);
+    let cases: [(u8, Damage<'_>); 9] = [
+        (2, &|log| {
+            bad_count(log);
+            junk_count(log);
+        }),
+        (2, &|_| {}),
+        (2, &lost_next_id),
+        (2, &small_next_id),
+        (3, &bad_packed),
+        (3, &junk_packed),
+        (3, &lost_packed),
+        (3, &small_packed),
+        (3, &|_| {}),
+    ];
+    for (case, (layout, damage)) in cases.into_iter().enumerate() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = reopened_after(dir.path(), layout, damage);
+        assert_eq!(
+            log.meta.get(LAYOUT).unwrap().as_deref(),
+            Some(&[layout][..])
+        );
+        assert_eq!(
+            log.meta.contains_key(COUNTERS).unwrap(),
+            layout == 3,
+            "case {case}: only layout 3 packs its counters"
+        );
+        assert_eq!(log.counts().queued, 7, "case {case}");
+        assert_eq!(log.counts().in_flight, 7, "case {case}");
+        assert_eq!(log.counts().fetched, 6, "case {case}");
+        assert_eq!(log.len(), 20, "case {case}");
+        assert_eq!(log.frontier_len(), 5, "case {case}");
+        // The next id follows on, and the counters move from there; no
+        // record is overwritten.
+        let id = log.discover(&rec("http://i/new", State::Error)).unwrap();
+        assert_eq!(id, Some(21), "case {case}");
+        assert_eq!(
+            log.get(3).unwrap().unwrap().url,
+            "http://i/2",
+            "case {case}"
+        );
+        check_consistent(&log);
+        drop(log);
+        let log = open(dir.path());
+        assert_eq!(log.counts().error, 1, "case {case}");
+        check_consistent(&log);
     }
+}
+
+#[test]
+fn damaged_index_entries() {
+    let dir = tempfile::tempdir().unwrap();
     let log = open(dir.path());
-    assert_eq!(log.counts().queued, 7);
-    assert_eq!(log.counts().in_flight, 7);
-    assert_eq!(log.counts().fetched, 6);
-    assert_eq!(log.len(), 20);
+    for i in 0..20 {
+        log.discover(&rec(&format!("http://i/{i}"), State::ALL[i % 3]))
+            .unwrap();
+    }
 
     // A malformed index key is an error; so is a bad URL index value.
     log.by_state

@@ -15,6 +15,7 @@ use std::path::Path;
 use regex::Regex;
 use tempfile::TempDir;
 
+use super::counters::COUNTERS;
 use super::index::{LAYOUT, count_key, id_key, parse_frontier_key, parse_id, state_key};
 use super::record::{FORMAT, decode, encode};
 use super::*;
@@ -29,6 +30,15 @@ fn fresh() -> (TempDir, UrlLog) {
     let dir = tempfile::tempdir().expect("temp dir");
     let log = open(dir.path());
     (dir, log)
+}
+
+/// Damages record `id` behind the log's back, as a disk would. The writer's
+/// notes of what it wrote lately (`written.rs`) go with it: they would
+/// still say what the record held, whereas damage on disk is met by a
+/// process that has just opened the log, with no notes yet.
+fn damage_record(log: &UrlLog, id: u64, bytes: Vec<u8>) {
+    log.urls.insert(id_key(id), bytes).expect("damage");
+    log.lock_writer().written.clear();
 }
 
 fn rec(url: &str, state: State) -> UrlRecord {

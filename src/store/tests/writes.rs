@@ -433,3 +433,114 @@ fn requeue_in_flight_puts_urls_back_in_their_queue() {
     );
     assert_eq!(log.requeue_in_flight().unwrap(), 0);
 }
+
+/// The writer's notes of what it wrote (`written.rs`) spare updates a
+/// read; they must never say what the disk does not. Past the notes'
+/// bound (two generations of 8,192), after a batch that failed, and for
+/// a record written twice in one batch, the state index stays exact.
+#[test]
+fn updates_stay_right_whatever_the_writer_remembers() {
+    let (dir, log) = fresh();
+    let records: Vec<UrlRecord> = (0..20_000)
+        .map(|i| rec(&format!("http://w/{i}"), State::Queued))
+        .collect();
+    for chunk in records.chunks(1000) {
+        let changes: Vec<Change<'_>> = chunk
+            .iter()
+            .map(|record| Change::Discover {
+                record,
+                enqueue: None,
+            })
+            .collect();
+        log.apply(&changes).unwrap();
+    }
+    // Ids long forgotten by the writer, and ids it still knows.
+    for id in [1, 2, 9_000, 19_999, 20_000] {
+        let mut record = log.get(id).unwrap().unwrap();
+        record.state = State::InFlight;
+        log.update(id, &record).unwrap();
+    }
+    assert_eq!(log.counts().in_flight, 5);
+    check_consistent(&log);
+
+    // One record twice in a batch (one the writer knows), after a
+    // discovery twice in it: the second update moves it from where the
+    // first left it, not from where the writer last saw it.
+    let fresh_url = rec("http://w/new", State::Queued);
+    let in_flight = UrlRecord {
+        state: State::InFlight,
+        ..log.get(19_998).unwrap().unwrap()
+    };
+    let saved = UrlRecord {
+        state: State::Saved,
+        ..in_flight.clone()
+    };
+    let ids = log
+        .apply(&[
+            Change::Discover {
+                record: &fresh_url,
+                enqueue: None,
+            },
+            Change::Update {
+                id: 19_998,
+                record: &in_flight,
+                enqueue: None,
+            },
+            Change::Discover {
+                record: &fresh_url,
+                enqueue: None,
+            },
+            Change::Update {
+                id: 19_998,
+                record: &saved,
+                enqueue: None,
+            },
+        ])
+        .unwrap();
+    assert_eq!(ids, [Some(20_001), Some(19_998), None, Some(19_998)]);
+    assert_eq!(log.counts().saved, 1);
+    check_consistent(&log);
+
+    // A batch that fails writes nothing, and leaves no note behind: its
+    // first update must not count as done.
+    let fetched = UrlRecord {
+        state: State::Fetched,
+        ..log.get(1).unwrap().unwrap()
+    };
+    let renamed = rec("http://w/renamed", State::Fetched);
+    let failed = log.apply(&[
+        Change::Update {
+            id: 1,
+            record: &fetched,
+            enqueue: None,
+        },
+        Change::Update {
+            id: 2,
+            record: &renamed,
+            enqueue: None,
+        },
+    ]);
+    assert!(matches!(failed, Err(StoreError::UrlChanged { id: 2, .. })));
+    assert_eq!(log.get(1).unwrap().unwrap().state, State::InFlight);
+    let error = UrlRecord {
+        state: State::Error,
+        ..fetched.clone()
+    };
+    log.update(1, &error).unwrap();
+    check_consistent(&log);
+
+    // A URL the writer knows cannot change either.
+    assert!(matches!(
+        log.update(20_000, &renamed),
+        Err(StoreError::UrlChanged { id: 20_000, .. })
+    ));
+
+    // Reopened, with no notes: the same, read from the records.
+    drop(log);
+    let log = open(dir.path());
+    let mut record = log.get(20_000).unwrap().unwrap();
+    record.state = State::Deleted;
+    log.update(20_000, &record).unwrap();
+    assert_eq!(log.counts().deleted, 1);
+    check_consistent(&log);
+}
