@@ -321,31 +321,52 @@ impl<'a> Collector<'a> {
     }
 }
 
-/// The start tags [`Collector::start_tag`](Sink::start_tag) reads for
-/// themselves (links, base, metas, title); the others only matter to the
-/// open-element stack and the excerpt's word boundaries.
-#[inline]
-fn reads_tag(name: &[u8]) -> bool {
-    matches!(
-        name,
-        b"a" | b"area"
-            | b"frame"
-            | b"iframe"
-            | b"img"
-            | b"script"
-            | b"link"
-            | b"base"
-            | b"meta"
-            | b"title"
-    )
+/// What [`Collector::start_tag`](Sink::start_tag) reads in a start tag
+/// for itself; tags not listed only matter to the open-element stack and
+/// the excerpt's word boundaries. One list for both the reading and
+/// [`Sink::wants_start_tag`], so that no tag that is read is stepped over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reads {
+    /// The link in this attribute.
+    Link(&'static [u8], LinkKind),
+    /// The link in this attribute, when resources are asked for.
+    Resource(&'static [u8], LinkKind),
+    /// `<link href>`: a stylesheet or another link.
+    LinkElement,
+    Base,
+    /// Robots metas and the charset.
+    Meta,
+    Title,
+}
+
+impl Reads {
+    #[inline]
+    fn of(name: &[u8]) -> Option<Reads> {
+        Some(match name {
+            b"a" => Reads::Link(b"href", LinkKind::A),
+            b"area" => Reads::Link(b"href", LinkKind::Area),
+            b"frame" => Reads::Link(b"src", LinkKind::Frame),
+            b"iframe" => Reads::Link(b"src", LinkKind::Iframe),
+            b"img" => Reads::Resource(b"src", LinkKind::Img),
+            b"script" => Reads::Resource(b"src", LinkKind::Script),
+            b"link" => Reads::LinkElement,
+            b"base" => Reads::Base,
+            b"meta" => Reads::Meta,
+            b"title" => Reads::Title,
+            _ => return None,
+        })
+    }
 }
 
 impl Sink for Collector<'_> {
     #[inline]
     fn wants_start_tag(&self, name: &[u8]) -> bool {
         // Once the open-element stack is gone (the title and excerpt are
-        // done), any other tag would change nothing.
-        self.open.is_some() || !self.excerpt_done || reads_tag(name)
+        // done), any other tag would change nothing. The stack is dropped
+        // only once the excerpt is done (`update_needs`), so
+        // `excerpt_done` need not be tested here.
+        debug_assert!(self.open.is_some() || self.excerpt_done);
+        self.open.is_some() || Reads::of(name).is_some()
     }
 
     #[inline]
@@ -356,25 +377,22 @@ impl Sink for Collector<'_> {
 
     fn start_tag(&mut self, tag: &Tag<'_>) -> Flow {
         let name = tag.name.bytes();
-        let resources = self.options.resources;
+        let reads = Reads::of(name);
         let mut flags = 0;
-        if name == b"meta" {
+        if reads == Some(Reads::Meta) {
             self.charset(tag);
         }
         if !self.stopped {
-            match name {
-                b"a" => self.link(tag, b"href", LinkKind::A),
-                b"area" => self.link(tag, b"href", LinkKind::Area),
-                b"frame" => self.link(tag, b"src", LinkKind::Frame),
-                b"iframe" => self.link(tag, b"src", LinkKind::Iframe),
-                b"img" if resources => self.link(tag, b"src", LinkKind::Img),
-                b"script" if resources => self.link(tag, b"src", LinkKind::Script),
-                b"link" => self.link_element(tag),
-                b"base" => self.base(tag),
-                b"meta" => self.robots_meta(tag),
-                b"title" => flags |= self.title_start(),
-                // A name added here must be added to `reads_tag` too.
-                _ => {}
+            match reads {
+                Some(Reads::Link(attr, kind)) => self.link(tag, attr, kind),
+                Some(Reads::Resource(attr, kind)) if self.options.resources => {
+                    self.link(tag, attr, kind);
+                }
+                Some(Reads::LinkElement) => self.link_element(tag),
+                Some(Reads::Base) => self.base(tag),
+                Some(Reads::Meta) => self.robots_meta(tag),
+                Some(Reads::Title) => flags |= self.title_start(),
+                Some(Reads::Resource(..)) | None => {}
             }
         }
         self.update_needs(tag.at);

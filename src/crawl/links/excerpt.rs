@@ -173,17 +173,9 @@ impl Excerpt {
     /// character would add it: the pending separator first, then the run
     /// whole, up to the cap.
     fn push_plain(&mut self, word: &str) {
-        if self.full() {
+        if !self.separate() {
             return;
         }
-        if self.space && !self.text.is_empty() {
-            self.text.push(' ');
-            self.chars += 1;
-            if self.full() {
-                return;
-            }
-        }
-        self.space = false;
         let room = MAX_EXCERPT_CHARS.saturating_sub(self.chars).min(word.len());
         if let Some(kept) = word.get(..room) {
             self.text.push_str(kept);
@@ -220,16 +212,30 @@ impl Excerpt {
             self.space = true;
             return;
         }
+        if !self.separate() {
+            return;
+        }
+        self.text.push(c);
+        self.chars += 1;
+    }
+
+    /// Before a visible character: the pending separator, if any (never
+    /// leading), which counts toward the cap. Whether there is still room
+    /// for the character.
+    #[inline]
+    fn separate(&mut self) -> bool {
+        if self.full() {
+            return false;
+        }
         if self.space && !self.text.is_empty() {
             self.text.push(' ');
             self.chars += 1;
             if self.full() {
-                return;
+                return false;
             }
         }
         self.space = false;
-        self.text.push(c);
-        self.chars += 1;
+        true
     }
 
     /// The excerpt (trimmed) and the number of hidden regions.

@@ -506,6 +506,92 @@ fn excerpt_is_capped_and_stops_reading() {
     assert_eq!(run(&late(excerpt::MAX_EXCERPT_SCAN), false).excerpt, "");
 }
 
+/// (html, excerpt) for text the excerpt takes in runs (plain ASCII and
+/// spacing) rather than one character at a time. The expectations follow
+/// from the per-character rules (whitespace collapsed to one space, never
+/// leading, a separator counting toward the cap, cut at exactly
+/// [`MAX_EXCERPT_CHARS`], then trimmed), as the code before the runs
+/// applied them. They are fixed strings because the lol_html reference
+/// shares [`excerpt::Excerpt`] and so cannot catch a regression here.
+fn excerpt_run_cases() -> Vec<(String, String)> {
+    let tens = "abcdefghij";
+    let cases: Vec<(String, String)> = vec![
+        // A run crossing the cap: cut inside it, exactly at the cap.
+        (format!("<p>{}</p>", tens.repeat(60)), tens.repeat(50)),
+        // The same with single spaces inside the run: 55 words of 8 and
+        // their separators make 494 + 1 characters, then 5 of the next.
+        (
+            format!("<p>{}</p>", "abcdefgh ".repeat(60)),
+            format!("{}abcde", "abcdefgh ".repeat(55)),
+        ),
+        // The separator is the 500th character: trimmed away.
+        (format!("{} yz", "x".repeat(499)), "x".repeat(499)),
+        (
+            format!("{} yz", "x".repeat(498)),
+            format!("{} y", "x".repeat(498)),
+        ),
+        (format!("{} yz", "x".repeat(500)), "x".repeat(500)),
+        // The cap reached by an entity right after a run.
+        (
+            format!("{}&amp;yz", "x".repeat(499)),
+            format!("{}&", "x".repeat(499)),
+        ),
+        (format!("{}&amp;yz", "x".repeat(500)), "x".repeat(500)),
+        // Entities inside and between runs.
+        ("a&amp;b&c d".into(), "a&b&c d".into()),
+        (
+            "one &amp; two &lt;p&gt; &#65;&#x42;C".into(),
+            "one & two <p> ABC".into(),
+        ),
+        ("a&amp;<b>b&c</b> d".into(), "a&b&c d".into()),
+        ("<p>a&amp;</p><p>&amp;b</p>".into(), "a& &b".into()),
+        // An entity split by a tag is two text nodes: neither part decodes.
+        ("a&am<b>p;b</b>".into(), "a&amp;b".into()),
+        ("x&amp<i>;</i>y".into(), "x&;y".into()),
+        ("&copy 2024 &amp".into(), "© 2024 &".into()),
+        // Runs of spacing between and around words, and across tags.
+        ("<p>\t\t a \n\n b\t  c  \r\n</p>".into(), "a b c".into()),
+        (
+            "<p>   lead</p><p>\n\ttrail\t\n</p>".into(),
+            "lead trail".into(),
+        ),
+        ("a<b> </b>b<i>\n</i> <i> </i>c".into(), "a b c".into()),
+        ("a\u{1}b\u{7f}c \u{c} d".into(), "a b c d".into()),
+        ("  &amp;  x  ".into(), "& x".into()),
+        // Non-ASCII between ASCII runs; no-break spaces are spacing.
+        ("abc é def".into(), "abc é def".into()),
+        ("abcédef — ghi".into(), "abcédef — ghi".into()),
+        ("a\u{a0}\u{a0}b &nbsp; c\u{3000}d".into(), "a b c d".into()),
+        ("ünï cödé and ascii".into(), "ünï cödé and ascii".into()),
+        // Text after the excerpt is complete changes nothing.
+        (
+            format!("<p>{}</p><p>more text &amp; é</p>", tens.repeat(50)),
+            tens.repeat(50),
+        ),
+        (
+            format!("<p>{}</p> <b>x</b>", "é".repeat(500)),
+            "é".repeat(500),
+        ),
+        (
+            format!("{} {}", "y".repeat(499), "z".repeat(600)),
+            "y".repeat(499),
+        ),
+    ];
+    cases
+}
+
+#[test]
+fn excerpt_runs_follow_the_per_character_rules() {
+    let bad: Vec<String> = excerpt_run_cases()
+        .iter()
+        .filter_map(|(html, want)| {
+            let got = run(html, false).excerpt;
+            (got != *want).then(|| format!("{html:?}\n   got: {got:?}\n  want: {want:?}"))
+        })
+        .collect();
+    assert!(bad.is_empty(), "\n{}", bad.join("\n"));
+}
+
 #[test]
 fn entities_split_across_writes() {
     // The excerpt pass writes 16 KiB at a time: put `&amp;` across every

@@ -1,7 +1,14 @@
 //! The extraction this module replaced: lol_html driven with one selector
-//! per link tag, plus a second lol_html pass for the excerpt, kept verbatim
-//! (as of commit 8928e6e) as the reference for the differential tests and
-//! the speed comparison. Test-only: lol_html is a dev-dependency.
+//! per link tag, plus a second lol_html pass for the excerpt, kept (as of
+//! commit 8928e6e) as the reference for the differential tests and the
+//! speed comparison. Test-only: lol_html is a dev-dependency.
+//!
+//! Not all of it is the old code: the excerpt pass feeds the live
+//! [`Excerpt`] (module `excerpt`), so the differential tests check how text
+//! reaches the excerpt (tokenization, visibility, blocks, regions) but not
+//! what the excerpt makes of it. That is checked against fixed strings
+//! (`excerpt_runs_follow_the_per_character_rules` and the other excerpt
+//! tests).
 
 #![allow(clippy::all)]
 

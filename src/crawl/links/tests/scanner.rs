@@ -140,6 +140,45 @@ fn after_the_title_and_excerpt_are_complete() {
     check_both(FOREIGN);
 }
 
+/// Tags the scanner steps over once the title and excerpt are done
+/// (`<p>`, `<div>`, `<span>`, end tags): their ends must still be found
+/// as an HTML5 tokenizer finds them, through quoted values holding `>` or
+/// markup, and with `<` inside a tag as part of an attribute name.
+#[rustfmt::skip]
+const STEPPED_OVER: &[(&str, &str)] = &[
+    (r#"<p title="a>b"><a href="/yes">"#,                 "http://ex.com/yes a"),
+    // A tag ended at the first `>` would take these values' links as tags.
+    (r#"<p title="><a href=/no>"><a href=/yes>"#,         "http://ex.com/yes a"),
+    (r#"<div data-x='><a href="/no">'><a href="/yes">"#,  "http://ex.com/yes a"),
+    (r#"<div\ttitle = "x" data-x=' ><a href=/no>'>"#,     ""),
+    (r#"<div data-x='<a href="/no">'><a href="/yes">"#,   "http://ex.com/yes a"),
+    (r#"<div title='"' data-x="<a href=/no>"><a href=/yes>"#, "http://ex.com/yes a"),
+    (r#"<p data-x="a'b>"><a href=/yes>"#,                 "http://ex.com/yes a"),
+    ("<p\ntitle='>'\n><a href=/yes>",                     "http://ex.com/yes a"),
+    // An unquoted value runs to whitespace or `>`: `x/` here, then `>`.
+    (r#"<p class=x/><a href=/yes>"#,                      "http://ex.com/yes a"),
+    (r#"<p title=a>b"><a href=/yes>"#,                    "http://ex.com/yes a"),
+    (r#"<br title=">"/><a href=/yes>"#,                   "http://ex.com/yes a"),
+    // `<a` inside a tag is an attribute name, not a tag.
+    (r#"<span title="x" <a href=/no>"#,                   ""),
+    (r#"<span <a href=/no>><a href=/yes>"#,               "http://ex.com/yes a"),
+    (r#"</p title=">"><a href=/yes>"#,                    "http://ex.com/yes a"),
+    (r#"</div data-x='<a href=/no>'><a href=/yes>"#,      "http://ex.com/yes a"),
+    (r#"</p title="><a href=/no>"><a href=/yes>"#,        "http://ex.com/yes a"),
+];
+
+/// [`STEPPED_OVER`] after a full excerpt (so that the tags are stepped
+/// over unread), and from the start (so that they are read).
+#[test]
+fn stepped_over_tags_end_where_html5_says() {
+    let start = format!("<title>T</title><p>{}</p>", "lorem ipsum ".repeat(50));
+    for (html, links) in STEPPED_OVER {
+        let html = format!("{start}{html}");
+        check_both(&[(&html, links)]);
+    }
+    check_both(STEPPED_OVER);
+}
+
 #[test]
 fn input_may_end_anywhere() {
     // Every prefix of a page, cut at every byte: no panic, and the links
