@@ -319,7 +319,7 @@ impl Engine {
         let pending = std::mem::take(&mut self.pending);
         self.pending_at.clear();
         let marks = std::mem::take(&mut self.marks);
-        self.marks_since = None;
+        let marks_since = self.marks_since.take();
         let mut changes: Vec<Change<'_>> = marks
             .iter()
             .map(|(id, record)| Change::Update {
@@ -342,7 +342,7 @@ impl Engine {
             Err(e) => {
                 eprintln!("crawlspace: URL log: {e}");
                 drop(changes);
-                self.hold_back_again(marks, alone);
+                self.hold_back_again(marks, marks_since, alone);
                 return;
             }
         };
@@ -367,15 +367,24 @@ impl Engine {
 
     /// After a failed write: its in-flight marks lead the next write again,
     /// so that no later change reaches the log without them, and are
-    /// written alone a tick from now, not on every pass of the loop. Marks
-    /// that failed alone are dropped instead, in case one of them is what
-    /// fails: a URL then shows queued while it is fetched, until its
-    /// outcome is written, which resumes the same way.
-    fn hold_back_again(&mut self, marks: Vec<(u64, UrlRecord)>, alone: bool) {
+    /// written alone a tick after they were first held back (`since`, or
+    /// now), not on every pass of the loop. Keeping the first time matters:
+    /// were one of them what makes every write fail, writes arriving more
+    /// often than a tick would otherwise keep moving their deadline, and
+    /// they would never be tried alone. Marks that failed alone are dropped
+    /// instead, in case one of them is what fails: a URL then shows queued
+    /// while it is fetched, until its outcome is written, which resumes the
+    /// same way.
+    fn hold_back_again(
+        &mut self,
+        marks: Vec<(u64, UrlRecord)>,
+        since: Option<Instant>,
+        alone: bool,
+    ) {
         if alone || marks.is_empty() {
             return;
         }
-        self.marks_since = Some(Instant::now());
+        self.marks_since = Some(since.unwrap_or_else(Instant::now));
         self.marks = marks;
     }
 }
@@ -628,7 +637,8 @@ mod tests {
         let mut marked = log.get(a).expect("log").expect("record");
         marked.state = State::InFlight;
         engine.marks.push((a, marked));
-        engine.marks_since = Some(Instant::now());
+        let first_held = Instant::now();
+        engine.marks_since = Some(first_held);
         // No frontier queue 9: refused before the transaction.
         let bad = Change::Enqueue {
             id: a,
@@ -638,7 +648,11 @@ mod tests {
         engine.write(&[bad]);
         assert_eq!(state_of(&log, "http://site.test/a"), Some(State::Queued));
         assert_eq!(engine.marks.len(), 1, "kept for the next write");
-        assert!(engine.marks_since.is_some(), "and written alone in time");
+        assert_eq!(
+            engine.marks_since,
+            Some(first_held),
+            "and written alone a tick after they were first held, however often writes fail"
+        );
         engine.write(&[]);
         assert_eq!(state_of(&log, "http://site.test/a"), Some(State::InFlight));
         assert!(engine.marks.is_empty() && engine.marks_since.is_none());
