@@ -222,6 +222,10 @@ pub struct Engine {
     /// (two pages of one burst) is one discovery, and a plain link beats
     /// a rel=nofollow one met first, as it would once written.
     pending_at: HashMap<String, usize>,
+    /// URLs logged as not followed (rel=nofollow) and met since the last
+    /// write through a followed link: rewritten as newly met with the next
+    /// write, and queued once that write is in (`Engine::revive`).
+    revived: Vec<(u64, discover::Discovered)>,
     /// While a burst of outcomes is handled: the writes held back to be
     /// committed with it in one transaction (`discover::Deferred`).
     deferred: Option<Deferred>,
@@ -307,6 +311,7 @@ impl Engine {
             stopping: false,
             pending: Vec::new(),
             pending_at: HashMap::new(),
+            revived: Vec::new(),
             deferred: None,
             marks: Vec::new(),
             marks_since: None,

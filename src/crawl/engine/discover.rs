@@ -274,23 +274,30 @@ impl Engine {
     /// link: rewritten as newly met, and queued if it is to be fetched.
     /// Written like any other change ([`Engine::commit`]): after the
     /// in-flight marks held back, and with the burst under way if there
-    /// is one, which is written before anything more is dispatched.
+    /// is one, which is written before anything more is dispatched; queued
+    /// only once that write is in ([`Engine::write`]).
     fn revive(&mut self, id: u64, discovered: Discovered) {
-        let Some(mut item) = discovered.draft else {
+        if discovered.draft.is_none() {
             return; // refused on other grounds too: the first reason stands
-        };
+        }
         self.nofollowed.remove(&id);
-        self.commit(&[Change::Update {
-            id,
-            record: &discovered.record,
-            enqueue: discovered.enqueue,
-        }]);
-        self.stats.filtered = self.stats.filtered.saturating_sub(1);
-        item.id = id;
-        let host = self.hosts.id(&item.url, Instant::now());
-        // Its id may lie beyond the window's cursor: through the window, so
-        // that a refill cannot load it a second time.
-        self.queue_known(host, item);
+        self.revived.push((id, discovered));
+        self.commit(&[]);
+    }
+
+    /// Queues the URLs of [`Engine::revive`] whose write is in.
+    fn queue_revived(&mut self, revived: Vec<(u64, Discovered)>, now: Instant) {
+        for (id, discovered) in revived {
+            let Some(mut item) = discovered.draft else {
+                continue;
+            };
+            self.stats.filtered = self.stats.filtered.saturating_sub(1);
+            item.id = id;
+            let host = self.hosts.id(&item.url, now);
+            // Its id may lie beyond the window's cursor: through the
+            // window, so that a refill cannot load it a second time.
+            self.queue_known(host, item);
+        }
     }
 
     /// Writes the pending discoveries and `extra` changes in one transaction,
@@ -302,7 +309,7 @@ impl Engine {
             return self.write(extra);
         };
         deferred.changes.extend(extra.iter().map(Held::from));
-        if self.pending.len() + deferred.changes.len() >= DEFER_AT_MOST {
+        if self.pending.len() + self.revived.len() + deferred.changes.len() >= DEFER_AT_MOST {
             let held = std::mem::take(&mut deferred.changes);
             self.write(&held.iter().map(Held::change).collect::<Vec<_>>());
         }
@@ -332,6 +339,12 @@ impl Engine {
             record: &d.record,
             enqueue: d.enqueue,
         }));
+        let revived = std::mem::take(&mut self.revived);
+        changes.extend(revived.iter().map(|(id, d)| Change::Update {
+            id: *id,
+            record: &d.record,
+            enqueue: d.enqueue,
+        }));
         changes.extend(extra.iter().cloned());
         if changes.is_empty() {
             return;
@@ -343,11 +356,15 @@ impl Engine {
                 eprintln!("crawlspace: URL log: {e}");
                 drop(changes);
                 self.hold_back_again(marks, marks_since, alone);
+                // Still logged as not followed: a later followed link
+                // revives them again.
+                self.nofollowed.extend(revived.iter().map(|(id, _)| *id));
                 return;
             }
         };
         drop(changes);
         let now = Instant::now();
+        self.queue_revived(revived, now);
         for (discovered, id) in pending.into_iter().zip(ids.into_iter().skip(marks.len())) {
             let Some(id) = id else { continue }; // already known, or twice in the batch
             self.stats.discovered += 1;
@@ -618,6 +635,45 @@ mod tests {
         assert_eq!(state_of(&log, "http://site.test/z"), Some(State::Queued));
         assert_eq!(state_of(&log, "http://site.test/a"), Some(State::InFlight));
         assert!(engine.marks.is_empty());
+    }
+
+    /// A revived URL whose write fails is not queued: the log still has it
+    /// as not followed, and so does the engine, so the next followed link
+    /// to it revives it again.
+    #[test]
+    fn a_revived_url_is_queued_only_once_written() {
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, log) = engine(dir.path());
+        let z = Url::parse("http://site.test/z").expect("url");
+        engine.met(
+            z.clone(),
+            None,
+            1,
+            Origin::Nofollow("http://site.test/".into()),
+        );
+        engine.write(&[]);
+        let id = log.id_of(z.as_str()).expect("log").expect("z");
+        let filtered = engine.stats.filtered;
+        // In a burst, with a change the log refuses (no frontier queue 9).
+        engine.deferred = Some(Deferred::default());
+        engine.met(z.clone(), None, 1, Origin::Link);
+        assert_eq!(engine.revived.len(), 1, "held with the burst");
+        engine.commit(&[Change::Enqueue {
+            id,
+            level: 9,
+            queue: 0,
+        }]);
+        engine.commit_deferred();
+        assert_eq!(state_of(&log, z.as_str()), Some(State::Filtered));
+        assert!(engine.revived.is_empty());
+        assert!(engine.nofollowed.contains(&id), "still revivable");
+        assert_eq!(engine.stats.filtered, filtered, "not counted as queued");
+        assert_eq!(engine.frontier.len(), 0, "not queued");
+        engine.met(z.clone(), None, 1, Origin::Link);
+        assert_eq!(state_of(&log, z.as_str()), Some(State::Queued));
+        assert!(!engine.nofollowed.contains(&id));
+        assert_eq!(engine.stats.filtered, filtered - 1);
+        assert_eq!(engine.frontier.len(), 1, "queued once written");
     }
 
     /// A write that fails keeps the in-flight marks it was to lead: the
