@@ -846,13 +846,18 @@ fn ascii_folded(hir: &Hir) -> Hir {
             Hir::class(Class::Bytes(ClassBytes::new(ranges)))
         }
         HirKind::Look(look) => Hir::look(*look),
+        // Fields spelled out: `..rep.clone()` would copy the whole subtree
+        // only to drop it.
         HirKind::Repetition(rep) => Hir::repetition(Repetition {
+            min: rep.min,
+            max: rep.max,
+            greedy: rep.greedy,
             sub: Box::new(ascii_folded(&rep.sub)),
-            ..rep.clone()
         }),
         HirKind::Capture(cap) => Hir::capture(Capture {
+            index: cap.index,
+            name: cap.name.clone(),
             sub: Box::new(ascii_folded(&cap.sub)),
-            ..cap.clone()
         }),
         HirKind::Concat(subs) => Hir::concat(subs.iter().map(ascii_folded).collect()),
         HirKind::Alternation(subs) => Hir::alternation(subs.iter().map(ascii_folded).collect()),

@@ -55,6 +55,18 @@ pub enum Change<'a> {
     Dequeue { id: u64, level: u8, queue: u8 },
 }
 
+impl<'a> Change<'a> {
+    /// Each of `records` (id, new record) replacing its record, none
+    /// enqueued.
+    pub fn updates(records: &'a [(u64, UrlRecord)]) -> impl Iterator<Item = Change<'a>> {
+        records.iter().map(|(id, record)| Change::Update {
+            id: *id,
+            record,
+            enqueue: None,
+        })
+    }
+}
+
 type TxResult<T> = Result<T, ConflictableTransactionError<StoreError>>;
 
 fn abort<T>(error: StoreError) -> TxResult<T> {

@@ -327,14 +327,7 @@ impl Engine {
         self.pending_at.clear();
         let marks = std::mem::take(&mut self.marks);
         let marks_since = self.marks_since.take();
-        let mut changes: Vec<Change<'_>> = marks
-            .iter()
-            .map(|(id, record)| Change::Update {
-                id: *id,
-                record,
-                enqueue: None,
-            })
-            .collect();
+        let mut changes: Vec<Change<'_>> = Change::updates(&marks).collect();
         changes.extend(pending.iter().map(|d| Change::Discover {
             record: &d.record,
             enqueue: d.enqueue,

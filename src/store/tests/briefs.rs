@@ -86,14 +86,7 @@ fn fill(log: &UrlLog, content_types: &[Option<String>]) -> u64 {
                 )
             })
             .collect();
-        let changes: Vec<Change<'_>> = updated
-            .iter()
-            .map(|(id, record)| Change::Update {
-                id: *id,
-                record,
-                enqueue: None,
-            })
-            .collect();
+        let changes: Vec<Change<'_>> = Change::updates(&updated).collect();
         log.apply(&changes).expect("update");
     }
     id

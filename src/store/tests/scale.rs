@@ -46,14 +46,7 @@ fn two_hundred_thousand_urls_page_by_state() {
                 (id, r)
             })
             .collect();
-        let changes: Vec<Change<'_>> = records
-            .iter()
-            .map(|(id, record)| Change::Update {
-                id: *id,
-                record,
-                enqueue: None,
-            })
-            .collect();
+        let changes: Vec<Change<'_>> = Change::updates(&records).collect();
         log.apply(&changes).unwrap();
     }
     assert_eq!(log.len(), N);
