@@ -3,7 +3,8 @@
 //! by a plain load generator (every page once, same concurrency), then
 //! crawled by the real engine with a sled log. Reports pages/s, the
 //! crawler's CPU seconds per 1,000 pages (all of it, and its engine
-//! thread's alone) and its peak RSS.
+//! thread's alone), its peak RSS, and the CPU per 1,000 pages of the load
+//! generator and of the server in each phase.
 //!
 //! ```sh
 //! cargo run --release --example crawl_bench            # 20,000 pages
@@ -30,6 +31,7 @@ use axum::http::header;
 use axum::routing::get;
 use crawlspace::config::Config;
 use crawlspace::crawl::engine::{Engine, Plan, check_start};
+use crawlspace::crawl::links::{LinkOptions, extract};
 use crawlspace::rules::CompiledRules;
 use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crawlspace::store::UrlLog;
@@ -40,6 +42,7 @@ use crawlspace::tui::{Console, drive};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyModifiers};
+use url::Url;
 
 const CONCURRENCY: usize = 16;
 
@@ -111,6 +114,72 @@ fn peak_rss_mb() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// One pass of plain requests over every page: its rate and the CPU it and
+/// the server used.
+struct Phase {
+    rate: f64,
+    cpu: f64,
+    server_cpu: f64,
+}
+
+impl Phase {
+    /// Fetches every page once, CONCURRENCY at a time; with `scan`, each
+    /// body also goes through the crawler's link extraction.
+    fn run(
+        runtime: &tokio::runtime::Runtime,
+        server_stat: &str,
+        origin: &str,
+        pages: u32,
+        scan: bool,
+    ) -> Phase {
+        let (cpu_before, server_before) = (cpu_seconds(), cpu_seconds_of(server_stat));
+        let rate = runtime.block_on(async {
+            let client = reqwest::Client::new();
+            let next = Arc::new(std::sync::atomic::AtomicU32::new(0));
+            let options = LinkOptions {
+                resources: false,
+                max_links: 100_000,
+            };
+            let started = Instant::now();
+            let mut tasks = Vec::new();
+            for _ in 0..CONCURRENCY {
+                let (client, next, origin) = (client.clone(), next.clone(), origin.to_owned());
+                tasks.push(tokio::spawn(async move {
+                    let mut links = 0;
+                    loop {
+                        let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if n >= pages {
+                            break;
+                        }
+                        let Ok(url) = Url::parse(&format!("{origin}/p/{n}")) else {
+                            continue;
+                        };
+                        if let Ok(r) = client.get(url.clone()).send().await
+                            && let Ok(body) = r.bytes().await
+                            && scan
+                        {
+                            links += extract(&body, &url, &options, "crawlspace").links.len();
+                        }
+                    }
+                    links
+                }));
+            }
+            let mut links = 0;
+            for t in tasks {
+                links += t.await.unwrap_or(0);
+            }
+            // Used, so that the scan cannot be optimized away.
+            assert!(!scan || links > 0, "the scan found links");
+            f64::from(pages) / started.elapsed().as_secs_f64()
+        });
+        Phase {
+            rate,
+            cpu: cpu_seconds() - cpu_before,
+            server_cpu: cpu_seconds_of(server_stat) - server_before,
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("serve") {
@@ -128,37 +197,21 @@ fn main() {
         .read_line(&mut line)
         .expect("address");
     let origin = format!("http://{}", line.trim());
+    // The server's CPU (all its threads), read around each phase: what a
+    // page costs the server sets how much CPU the other side can have on
+    // two cores.
+    let server_stat = format!("/proc/{}/stat", server.id());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .expect("runtime");
 
-    // 1. The load generator: every page once, CONCURRENCY at a time.
-    let raw = runtime.block_on(async {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::new();
-        let next = Arc::new(std::sync::atomic::AtomicU32::new(0));
-        let started = Instant::now();
-        let mut tasks = Vec::new();
-        for _ in 0..CONCURRENCY {
-            let (client, next, origin) = (client.clone(), next.clone(), origin.clone());
-            tasks.push(tokio::spawn(async move {
-                loop {
-                    let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if n >= pages {
-                        break;
-                    }
-                    if let Ok(r) = client.get(format!("{origin}/p/{n}")).send().await {
-                        let _ = r.bytes().await;
-                    }
-                }
-            }));
-        }
-        for t in tasks {
-            let _ = t.await;
-        }
-        f64::from(pages) / started.elapsed().as_secs_f64()
-    });
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    // 1. The load generator: every page once, CONCURRENCY at a time; then
+    // the same with each page scanned for links as the crawler does, the
+    // part of a crawler's work that needs no URL log.
+    let raw = Phase::run(&runtime, &server_stat, &origin, pages, false);
+    let scanned = Phase::run(&runtime, &server_stat, &origin, pages, true);
 
     // 2. The crawl.
     let dir = std::env::temp_dir().join(format!("crawlspace-bench-{}", std::process::id()));
@@ -173,6 +226,7 @@ fn main() {
     let start = check_start(&compiled, &config.crawl.start).expect("start");
     let q = config.queues;
     let cpu_before = cpu_seconds();
+    let server_before = cpu_seconds_of(&server_stat);
     // The engine runs on this thread (`block_on`): its own CPU, the part
     // of the crawl that does not spread over cores.
     let engine_before = cpu_seconds_of("/proc/thread-self/stat");
@@ -242,6 +296,7 @@ fn main() {
     });
     let secs = started.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu_before;
+    let server_cpu = cpu_seconds_of(&server_stat) - server_before;
     let engine_cpu = cpu_seconds_of("/proc/thread-self/stat") - engine_before;
     let fetched = stats.fetched + stats.saved;
     let transactions = log.transactions();
@@ -250,7 +305,16 @@ fn main() {
     let _ = server.wait();
     let _ = std::fs::remove_dir_all(&dir);
     println!("pages: {pages}, concurrency {CONCURRENCY}, one host on 127.0.0.1");
-    println!("load generator: {raw:.0} pages/s");
+    let per_thousand = |seconds: f64, pages: u64| seconds * 1000.0 / pages.max(1) as f64;
+    for (name, phase) in [("load generator", &raw), ("fetch and scan only", &scanned)] {
+        println!(
+            "{name}: {:.0} pages/s; its CPU {:.3} s and the server's {:.3} s per 1,000 pages",
+            phase.rate,
+            per_thousand(phase.cpu, u64::from(pages)),
+            per_thousand(phase.server_cpu, u64::from(pages))
+        );
+    }
+    let raw = raw.rate;
     println!(
         "crawl: {fetched} pages in {secs:.1} s = {:.0} pages/s ({:.0}% of the load generator)",
         fetched as f64 / secs,
@@ -263,6 +327,10 @@ fn main() {
     println!(
         "engine thread CPU: {engine_cpu:.2} s = {:.3} s per 1,000 pages",
         engine_cpu * 1000.0 / fetched.max(1) as f64
+    );
+    println!(
+        "server CPU during the crawl: {:.3} s per 1,000 pages",
+        per_thousand(server_cpu, fetched)
     );
     println!("crawler peak RSS: {:.0} MB", peak_rss_mb());
     println!(
