@@ -99,7 +99,7 @@ pub(crate) async fn fetch_one(
         link_depth: item.link_depth,
         content_type: None,
     };
-    let mut scratch = rules.scratch();
+    let mut scratch = rules.lend_scratch();
     let mut phase2: Option<Verdict> = None;
     let result = fetcher
         .get(&item.url, validators.as_ref(), |head| {
@@ -203,7 +203,7 @@ pub(crate) async fn address_rules(
     };
     let verdict = rules.evaluate(
         &UrlFacts::new(&item.url, &known),
-        &mut rules.scratch(),
+        &mut rules.lend_scratch(),
         TraceMode::Decisive,
     );
     Ok((address, verdict))

@@ -55,6 +55,8 @@ pub struct CompiledRules {
     pub(crate) extras: Vec<Extras>,
     /// Atoms tested one by one: numeric fields, deferred fields, empty literals.
     pub(crate) direct: Vec<u32>,
+    /// Scratches lent by [`CompiledRules::lend_scratch`] and given back.
+    pub(crate) spares: super::spare::Spares,
 }
 
 /// What a person needs to know about one rule: its number, name, line, and
@@ -664,6 +666,7 @@ impl Builder {
             deferred_atoms,
             fields,
             direct,
+            spares: Default::default(),
         }
     }
 }

@@ -18,10 +18,12 @@ pub mod health;
 pub(crate) mod index;
 pub mod lint;
 pub mod model;
+pub mod spare;
 pub mod synth;
 pub mod verdict;
 
 pub use compile::{CompiledRules, RuleInfo};
 pub use eval::{Scratch, TraceMode};
 pub use facts::{Known, UrlError, UrlFacts, normalize};
+pub use spare::LentScratch;
 pub use verdict::{Queue, Step, TraceEntry, Verdict};
