@@ -29,7 +29,6 @@
 
 use aho_corasick::automaton::Automaton;
 use aho_corasick::{Anchored, MatchKind, StartKind};
-use compact_str::CompactString;
 use regex::Regex;
 use regex_automata::meta;
 use regex_syntax::hir::Hir;
@@ -40,8 +39,10 @@ use super::model::Field;
 
 mod cuts;
 mod split;
+mod table;
 
 use cuts::{Cuts, Few};
+use table::Table;
 
 /// Patterns per multi-pattern regex: large enough that a few sets cover the
 /// regexes that have no usable literal, small enough that the lazy DFA cache
@@ -107,11 +108,13 @@ enum Use {
     Verify { atom: u32, needle: u32 },
 }
 
-/// A set of needles found by one automaton, with what each means.
+/// A set of needles found by one automaton, with what each means. Most
+/// needles mean one thing, kept in the array itself (see [`Few`]): a hit
+/// reads one cache line of it, not a `Vec` header and then its list.
 #[derive(Debug)]
 struct Needles {
     automaton: AnchoredAutomaton,
-    uses: Vec<Vec<Use>>,
+    uses: Vec<Few<Use>>,
 }
 
 /// The automaton of anchored needles: a full DFA, the fastest walk, while
@@ -127,7 +130,7 @@ enum AnchoredAutomaton {
 #[derive(Debug)]
 struct Scan {
     automaton: aho_corasick::AhoCorasick,
-    uses: Vec<Vec<Use>>,
+    uses: Vec<Few<Use>>,
 }
 
 #[derive(Debug)]
@@ -141,8 +144,8 @@ pub(crate) struct RegexChunk {
 #[derive(Debug)]
 pub(crate) struct FieldIndex {
     pub field: Field,
-    exact_sensitive: FxHashMap<CompactString, Few<u32>>,
-    exact_insensitive: FxHashMap<CompactString, Few<u32>>,
+    exact_sensitive: Table<u32>,
+    exact_insensitive: Table<u32>,
     /// Suffixes starting with `.`, keyed with the dot, per case mode. A
     /// domain `x.y` is here as `.x.y` (and in `exact_insensitive` as `x.y`),
     /// so each dot of the text costs one lookup.
@@ -234,8 +237,8 @@ impl FieldIndex {
         let mut direct = Vec::new();
         let mut index = FieldIndex {
             field,
-            exact_sensitive: FxHashMap::default(),
-            exact_insensitive: FxHashMap::default(),
+            exact_sensitive: Table::default(),
+            exact_insensitive: Table::default(),
             dot_suffixes: Default::default(),
             slash_prefixes: Default::default(),
             prefixes: [None, None],
@@ -391,15 +394,13 @@ impl FieldIndex {
     ) {
         let [dot_sensitive, dot_insensitive] = &self.dot_suffixes;
         let [slash_sensitive, slash_insensitive] = &self.slash_prefixes;
-        if !self.exact_sensitive.is_empty()
-            && let Some(ids) = self.exact_sensitive.get(text)
-        {
-            ids.as_slice().iter().for_each(|&a| hit(a));
+        // Most fields have no exact keys: that test stays here, out of the
+        // call.
+        if !self.exact_sensitive.is_empty() {
+            exact(&self.exact_sensitive, text, hit);
         }
-        if !self.exact_insensitive.is_empty()
-            && let Some(ids) = self.exact_insensitive.get(lower)
-        {
-            ids.as_slice().iter().for_each(|&a| hit(a));
+        if !self.exact_insensitive.is_empty() {
+            exact(&self.exact_insensitive, lower, hit);
         }
         dot_sensitive.suffixes(text, &mut |&a| hit(a));
         dot_insensitive.suffixes(lower, &mut |&a| hit(a));
@@ -455,7 +456,7 @@ impl FieldIndex {
             && scan.automaton.is_match(lower)
         {
             for m in scan.automaton.find_overlapping_iter(lower) {
-                for &u in &scan.uses[m.pattern().as_usize()] {
+                for &u in scan.uses[m.pattern().as_usize()].as_slice() {
                     on_use(u, m.range());
                 }
             }
@@ -762,6 +763,7 @@ impl Needles {
                             continue;
                         }
                         self.uses[pattern.as_usize()]
+                            .as_slice()
                             .iter()
                             .for_each(|&u| on_use(u, 0..0));
                     }
@@ -775,7 +777,7 @@ impl Needles {
 #[derive(Debug, Default)]
 struct NeedleList {
     needles: Vec<String>,
-    uses: Vec<Vec<Use>>,
+    uses: Vec<Few<Use>>,
     slots: FxHashMap<String, usize>,
 }
 
@@ -785,7 +787,7 @@ impl NeedleList {
             Some(&slot) => slot,
             None => {
                 self.needles.push(needle.to_string());
-                self.uses.push(Vec::new());
+                self.uses.push(Few::default());
                 self.slots
                     .insert(needle.to_string(), self.needles.len() - 1);
                 self.needles.len() - 1
@@ -870,8 +872,8 @@ struct Lost {
 }
 
 impl Lost {
-    fn take(&mut self, uses: &[Vec<Use>]) {
-        for &u in uses.iter().flatten() {
+    fn take(&mut self, uses: &[Few<Use>]) {
+        for &u in uses.iter().flat_map(Few::as_slice) {
             match u {
                 Use::Atom(a) | Use::Verify { atom: a, .. } => self.atoms.push(a),
                 Use::Gate(g) => self.gates.push(g),
@@ -898,8 +900,25 @@ fn failing_for_test() -> bool {
     }
 }
 
-fn push_map(map: &mut FxHashMap<CompactString, Few<u32>>, key: &str, atom: u32) {
-    map.entry(key.into()).or_default().push(atom);
+/// Calls `hit` for the atoms `table` names for `text`. Inlined: a call
+/// costs more than the probe itself at 10 rules.
+#[inline(always)]
+fn exact(table: &Table<u32>, text: &str, hit: &mut impl FnMut(u32)) {
+    if let Some(ids) = table.get(exact_hash(text.as_bytes()), text.as_bytes()) {
+        ids.iter().for_each(|&a| hit(a));
+    }
+}
+
+fn push_map(map: &mut Table<u32>, key: &str, atom: u32) {
+    map.insert(key.as_bytes(), atom, exact_hash);
+}
+
+/// The hash of an exact-value key (and of a field's text looked up in them).
+fn exact_hash(bytes: &[u8]) -> u64 {
+    use std::hash::Hasher as _;
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(bytes);
+    hasher.finish()
 }
 
 fn reversed(s: &str) -> String {
