@@ -14,9 +14,13 @@
 //!   or suffixes `regex-syntax` extracts). Those literals join the prefix or
 //!   substring automaton as *gates*; such regexes share multi-pattern
 //!   regexes too, and a set runs only when one of its gates was seen. A
-//!   gated regex that starts with literal bytes runs, when its gate was
-//!   seen, as those bytes compared where the gate was found and the rest of
-//!   it run from there, the rests shared between regexes ([`split`]).
+//!   gated regex whose gates are prefixes (every match starts with one) and
+//!   that starts with literal bytes (a letter's case pair, as a
+//!   case-insensitive rule has it, counts as one byte) runs, on ASCII text,
+//!   as those bytes compared where the gate was found and the rest of it
+//!   run from there, the rests shared between regexes ([`split`]); on other
+//!   text, or when its head is found more than [`MAX_TAIL_SEARCHES`] times,
+//!   it runs in its whole set.
 //!   Regexes without a gate share multi-pattern regexes that run on every
 //!   text. Sets hold at most [`MAX_REGEXES_PER_SET`] patterns, because one
 //!   set of thousands of regexes collapses (CRATES.md).
@@ -61,6 +65,14 @@ const SLASH_MAP_MIN: usize = 64;
 /// needles in total (beyond, Aho-Corasick picks a smaller automaton).
 const DFA_NEEDLE_BYTES: usize = 64 << 10;
 
+/// Tail searches per split pattern per text (see [`FieldIndex::run_split`])
+/// before the pattern runs whole instead. Each search may read to the end
+/// of the text, so a head found at every other byte (`ab` × 50,000 for
+/// `(?i)ab.*zz`) would cost time quadratic in the text, where its chunk's
+/// one search is linear; a URL rarely holds a pattern's head more than
+/// once or twice.
+const MAX_TAIL_SEARCHES: u32 = 4;
+
 /// The shortest literal worth gating a regex on: one byte would let the
 /// regex run for nearly every URL.
 const MIN_GATE_LEN: usize = 2;
@@ -100,7 +112,7 @@ enum Use {
     Atom(u32),
     /// A gate literal of one gated pattern (an index into
     /// [`FieldIndex::gate_targets`]): only patterns whose gate was seen can
-    /// match, and a leading gate also says where the match would start.
+    /// match, and a leading gate also says where the match could start.
     Gate(u32),
     /// A case-sensitive substring, searched lower-cased with the insensitive
     /// ones: the atom matches if the original text there is exactly
@@ -216,8 +228,10 @@ pub(crate) struct FieldScratch {
     /// split was seen), deduplicated by stamp.
     gates: Vec<u32>,
     gate_stamp: Vec<u32>,
-    /// Gated patterns whose gate was seen, when they are not split
-    /// (repeats are harmless).
+    /// Gated patterns read from their chunk's search: their gate was seen
+    /// and they are not split, or they are split but run whole on this
+    /// text (not ASCII, too many heads found, a start past 4 GiB). Repeats
+    /// are harmless.
     seen: Vec<u32>,
     /// Split gated patterns whose gate was seen, with where it starts.
     starts: Vec<(u32, u32)>,
@@ -428,7 +442,12 @@ impl FieldIndex {
                 }
             }
             Use::Gate(g) if self.gate_targets[g as usize].split.is_some() => {
-                scratch.starts.push((g, at.start as u32));
+                match u32::try_from(at.start) {
+                    Ok(start) => scratch.starts.push((g, start)),
+                    // Starts are kept as `u32` (the list is per gate hit);
+                    // past 4 GiB the pattern runs whole instead.
+                    Err(_) => self.whole_chunk(g, scratch),
+                }
             }
             Use::Gate(g) => self.whole_chunk(g, scratch),
         };
@@ -520,7 +539,9 @@ impl FieldIndex {
 
     /// Runs each split pattern whose gate was seen at each place a gate
     /// literal starts (every match starts at one), until it matches: its
-    /// head compared there, its tail run anchored after it.
+    /// head compared there, its tail run anchored after it. A pattern whose
+    /// head matched at more than [`MAX_TAIL_SEARCHES`] places runs whole
+    /// instead.
     fn run_split(
         &self,
         text: &str,
@@ -530,11 +551,20 @@ impl FieldIndex {
     ) {
         scratch.starts.sort_unstable();
         scratch.starts.dedup();
-        let mut matched = None;
-        for &(g, at) in &scratch.starts {
+        // The pattern being tried (starts are sorted by pattern), how many
+        // tail searches it had, and whether it is settled (matched, or left
+        // to its whole chunk).
+        let mut current = u32::MAX;
+        let mut searches = 0;
+        let mut settled = false;
+        for i in 0..scratch.starts.len() {
+            let (g, at) = scratch.starts[i];
+            if g != current {
+                (current, searches, settled) = (g, 0, false);
+            }
             let t = self.gate_targets[g as usize];
             let Some(run) = t.split else { continue };
-            if matched == Some(g) || (run.at_start && at != 0) {
+            if settled || (run.at_start && at != 0) {
                 continue;
             }
             let head = (run.head as usize)..(run.head as usize + run.head_len as usize);
@@ -545,10 +575,18 @@ impl FieldIndex {
             if !split::head_matches(head, text.as_bytes(), lower.as_bytes(), at) {
                 continue;
             }
+            if searches == MAX_TAIL_SEARCHES {
+                self.whole_chunk(g, scratch);
+                settled = true;
+                continue;
+            }
+            searches += 1;
+            #[cfg(test)]
+            TAIL_SEARCHES.with(|n| n.set(n.get() + 1));
             let tail = &self.tails[run.tail_chunk as usize];
             let cache = &mut scratch.tail_caches[run.tail_chunk as usize];
             if tail.matches_at(text, at + head.len(), run.tail_pattern, cache) {
-                matched = Some(g);
+                settled = true;
                 hit(self.gated[t.chunk as usize].atoms[t.pattern as usize]);
             }
         }
@@ -669,9 +707,29 @@ fn gated_chunks(
 struct Splits {
     /// Per atom: its head, whether it starts with `^`, and its tail's id.
     of_atom: FxHashMap<u32, (Vec<u8>, bool, u32)>,
-    /// Tail ids by the tail's text.
-    ids: FxHashMap<String, u32>,
+    /// Tail ids by a hash of the tail's printed form (see [`printed_hash`]);
+    /// tails of one hash are told apart by comparing them.
+    ids: FxHashMap<u64, Few<u32>>,
     tails: Vec<(Hir, u32)>,
+}
+
+/// A hash of how `hir` prints, computed as it prints: a Unicode class such
+/// as `\w` prints to kilobytes, and keeping each tail's printed form as its
+/// key held megabytes while building thousands of rules.
+fn printed_hash(hir: &Hir) -> u64 {
+    use std::fmt::Write as _;
+    use std::hash::Hasher as _;
+    struct Hashing(rustc_hash::FxHasher);
+    impl std::fmt::Write for Hashing {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.write(s.as_bytes());
+            Ok(())
+        }
+    }
+    let mut hashing = Hashing(rustc_hash::FxHasher::default());
+    // Writing into a hasher cannot fail.
+    let _ = write!(hashing, "{hir}");
+    hashing.0.finish()
 }
 
 /// The built tails: their chunks, and where each tail id landed.
@@ -686,12 +744,22 @@ impl Splits {
         let Some(split) = split::split(pattern) else {
             return;
         };
-        // The printed tail is the key: equal tails print alike.
-        let next = self.tails.len() as u32;
-        let id = *self.ids.entry(split.tail.to_string()).or_insert(next);
-        if id == next {
-            self.tails.push((split.tail, id));
-        }
+        // Equal tails print alike, so they hash alike.
+        let ids = self.ids.entry(printed_hash(&split.tail)).or_default();
+        let known = ids.as_slice().iter().copied().find(|&id| {
+            self.tails
+                .get(id as usize)
+                .is_some_and(|(tail, _)| *tail == split.tail)
+        });
+        let id = match known {
+            Some(id) => id,
+            None => {
+                let id = self.tails.len() as u32;
+                ids.push(id);
+                self.tails.push((split.tail, id));
+                id
+            }
+        };
         self.of_atom.insert(atom, (split.head, split.at_start, id));
     }
 
@@ -886,6 +954,8 @@ impl Lost {
 thread_local! {
     /// Makes every literal automaton fail to build, on this thread.
     static FAIL_AUTOMATA: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Tail searches run on this thread (see [`MAX_TAIL_SEARCHES`]).
+    static TAIL_SEARCHES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// Whether a test asked automata to fail (never outside tests).
@@ -1450,8 +1520,8 @@ mod tests {
     }
 
     /// Gated patterns that split into a head and a shared tail (see
-    /// [`split`]), in both case modes, anchored or not, with a few that do
-    /// not split: on random texts (mixed case, repeated gates, now and then
+    /// [`split`]), in both case modes, anchored or not, with a third (24 of
+    /// 72, those starting with a class or `\b`) that do not split: on random texts (mixed case, repeated gates, now and then
     /// a non-ASCII byte, which runs them whole), the scan finds exactly the
     /// regexes that match on their own.
     #[test]
@@ -1541,6 +1611,221 @@ mod tests {
         }
     }
 
+    /// Regexes and an index of them (atom `i` being `regexes[i]`), patterns
+    /// that the index would test one by one left out.
+    fn indexed(mut patterns: Vec<String>, insensitive: bool) -> (Vec<Regex>, FieldIndex) {
+        loop {
+            patterns.retain(|p| {
+                regex::RegexBuilder::new(p)
+                    .case_insensitive(insensitive)
+                    .build()
+                    .is_ok()
+            });
+            let regexes: Vec<Regex> = patterns
+                .iter()
+                .filter_map(|p| {
+                    regex::RegexBuilder::new(p)
+                        .case_insensitive(insensitive)
+                        .build()
+                        .ok()
+                })
+                .collect();
+            let entries: Vec<Entry<'_>> = regexes
+                .iter()
+                .enumerate()
+                .map(|(i, regex)| Entry::Regex {
+                    atom: i as u32,
+                    regex,
+                    insensitive,
+                })
+                .collect();
+            let (index, direct) = FieldIndex::build(Field::Path, &entries);
+            if direct.is_empty() {
+                return (regexes, index);
+            }
+            let mut i = 0;
+            patterns.retain(|_| {
+                i += 1;
+                !direct.contains(&(i as u32 - 1))
+            });
+        }
+    }
+
+    /// A pattern whose head is found at every other byte of a long text
+    /// runs its tail a few times, then its whole chunk once: a tail search
+    /// per head read to the end of the text each, quadratic in its length
+    /// (50,000 heads in a 100 kB URL took about 2.5e9 DFA steps).
+    #[test]
+    fn tail_searches_per_text_are_capped() {
+        for (pattern, insensitive) in [("(?i)ab.*zz", false), ("ab.*zz", true)] {
+            let (regexes, index) = indexed(vec![pattern.to_string()], insensitive);
+            assert!(index.gate_targets[0].split.is_some(), "{pattern} splits");
+            let mut scratch = index.scratch();
+            let heads = "ab".repeat(5_000);
+            for text in [
+                format!("/?{heads}"),
+                format!("/?{heads}zz"),
+                format!("/?{heads}Z"),
+                format!("/?{}", heads.to_uppercase()),
+            ] {
+                TAIL_SEARCHES.with(|n| n.set(0));
+                assert_scan_is_regex_by_regex(&index, &mut scratch, &regexes, &text);
+                let searches = TAIL_SEARCHES.with(std::cell::Cell::get);
+                // A handful, not one per head found (5,000 without a cap).
+                assert!(searches <= 8, "{pattern}: {searches} tail searches");
+            }
+        }
+    }
+
+    /// A head longer than the gate literal found (the gate extractor stops
+    /// at 64 bytes) on non-ASCII text: the Kelvin sign matches `k` when the
+    /// case is ignored, which the head's byte compare cannot see, so such
+    /// texts run the patterns whole.
+    #[test]
+    fn heads_past_the_gate_hold_on_non_ascii_text() {
+        let pattern = "a".repeat(64) + "k";
+        for (pattern, insensitive) in [(pattern.clone(), true), (format!("(?i){pattern}"), false)] {
+            let (regexes, index) = indexed(vec![pattern.clone()], insensitive);
+            let run = index.gate_targets[0].split.expect("the pattern splits");
+            assert_eq!(run.head_len, 65, "{pattern}");
+            let mut scratch = index.scratch();
+            for text in [
+                "a".repeat(64) + "\u{212A}",
+                "a".repeat(64) + "K",
+                "A".repeat(64) + "\u{212A}x",
+                "a".repeat(64) + "\u{17F}",
+            ] {
+                assert_scan_is_regex_by_regex(&index, &mut scratch, &regexes, &text);
+            }
+        }
+    }
+
+    /// Random patterns (the pieces of [`gates_hold_on_random_patterns`] and
+    /// more: flags, anchors, lazy repeats, alternations, optional groups),
+    /// many sharing one index with enough `/`-ending anchored prefixes for
+    /// the `/` lookups to find their gates: on random texts (overlapping
+    /// repeats, `\u{17F}`, the Kelvin sign, line breaks, upper case) the scan
+    /// finds exactly the regexes that match on their own.
+    #[test]
+    fn random_patterns_agree_with_regex_by_regex() {
+        let mut rng = crate::rules::synth::Rng::new(23);
+        let pieces = [
+            "/pro",
+            "ducts",
+            "[0-9]+",
+            "[0-9]+?",
+            "(a|B)",
+            "\u{17F}",
+            "K",
+            "\u{212A}",
+            "[s-u]",
+            ".",
+            "x?",
+            "x??",
+            "a*?",
+            "(?i:Ab)",
+            "(?-i:Sk)",
+            "[^a]",
+            "s",
+            "S",
+            "\\.",
+            "(?:ks|KS)+",
+            "\\b",
+            "[k\u{E9}]",
+            "[\u{17F}a]",
+            "[\u{212A}b]t",
+            "aaa",
+            "aa",
+            "(abc)?def",
+            "|",
+            "(?m)",
+            "(?m)^",
+            "$",
+            "\\A",
+            "\\z",
+            "(?x) a b # c\n",
+            "\n",
+        ];
+        let letters = [
+            "s", "S", "k", "K", "/", "pro", "ducts", "0", "12", "ab", "AB", "x", "u", ".", "sk",
+            "KS", "a", "aa", "aaa", "AAA", "abc", "def", "DEF", "\u{17F}", "\u{212A}", "\n",
+            "/d3/", "/D41/", "/d70/",
+        ];
+        for round in 0..8 {
+            let insensitive = round % 2 == 1;
+            let mut patterns: Vec<String> = (0..120)
+                .map(|_| {
+                    let mut pattern: String =
+                        (0..1 + rng.below(5)).map(|_| *rng.pick(&pieces)).collect();
+                    if rng.chance(30) {
+                        pattern.insert(0, '^');
+                    }
+                    pattern
+                })
+                .collect();
+            // Anchored gates ending in `/`: at least `SLASH_MAP_MIN` of them
+            // are found by lookups at each `/`, not by the prefix walk.
+            patterns.extend((0..70).map(|n| format!("^/d{n}/{}", rng.pick(&pieces))));
+            let (regexes, index) = indexed(patterns, insensitive);
+            assert!(regexes.len() > 150, "{} patterns", regexes.len());
+            assert!(
+                !index.slash_prefixes[1].is_empty(),
+                "the / lookups hold gates"
+            );
+            let split = index
+                .gate_targets
+                .iter()
+                .filter(|t| t.split.is_some())
+                .count();
+            assert!(split >= 70, "{split} split");
+            let mut scratch = index.scratch();
+            for _ in 0..2_000 {
+                let text: String = (0..rng.below(10)).map(|_| *rng.pick(&letters)).collect();
+                if text.is_ascii() {
+                    assert_scan_is_regex_by_regex(&index, &mut scratch, &regexes, &text);
+                } else {
+                    assert_scan_within_gates(&index, &mut scratch, &regexes, &text, insensitive);
+                }
+            }
+        }
+    }
+
+    /// On text that is not ASCII, gates can miss: they are ASCII literals
+    /// (URL fields are ASCII after normalization), and `\u{17F}` matches `s`
+    /// when the case is ignored. There the scan finds only regexes that
+    /// match, and at least those that match with a gate literal in the text
+    /// or that have no gate: what splitting changes must not lose more.
+    fn assert_scan_within_gates(
+        index: &FieldIndex,
+        scratch: &mut FieldScratch,
+        regexes: &[Regex],
+        text: &str,
+        insensitive: bool,
+    ) {
+        let lower = lower_cased(text);
+        let mut got = Vec::new();
+        index.scan(text, &lower, scratch, &mut |a| got.push(a));
+        for (i, regex) in regexes.iter().enumerate() {
+            let found = got.contains(&(i as u32));
+            let gate_seen = gate_of(regex.as_str(), insensitive).is_none_or(|gate| {
+                gate.literals.iter().any(|l| {
+                    if gate.anchored {
+                        lower.starts_with(l.as_str())
+                    } else {
+                        lower.contains(l.as_str())
+                    }
+                })
+            });
+            let matches = regex.is_match(text);
+            assert!(!found || matches, "{text:?}: {} found", regex.as_str());
+            assert!(
+                found || !matches || !gate_seen,
+                "{text:?}: {} missed",
+                regex.as_str()
+            );
+        }
+    }
+
     /// The atoms `index` finds in `text` are those of the regexes (atom `i`
     /// being `regexes[i]`) that match it on their own.
     fn assert_scan_is_regex_by_regex(
@@ -1558,7 +1843,11 @@ mod tests {
         let want: Vec<u32> = (0..regexes.len() as u32)
             .filter(|&i| regexes[i as usize].is_match(text))
             .collect();
-        assert_eq!(got, want, "{text}");
+        let differ: Vec<&str> = (0..regexes.len() as u32)
+            .filter(|i| got.contains(i) != want.contains(i))
+            .map(|i| regexes[i as usize].as_str())
+            .collect();
+        assert_eq!(got, want, "{text:?}: {differ:?}");
     }
 
     /// Verbose regexes (`(?x)`, with a comment to the end of the pattern)

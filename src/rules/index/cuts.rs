@@ -123,6 +123,12 @@ impl<T> Default for Cuts<T> {
 }
 
 impl<T: Copy> Cuts<T> {
+    /// Whether there are no keys.
+    #[cfg(test)]
+    pub(super) fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
     /// `prefix`: keys end with `sep` (else they start with it).
     pub(super) fn new(keys: Vec<(String, T)>, sep: u8, prefix: bool) -> Cuts<T> {
         let mut cuts = Cuts {

@@ -163,7 +163,9 @@ mod tests {
             (r"^/Ab[cd]", false, Some((b"/Ab", true, r"[cd]"))),
             (r"\bx1", false, None),
             (r"^/K\d", true, Some((&[b'/', b'k' | FOLDED], true, r"\d"))),
-            // A literal with a non-ASCII byte ends the head.
+            // A leading literal with a non-ASCII byte gives no head at all,
+            // not even its ASCII bytes: such rules are rare in URL rules and
+            // run whole.
             (r"caf\u{e9}/x", false, None),
         ];
         for (pattern, insensitive, want) in cases {
