@@ -180,6 +180,10 @@ impl<T: Copy> Cuts<T> {
         self.lookups(text, false, f);
     }
 
+    // Inlined into the scan (four calls), where `prefix` is a constant: left
+    // out of line when the scan grew, it cost about 350 instructions more
+    // per URL under cachegrind at 10 rules.
+    #[inline(always)]
     fn lookups(&self, text: &str, prefix: bool, f: &mut impl FnMut(&T)) {
         if self.keys.is_empty() || text.len() < self.min_len {
             return;
