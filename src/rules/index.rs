@@ -542,9 +542,6 @@ impl FieldIndex {
     /// head compared there, its tail run anchored after it. A pattern whose
     /// head matched at more than [`MAX_TAIL_SEARCHES`] places runs whole
     /// instead.
-    // Out of line: most texts have no split pattern's gate, and the scan
-    // it would be inlined into is hot.
-    #[inline(never)]
     fn run_split(
         &self,
         text: &str,
