@@ -224,6 +224,7 @@ fn profile(spec: &str) {
     };
     let urls = numbers.get(2).copied().unwrap_or(PROFILE_URLS);
     let case = Case::new(rules, urls);
+    eprintln!("{rules} rules: compiled in {:.2?}", case.compile_time);
     let mut scratch = case.compiled.scratch();
     black_box(case.fast(urls, &mut scratch));
     let before = thread_cpu_seconds();

@@ -44,6 +44,10 @@ pub struct CompiledRules {
     /// nodes, not two headers and two lists.
     pub(crate) atom_links: Vec<AtomLinks>,
     pub(crate) links: Vec<u32>,
+    /// The conditions that are more than one test, flattened (see [`Op`]):
+    /// a walk that evaluates one reads a line or two of this array instead
+    /// of the node and then its `Expr` tree, a heap block per level.
+    pub(crate) ops: Vec<Op>,
     /// Enabled nodes that can hold without any atom matching; visited always.
     pub(crate) always: Vec<u32>,
     /// What runs of `always` nodes do when none of their atoms matched.
@@ -219,8 +223,9 @@ impl CompiledRules {
 pub(crate) struct Hot {
     /// The enclosing node, or [`Hot::NONE`].
     pub parent: u32,
-    /// The condition's only atom when it is a single test, else [`Hot::NONE`]
-    /// (the walk then evaluates [`Node::cond`]).
+    /// The condition's only atom when it is a single test; with
+    /// [`Hot::COMPOUND`], where the condition starts in
+    /// [`CompiledRules::ops`]; else (no condition) [`Hot::NONE`].
     pub atom: u32,
     /// [`Hot::ENABLED`] and the other bits.
     pub bits: u32,
@@ -249,6 +254,9 @@ impl Hot {
     pub const LOG_SET: u32 = 1 << 12;
     pub const LOG: u32 = 1 << 13;
     pub const HAS_COND: u32 = 1 << 14;
+    /// The condition is more than one test: [`Hot::atom`] is where it
+    /// starts in [`CompiledRules::ops`].
+    pub const COMPOUND: u32 = 1 << 15;
 
     fn of(node: &Node, in_first_match: bool) -> Hot {
         let mut bits = 0;
@@ -316,6 +324,51 @@ impl Hot {
 pub(crate) struct Extras {
     pub meta: Vec<(String, String)>,
     pub source: Option<String>,
+}
+
+/// One step of a condition flattened in prefix order: each operator is
+/// followed by its operands, and `span` counts the ops of its subtree (its
+/// own included), so that a walk can step over an operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    Atom(u32),
+    All { children: u32, span: u32 },
+    Any { children: u32, span: u32 },
+    Not { span: u32 },
+}
+
+impl Op {
+    pub fn span(self) -> usize {
+        match self {
+            Op::Atom(_) => 1,
+            Op::All { span, .. } | Op::Any { span, .. } | Op::Not { span } => span as usize,
+        }
+    }
+}
+
+/// Appends `expr` to `ops` in prefix order (see [`Op`]).
+pub(crate) fn flatten(expr: &Expr, ops: &mut Vec<Op>) {
+    let at = ops.len();
+    let span = |ops: &Vec<Op>| (ops.len() - at) as u32;
+    match expr {
+        Expr::Atom(a) => ops.push(Op::Atom(*a)),
+        Expr::Not(c) => {
+            ops.push(Op::Not { span: 0 });
+            flatten(c, ops);
+            ops[at] = Op::Not { span: span(ops) };
+        }
+        Expr::All(cs) | Expr::Any(cs) => {
+            ops.push(Op::Atom(0)); // replaced below
+            for c in cs {
+                flatten(c, ops);
+            }
+            let (children, span) = (cs.len() as u32, span(ops));
+            ops[at] = match expr {
+                Expr::All(_) => Op::All { children, span },
+                _ => Op::Any { children, span },
+            };
+        }
+    }
 }
 
 /// A condition over atom numbers.
@@ -624,10 +677,20 @@ impl Builder {
                 }
             }
         }
-        let hot: Vec<Hot> = nodes
+        let mut hot: Vec<Hot> = nodes
             .iter()
             .map(|n| Hot::of(n, n.parent.is_some_and(|p| nodes[p as usize].first_match)))
             .collect();
+        let mut ops = Vec::new();
+        for (h, node) in hot.iter_mut().zip(&nodes) {
+            if let Some(cond) = &node.cond
+                && !matches!(cond, Expr::Atom(_))
+            {
+                h.atom = ops.len() as u32;
+                h.bits |= Hot::COMPOUND;
+                flatten(cond, &mut ops);
+            }
+        }
         let mut has_children = vec![false; nodes.len()];
         for node in &nodes {
             if let Some(p) = node.parent {
@@ -660,6 +723,7 @@ impl Builder {
             atoms,
             atom_links,
             links,
+            ops,
             extras,
             always,
             quiet,

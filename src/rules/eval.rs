@@ -10,7 +10,7 @@
 
 use url::Url;
 
-use super::compile::{Atom, AtomKind, CompiledRules, Expr, Hot};
+use super::compile::{Atom, AtomKind, CompiledRules, Expr, Hot, Op};
 use super::facts::{Known, UrlError, UrlFacts, normalize};
 use super::index::{FieldScratch, LiteralOp, lower_cased};
 use super::model::Disposition;
@@ -347,6 +347,46 @@ fn atom_truth(atom: &Atom, facts: &UrlFacts<'_>) -> Truth {
     })
 }
 
+/// The truth of the condition that starts `ops` (see [`Op`]): the same as
+/// [`expr_truth`] of the condition it was flattened from.
+fn ops_truth(ops: &[Op], atom: &impl Fn(u32) -> Truth) -> Truth {
+    let (all, children) = match ops.first() {
+        Some(&Op::Atom(a)) => return atom(a),
+        Some(&Op::Not { .. }) => {
+            return match ops.get(1..).map(|c| ops_truth(c, atom)) {
+                Some(Truth::True) => Truth::False,
+                Some(Truth::False) => Truth::True,
+                _ => Truth::Unknown,
+            };
+        }
+        Some(&Op::All { children, .. }) => (true, children),
+        Some(&Op::Any { children, .. }) => (false, children),
+        None => return Truth::Unknown, // never: a flattened condition has ops
+    };
+    // `all` stops at the first false operand, `any` at the first true one.
+    let decisive = Truth::from(!all);
+    let mut out = Truth::from(all);
+    let mut at = 1;
+    for _ in 0..children {
+        let t = match ops.get(at) {
+            Some(&Op::Atom(a)) => atom(a),
+            Some(_) => ops_truth(&ops[at..], atom),
+            None => break,
+        };
+        if t == decisive {
+            return t;
+        }
+        if t == Truth::Unknown {
+            out = Truth::Unknown;
+        }
+        at += ops.get(at).map_or(1, |op| op.span());
+    }
+    out
+}
+
+/// The truth of a condition as a tree: the reference [`ops_truth`] is
+/// tested against.
+#[cfg(test)]
 fn expr_truth(expr: &Expr, atom: &impl Fn(u32) -> Truth) -> Truth {
     match expr {
         Expr::Atom(a) => atom(*a),
@@ -536,13 +576,15 @@ fn walk(
                 .is_some_and(|stirred| stirred.binary_search(&id).is_err());
         let truth = if quiet {
             Truth::from(node.has(Hot::QUIET_TRUE))
+        } else if node.has(Hot::COMPOUND) {
+            rules
+                .ops
+                .get(node.atom as usize..)
+                .map_or(Truth::Unknown, |ops| ops_truth(ops, atom))
         } else if node.atom != Hot::NONE {
             atom(node.atom)
         } else {
-            rules.nodes[id as usize]
-                .cond
-                .as_ref()
-                .map_or(Truth::True, |c| expr_truth(c, atom))
+            Truth::True // no condition
         };
         let holds = match truth {
             Truth::Unknown => {
@@ -643,5 +685,49 @@ fn c_fields(expr: &Expr, rules: &CompiledRules, atom: &impl Fn(u32) -> Truth, ou
         }
         Expr::All(cs) | Expr::Any(cs) => cs.iter().for_each(|c| c_fields(c, rules, atom, out)),
         Expr::Not(c) => c_fields(c, rules, atom, out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::compile::flatten;
+
+    /// A random condition over atoms `0..8`, at most `depth` levels deep.
+    fn random_expr(rng: &mut crate::rules::synth::Rng, depth: u32) -> Expr {
+        let leaf = depth == 0 || rng.chance(30);
+        if leaf {
+            return Expr::Atom(rng.below(8) as u32);
+        }
+        let children = |rng: &mut crate::rules::synth::Rng| {
+            (0..1 + rng.below(3))
+                .map(|_| random_expr(rng, depth - 1))
+                .collect()
+        };
+        match rng.below(3) {
+            0 => Expr::All(children(rng)),
+            1 => Expr::Any(children(rng)),
+            _ => Expr::Not(Box::new(random_expr(rng, depth - 1))),
+        }
+    }
+
+    /// A flattened condition has the truth of its tree, for every truth of
+    /// its atoms (unknown ones included).
+    #[test]
+    fn flattened_conditions_agree_with_their_trees() {
+        let mut rng = crate::rules::synth::Rng::new(5);
+        for _ in 0..2_000 {
+            let expr = random_expr(&mut rng, 4);
+            let mut ops = Vec::new();
+            flatten(&expr, &mut ops);
+            assert_eq!(ops.first().map(|op| op.span()), Some(ops.len()));
+            for _ in 0..8 {
+                let truths: Vec<Truth> = (0..8)
+                    .map(|_| *rng.pick(&[Truth::True, Truth::False, Truth::Unknown]))
+                    .collect();
+                let atom = |a: u32| truths[a as usize];
+                assert_eq!(ops_truth(&ops, &atom), expr_truth(&expr, &atom), "{expr:?}");
+            }
+        }
     }
 }
