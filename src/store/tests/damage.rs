@@ -116,13 +116,9 @@ fn corrupt_records_are_errors_not_panics() {
 }
 
 /// A log of 20 URLs in three states, 5 of them in the frontier, written
-/// in `layout` (2: a counter per key; 3: packed), then damaged by
-/// `damage` and reopened.
+/// in `layout` (2: a counter per key; 3: packed, both migrated on open;
+/// 4: packed, bitmaps), then damaged by `damage` and reopened.
 fn reopened_after(dir: &Path, layout: u8, damage: impl FnOnce(&UrlLog)) -> UrlLog {
-    {
-        let log = open(dir);
-        log.meta.insert(LAYOUT, [layout].as_slice()).unwrap();
-    }
     {
         let log = open(dir);
         for i in 0..20 {
@@ -134,6 +130,9 @@ fn reopened_after(dir: &Path, layout: u8, damage: impl FnOnce(&UrlLog)) -> UrlLo
             }])
             .unwrap();
         }
+        if layout < 4 {
+            downgrade(&log, layout);
+        }
         damage(&log);
         log.flush().unwrap();
     }
@@ -141,7 +140,9 @@ fn reopened_after(dir: &Path, layout: u8, damage: impl FnOnce(&UrlLog)) -> UrlLo
 }
 
 /// Counts that no longer add up are rebuilt from the index on open, in
-/// either layout; a packed value that does not read is rebuilt whole.
+/// any layout; a packed value that does not read is rebuilt whole. Old
+/// layouts are migrated, and the migration does not trust their counters
+/// either.
 #[test]
 fn damaged_counts_are_rebuilt_on_open() {
     let bad_count = |log: &UrlLog| {
@@ -182,7 +183,7 @@ fn damaged_counts_are_rebuilt_on_open() {
         log.meta.insert(NEXT_ID, &3u64.to_be_bytes()).unwrap();
     };
     type Damage<'a> = &'a dyn Fn(&UrlLog);
-    let cases: [(u8, Damage<'_>); 9] = [
+    let cases: [(u8, Damage<'_>); 14] = [
         (2, &|log| {
             bad_count(log);
             junk_count(log);
@@ -195,19 +196,22 @@ fn damaged_counts_are_rebuilt_on_open() {
         (3, &lost_packed),
         (3, &small_packed),
         (3, &|_| {}),
+        (4, &bad_packed),
+        (4, &junk_packed),
+        (4, &lost_packed),
+        (4, &small_packed),
+        (4, &|_| {}),
     ];
     for (case, (layout, damage)) in cases.into_iter().enumerate() {
         let dir = tempfile::tempdir().unwrap();
         let log = reopened_after(dir.path(), layout, damage);
         assert_eq!(
             log.meta.get(LAYOUT).unwrap().as_deref(),
-            Some(&[layout][..])
+            Some(&[4][..]),
+            "case {case}: migrated"
         );
-        assert_eq!(
-            log.meta.contains_key(COUNTERS).unwrap(),
-            layout == 3,
-            "case {case}: only layout 3 packs its counters"
-        );
+        assert!(log.meta.contains_key(COUNTERS).unwrap(), "case {case}");
+        assert!(!log.meta.contains_key(NEXT_ID).unwrap(), "case {case}");
         assert_eq!(log.counts().queued, 7, "case {case}");
         assert_eq!(log.counts().in_flight, 7, "case {case}");
         assert_eq!(log.counts().fetched, 6, "case {case}");
@@ -251,7 +255,7 @@ fn damaged_index_entries() {
     assert!(matches!(
         log.page(&fetched, None, 100),
         Err(StoreError::BadEntry {
-            tree: "by_state",
+            tree: "state_blocks",
             ..
         })
     ));
@@ -260,6 +264,7 @@ fn damaged_index_entries() {
         log.id_of("http://i/3"),
         Err(StoreError::BadEntry { tree: "by_url", .. })
     ));
+    damaged_blocks(&log);
     // A layout this build does not know is refused on open.
     log.meta.insert(LAYOUT, [9u8].as_slice()).unwrap();
     drop(log);
@@ -267,4 +272,53 @@ fn damaged_index_entries() {
         UrlLog::open(&dir.path().join("db"), CACHE),
         Err(StoreError::Open { .. })
     ));
+}
+
+/// A state or frontier block whose value is not a bitmap: reads through
+/// it are [`StoreError::BadEntry`], writes that would rewrite it are
+/// refused (rewriting would lose its other ids), and the rest of the log
+/// reads and writes on. Called on the 20-URL log of
+/// [`damaged_index_entries`], all in block 0.
+fn damaged_blocks(log: &UrlLog) {
+    let bad = |result: Result<_, StoreError>, tree: &str| {
+        assert!(
+            matches!(result, Err(StoreError::BadEntry { tree: t, .. }) if t == tree),
+            "{tree}: {result:?}"
+        );
+    };
+    let queued = Query {
+        state: Some(State::Queued),
+        ..Query::default()
+    };
+    log.by_state
+        .insert(state_key(State::Queued, 0), &b"\x01\xff\x01\x02"[..])
+        .unwrap();
+    forget_writes(log);
+    bad(log.page(&queued, None, 10).map(|_| ()), "state_blocks");
+    bad(log.page_back(&queued, None, 10).map(|_| ()), "state_blocks");
+    let mut moved = log.get(1).unwrap().unwrap();
+    assert_eq!(moved.state, State::Queued);
+    moved.state = State::Error;
+    bad(log.update(1, &moved), "state_blocks");
+    // A block of another state still moves; the damaged one stays as it
+    // was, for a repair to find.
+    let mut other = log.get(2).unwrap().unwrap();
+    assert_eq!(other.state, State::InFlight);
+    other.state = State::Saved;
+    log.update(2, &other).unwrap();
+    assert!(
+        log.page(&Query::default(), None, 100).unwrap().len() == 20,
+        "records read on"
+    );
+    bad(log.requeue_in_flight().map(|_| ()), "state_blocks");
+
+    log.frontier
+        .insert(frontier_key(2, 4, 0), &b""[..])
+        .unwrap();
+    forget_writes(log);
+    bad(log.frontier(2, 4, None, 10).map(|_| ()), "frontier_blocks");
+    bad(log.enqueue(3, 2, 4), "frontier_blocks");
+    assert_eq!(log.frontier(2, 3, None, 10).unwrap(), Vec::<u64>::new());
+    log.enqueue(3, 2, 3).unwrap();
+    assert_eq!(log.frontier(2, 3, None, 10).unwrap(), [3]);
 }

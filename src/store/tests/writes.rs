@@ -544,3 +544,68 @@ fn updates_stay_right_whatever_the_writer_remembers() {
     assert_eq!(log.counts().deleted, 1);
     check_consistent(&log);
 }
+
+/// A batch that moves many ids of one block writes that block once and
+/// keeps it in the writer's memory; a batch that fails leaves neither
+/// sled nor that memory changed, so the next batch moves from what sled
+/// holds.
+#[test]
+fn blocks_coalesce_and_a_failed_batch_leaves_them_as_sled_has_them() {
+    let (_dir, log) = fresh();
+    let records: Vec<UrlRecord> = (0..50)
+        .map(|i| rec(&format!("http://b/{i}"), State::Queued))
+        .collect();
+    let discover: Vec<Change<'_>> = records
+        .iter()
+        .map(|record| Change::Discover {
+            record,
+            enqueue: Some((2, 4)),
+        })
+        .collect();
+    log.apply(&discover).unwrap();
+    // One key per state block and per frontier block, not per URL.
+    assert_eq!(log.by_state.len(), 1);
+    assert_eq!(log.frontier.len(), 1);
+    assert_eq!(log.lock_writer().blocks.len(), 2);
+
+    // Ten moves and a change that fails: nothing of it stays.
+    let taken: Vec<(u64, UrlRecord)> = (1..=10)
+        .map(|id| {
+            let mut r = log.get(id).unwrap().unwrap();
+            r.state = State::InFlight;
+            (id, r)
+        })
+        .collect();
+    let mut batch: Vec<Change<'_>> = Change::updates(&taken).collect();
+    batch.extend((1..=10).map(|id| Change::Dequeue {
+        id,
+        level: 2,
+        queue: 4,
+    }));
+    let missing = rec("http://b/missing", State::Saved);
+    batch.push(Change::Update {
+        id: 999,
+        record: &missing,
+        enqueue: None,
+    });
+    assert!(matches!(log.apply(&batch), Err(StoreError::NotFound(999))));
+    assert_eq!(
+        log.lock_writer().blocks.len(),
+        0,
+        "forgotten after a failure"
+    );
+    assert_eq!(log.counts().queued, 50);
+    assert_eq!(log.frontier(2, 4, None, 3).unwrap(), [1, 2, 3]);
+
+    // The same batch without the failing change: all in.
+    batch.pop();
+    log.apply(&batch).unwrap();
+    assert_eq!(log.counts().in_flight, 10);
+    assert_eq!(log.frontier(2, 4, None, 3).unwrap(), [11, 12, 13]);
+    assert_eq!(log.frontier_len(), 40);
+    check_consistent(&log);
+    // Moved back from memory, and the same after reopening.
+    assert_eq!(log.requeue_in_flight().unwrap(), 10);
+    assert_eq!(log.frontier(2, 4, None, 3).unwrap(), [1, 2, 3]);
+    check_consistent(&log);
+}

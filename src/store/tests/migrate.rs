@@ -1,0 +1,268 @@
+//! Logs of layouts 1 to 3 opened by this build: rebuilt in layout 4
+//! (`migrate.rs`), they read exactly as before, also when a migration was
+//! interrupted.
+
+use super::*;
+
+/// URLs in the test log: three blocks of ids and a part.
+const URLS: u64 = 3 * 4096 + 500;
+
+/// A log spanning several blocks, with every state, URLs in five frontier
+/// slots (some queued twice, some taken out again), content types and a
+/// few records rewritten.
+fn filled(dir: &Path) -> UrlLog {
+    let log = open(dir);
+    let records: Vec<UrlRecord> = (0..URLS)
+        .map(|i| UrlRecord {
+            content_type: (i % 5 == 0).then(|| "text/html".to_string()),
+            link_depth: (i % 9) as u32,
+            ..rec(
+                &format!("http://m{}/p/{i}", i % 7),
+                State::ALL[((i * 7 + i / 11) % 7) as usize],
+            )
+        })
+        .collect();
+    for chunk in records.chunks(1000) {
+        let changes: Vec<Change<'_>> = chunk
+            .iter()
+            .enumerate()
+            .map(|(i, record)| Change::Discover {
+                record,
+                enqueue: (i % 3 != 0).then_some(((i % 5) as u8, (i % 6) as u8)),
+            })
+            .collect();
+        log.apply(&changes).unwrap();
+    }
+    let mut changes = Vec::new();
+    for id in (1..=URLS).step_by(13) {
+        changes.push(Change::Dequeue {
+            id,
+            level: 1,
+            queue: 1,
+        });
+        changes.push(Change::Enqueue {
+            id,
+            level: 4,
+            queue: 5,
+        });
+    }
+    log.apply(&changes).unwrap();
+    check_consistent(&log);
+    log
+}
+
+/// Everything the public API reads of a log: counts, every state paged
+/// forward and back in pages, every frontier queue in chunks, the briefs
+/// and every record.
+#[derive(Debug, PartialEq)]
+struct Snapshot {
+    counts: StateCounts,
+    frontier_len: u64,
+    by_state: Vec<(State, Vec<u64>, Vec<u64>)>,
+    frontier: Vec<Vec<u64>>,
+    briefs: Vec<(u64, String, State, u32, Option<String>)>,
+    records: Vec<(u64, UrlRecord)>,
+}
+
+fn snapshot(log: &UrlLog) -> Snapshot {
+    let mut by_state = Vec::new();
+    for state in State::ALL {
+        let query = Query {
+            state: Some(state),
+            ..Query::default()
+        };
+        let (mut forward, mut back) = (Vec::new(), Vec::new());
+        loop {
+            let page = log.page(&query, forward.last().copied(), 333).unwrap();
+            if page.is_empty() {
+                break;
+            }
+            forward.extend(ids(&page));
+        }
+        loop {
+            let page = log.page_back(&query, back.last().copied(), 333).unwrap();
+            if page.is_empty() {
+                break;
+            }
+            back.extend(ids(&page));
+        }
+        by_state.push((state, forward, back));
+    }
+    let mut frontier = Vec::new();
+    for level in 0..LEVELS {
+        for queue in 0..QUEUE_NAMES.len() as u8 {
+            let mut queued: Vec<u64> = Vec::new();
+            loop {
+                let chunk = log
+                    .frontier(level, queue, queued.last().copied(), 1000)
+                    .unwrap();
+                if chunk.is_empty() {
+                    break;
+                }
+                queued.extend(chunk);
+            }
+            frontier.push(queued);
+        }
+    }
+    let mut briefs = Vec::new();
+    log.scan_briefs(None, None, |id, b| {
+        briefs.push((
+            id,
+            b.url.to_string(),
+            b.state,
+            b.link_depth,
+            b.content_type.map(str::to_string),
+        ));
+        true
+    })
+    .unwrap();
+    Snapshot {
+        counts: log.counts(),
+        frontier_len: log.frontier_len(),
+        by_state,
+        frontier,
+        briefs,
+        records: log.page(&Query::default(), None, usize::MAX).unwrap(),
+    }
+}
+
+fn layout_of(log: &UrlLog) -> Option<u8> {
+    log.meta.get(LAYOUT).unwrap().map(|v| v[0])
+}
+
+/// After migration the log is still written and read right: a new URL,
+/// a move, and a resume after a crash.
+fn still_writes(log: &UrlLog) {
+    let id = log
+        .apply(&[Change::Discover {
+            record: &rec("http://m/new", State::Queued),
+            enqueue: Some((2, 4)),
+        }])
+        .unwrap()[0]
+        .unwrap();
+    assert_eq!(id, URLS + 1);
+    let mut record = log.get(id).unwrap().unwrap();
+    record.state = State::InFlight;
+    log.apply(&[
+        Change::Update {
+            id,
+            record: &record,
+            enqueue: None,
+        },
+        Change::Dequeue {
+            id,
+            level: 2,
+            queue: 4,
+        },
+    ])
+    .unwrap();
+    let in_flight = log.counts().in_flight;
+    assert_eq!(log.requeue_in_flight().unwrap(), in_flight);
+    assert_eq!(log.counts().in_flight, 0);
+    assert_eq!(log.frontier(2, 4, Some(URLS), 10).unwrap(), [id]);
+    check_consistent(log);
+}
+
+#[test]
+fn logs_of_layouts_1_to_3_read_the_same_after_migration() {
+    for layout in [1, 2, 3] {
+        let dir = tempfile::tempdir().unwrap();
+        let before = {
+            let log = filled(dir.path());
+            let before = snapshot(&log);
+            downgrade(&log, layout);
+            before
+        };
+        let log = open(dir.path());
+        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
+        assert!(!log.meta.contains_key(NEXT_ID).unwrap(), "layout {layout}");
+        assert!(log.by_state.len() < 40, "a key per block, not per URL");
+        assert_eq!(snapshot(&log), before, "layout {layout}");
+        check_consistent(&log);
+        still_writes(&log);
+        drop(log);
+        let log = open(dir.path());
+        assert_eq!(log.len(), URLS + 1);
+        check_consistent(&log);
+    }
+}
+
+/// A migration that stopped while building the new trees left them
+/// partial (and, for layout 1, the briefs): the next open clears them and
+/// starts again. One that stopped after writing layout 4 left the old
+/// trees: the next open drops them.
+#[test]
+fn interrupted_migrations_start_again() {
+    for layout in [1, 3] {
+        let dir = tempfile::tempdir().unwrap();
+        let before = {
+            let log = filled(dir.path());
+            let before = snapshot(&log);
+            // What a half-done migration leaves: some blocks right, one
+            // with wrong bits, one that is not a bitmap.
+            let kept: Vec<_> = log.by_state.iter().take(3).map(Result::unwrap).collect();
+            let frontier_kept: Vec<_> = log.frontier.iter().take(2).map(Result::unwrap).collect();
+            downgrade(&log, layout);
+            for (key, value) in kept {
+                log.by_state.insert(key, value).unwrap();
+            }
+            for (key, value) in frontier_kept {
+                log.frontier.insert(key, value).unwrap();
+            }
+            let mut wrong = Bitmap::default();
+            wrong.insert(7);
+            let wrong = wrong.encode().unwrap();
+            log.by_state
+                .insert(state_key(State::Error, 0), wrong.clone())
+                .unwrap();
+            log.by_state
+                .insert(state_key(State::Saved, 1), &b"junk"[..])
+                .unwrap();
+            log.frontier
+                .insert(frontier_key(0, 0, 0), &b"\xff"[..])
+                .unwrap();
+            if layout == 1 {
+                log.briefs
+                    .insert(&b"r\0\0\0\0\0\0\0\x01"[..], &b"half"[..])
+                    .unwrap();
+            }
+            log.flush().unwrap();
+            before
+        };
+        let log = open(dir.path());
+        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
+        assert_eq!(snapshot(&log), before, "layout {layout}");
+        check_consistent(&log);
+    }
+
+    // Stopped after the flip to layout 4, before the old trees were
+    // dropped.
+    let dir = tempfile::tempdir().unwrap();
+    let before = {
+        let log = filled(dir.path());
+        let before = snapshot(&log);
+        let old = log.db.open_tree(OLD_BY_STATE).unwrap();
+        old.insert(state_key(State::Queued, 1), &[][..]).unwrap();
+        log.db.open_tree(OLD_FRONTIER).unwrap();
+        log.flush().unwrap();
+        before
+    };
+    let log = open(dir.path());
+    assert_eq!(snapshot(&log), before);
+    check_consistent(&log);
+}
+
+/// A build that knows layout 4 refuses a layout it does not know, rather
+/// than migrate or write it.
+#[test]
+fn an_unknown_layout_is_refused_not_migrated() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let log = filled(dir.path());
+        log.meta.insert(LAYOUT, &[5u8][..]).unwrap();
+    }
+    assert!(matches!(
+        UrlLog::open(&dir.path().join("db"), CACHE),
+        Err(StoreError::Open { .. })
+    ));
+}
