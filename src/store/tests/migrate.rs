@@ -126,6 +126,30 @@ fn snapshot(log: &UrlLog) -> Snapshot {
     }
 }
 
+/// The snapshot against the records it lists: each state's ids in id
+/// order forward, the reverse back; each queue in id order, as many in
+/// all as the frontier's length.
+fn assert_snapshot_matches_records(snapshot: &Snapshot) {
+    for (state, forward, back) in &snapshot.by_state {
+        let expected: Vec<u64> = snapshot
+            .records
+            .iter()
+            .filter(|(_, r)| r.state == *state)
+            .map(|(id, _)| *id)
+            .collect();
+        assert_eq!(forward, &expected, "{state}");
+        assert!(back.iter().rev().eq(expected.iter()), "{state} back");
+        assert_eq!(expected.len() as u64, snapshot.counts.get(*state));
+    }
+    let mut queued = 0;
+    for queue in &snapshot.frontier {
+        assert!(queue.windows(2).all(|w| w[0] < w[1]), "FIFO by id");
+        queued += queue.len() as u64;
+    }
+    assert_eq!(queued, snapshot.frontier_len);
+    assert!(queued > URLS / 2, "most URLs queued, some in two queues");
+}
+
 fn layout_of(log: &UrlLog) -> Option<u8> {
     log.meta.get(LAYOUT).unwrap().map(|v| v[0])
 }
@@ -175,6 +199,7 @@ fn logs_of_layouts_1_to_3_read_the_same_after_migration() {
         };
         let log = open(dir.path());
         assert_eq!(layout_of(&log), Some(4), "layout {layout}");
+        assert_snapshot_matches_records(&before);
         assert!(!log.meta.contains_key(NEXT_ID).unwrap(), "layout {layout}");
         assert!(log.by_state.len() < 40, "a key per block, not per URL");
         assert_eq!(snapshot(&log), before, "layout {layout}");
