@@ -222,7 +222,9 @@ pub struct UrlLog {
     db: sled::Db,
     urls: Tree,
     by_url: Tree,
+    /// The `state_blocks` tree: bitmaps per state and block (layout 4).
     by_state: Tree,
+    /// The `frontier_blocks` tree: bitmaps per queue and block (layout 4).
     frontier: Tree,
     meta: Tree,
     briefs: Tree,
