@@ -1,7 +1,8 @@
-//! Opening a log of layout 1, 2 or 3: its state index and frontier (an
-//! entry per URL, in `by_state` and `frontier`) are rebuilt as bitmaps per
-//! block in layout 4's trees (`index.rs`), its counters packed, and for
-//! layout 1 its briefs built from the records.
+//! Opening a log of layout 1 to 4: its URL index (an entry per URL in
+//! `by_url`) is rebuilt in buckets (`url_buckets.rs`); for layouts 1 to 3
+//! its state index and frontier (an entry per URL, in `by_state` and
+//! `frontier`) are rebuilt as bitmaps per block (`bitmap.rs`) and its
+//! counters packed; for layout 1 its briefs are built from the records.
 //!
 //! Crash-safe by order. The old trees are only read until the very end,
 //! and the log stays in its old layout (which an older build still opens)
@@ -9,13 +10,15 @@
 //!
 //! 1. Clear the new trees: they hold what an interrupted migration left.
 //! 2. Build them from the old ones, in batches.
-//! 3. Flush, then write the packed counters and layout 4 in one atomic
+//! 3. Flush, then write the packed counters and layout 5 in one atomic
 //!    `meta` batch, and flush again.
 //! 4. Drop the old trees. A crash before that leaves them behind in a
-//!    layout 4 log; [`UrlLog::drop_old_trees`] drops them on the next open.
+//!    layout 5 log; [`UrlLog::drop_old_trees`] drops them on the next open.
 //!
 //! A damaged entry in an old tree is passed over: it could not be listed
 //! before either, and one bad key must not keep the log from opening.
+
+use std::collections::BTreeMap;
 
 use sled::transaction::{ConflictableTransactionError, TransactionError};
 use sled::{Batch, Transactional, Tree};
@@ -24,43 +27,34 @@ use super::bitmap::{Bitmap, block_of};
 use super::briefs::{self, BriefWrites};
 use super::counters::{COUNTERS, Counters};
 use super::index::{
-    FRONTIER_LEN, LAYOUT, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, OLD_BY_STATE,
-    OLD_FRONTIER, count_key, frontier_key, parse_frontier_key, parse_state_key, state_key,
+    FRONTIER_LEN, LAYOUT, LAYOUT_STATE_BITMAPS, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID,
+    OLD_BY_STATE, OLD_BY_URL, OLD_FRONTIER, count_key, frontier_key, parse_frontier_key, parse_id,
+    parse_state_key, state_key,
 };
 use super::record::{State, UrlRecord};
+use super::url_buckets::{BUCKET_BITS, bucket_key, push};
 use super::{StoreError, UrlLog};
 
 /// Blocks written per batch while building a new tree.
 const BLOCK_BATCH: usize = 256;
 
+/// URLs of the URL index gathered in memory per pass over `by_url`: its
+/// URLs come in URL order, scattered over the buckets, so each pass
+/// gathers the buckets of one range whole (about 20 MB of URLs).
+const URLS_PER_PASS: u64 = 250_000;
+
 /// Records whose briefs are built per transaction (layout 1).
 const BRIEF_BATCH: usize = 1_000;
 
 impl UrlLog {
-    /// Rebuilds a log of layout `from` (1 to 3) in layout 4; see the
+    /// Rebuilds a log of layout `from` (1 to 4) in layout 5; see the
     /// module docs for why each step is where it is.
     pub(super) fn migrate(&self, from: u8) -> Result<(), StoreError> {
-        self.by_state.clear()?;
-        self.frontier.clear()?;
-        if from == LAYOUT_WITHOUT_BRIEFS {
-            // Nothing of layout 1 writes `briefs`: whatever is there is
-            // an interrupted migration's.
-            self.briefs.clear()?;
-            self.meta.remove(briefs::LAST_RUN)?;
-            self.meta.remove(briefs::CONTENT_TYPES)?;
-        }
-        let old_by_state = self.db.open_tree(OLD_BY_STATE)?;
-        let old_frontier = self.db.open_tree(OLD_FRONTIER)?;
-        build_blocks(&old_by_state, &self.by_state, |key| {
-            let (state, id) = parse_state_key(key)?;
-            Some((state_key(state, block_of(id)).to_vec(), id))
-        })?;
-        build_blocks(&old_frontier, &self.frontier, |key| {
-            let (level, queue, id) = parse_frontier_key(key)?;
-            Some((frontier_key(level, queue, block_of(id)).to_vec(), id))
-        })?;
-        if from == LAYOUT_WITHOUT_BRIEFS {
-            self.build_briefs()?;
+        self.by_url.clear()?;
+        let old_by_url = self.db.open_tree(OLD_BY_URL)?;
+        self.build_url_buckets(&old_by_url)?;
+        if from < LAYOUT_STATE_BITMAPS {
+            self.migrate_indexes(from)?;
         }
         // The counters from what was just built: the old ones, a key each
         // in layouts 1 and 2, are not trusted further than the open check
@@ -85,11 +79,72 @@ impl UrlLog {
         self.drop_old_trees()
     }
 
+    /// The state index, frontier and (layout 1) briefs of layouts 1 to 3.
+    fn migrate_indexes(&self, from: u8) -> Result<(), StoreError> {
+        self.by_state.clear()?;
+        self.frontier.clear()?;
+        if from == LAYOUT_WITHOUT_BRIEFS {
+            // Nothing of layout 1 writes `briefs`: whatever is there is
+            // an interrupted migration's.
+            self.briefs.clear()?;
+            self.meta.remove(briefs::LAST_RUN)?;
+            self.meta.remove(briefs::CONTENT_TYPES)?;
+        }
+        let old_by_state = self.db.open_tree(OLD_BY_STATE)?;
+        let old_frontier = self.db.open_tree(OLD_FRONTIER)?;
+        build_blocks(&old_by_state, &self.by_state, |key| {
+            let (state, id) = parse_state_key(key)?;
+            Some((state_key(state, block_of(id)).to_vec(), id))
+        })?;
+        build_blocks(&old_frontier, &self.frontier, |key| {
+            let (level, queue, id) = parse_frontier_key(key)?;
+            Some((frontier_key(level, queue, block_of(id)).to_vec(), id))
+        })?;
+        if from == LAYOUT_WITHOUT_BRIEFS {
+            self.build_briefs()?;
+        }
+        Ok(())
+    }
+
+    /// Fills `url_buckets` from the per-URL entries of `old`, in passes
+    /// over ranges of buckets. A damaged entry (a value that is not an
+    /// id, a key that is not UTF-8) is passed over.
+    fn build_url_buckets(&self, old: &Tree) -> Result<(), StoreError> {
+        let buckets = 1u64 << BUCKET_BITS;
+        let ids = self.id_after_last()?;
+        let passes = ids.div_ceil(URLS_PER_PASS).clamp(1, buckets);
+        let per_pass = buckets.div_ceil(passes);
+        for pass in 0..passes {
+            let range = pass * per_pass..((pass + 1) * per_pass).min(buckets);
+            let mut gathered: BTreeMap<[u8; 4], Vec<u8>> = BTreeMap::new();
+            for entry in old.iter() {
+                let (key, value) = entry?;
+                let (Ok(url), Some(id)) = (std::str::from_utf8(&key), parse_id(&value)) else {
+                    continue;
+                };
+                let bucket = bucket_key(url);
+                if range.contains(&u64::from(u32::from_be_bytes(bucket))) {
+                    // A URL too long for a bucket was never written.
+                    let _ = push(gathered.entry(bucket).or_default(), url, id);
+                }
+            }
+            let mut batch = Batch::default();
+            for (n, (key, value)) in gathered.into_iter().enumerate() {
+                batch.insert(&key, value);
+                if n % BLOCK_BATCH == BLOCK_BATCH - 1 {
+                    self.by_url.apply_batch(std::mem::take(&mut batch))?;
+                }
+            }
+            self.by_url.apply_batch(batch)?;
+        }
+        Ok(())
+    }
+
     /// Drops the trees of layouts 1 to 3 left by a migration that
     /// stopped after it had written layout 4.
     pub(super) fn drop_old_trees(&self) -> Result<(), StoreError> {
         let names = self.db.tree_names();
-        for old in [OLD_BY_STATE, OLD_FRONTIER] {
+        for old in [OLD_BY_URL, OLD_BY_STATE, OLD_FRONTIER] {
             if names.iter().any(|name| name == old.as_bytes()) {
                 self.db.drop_tree(old)?;
             }

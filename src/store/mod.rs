@@ -10,7 +10,9 @@
 //! Trees (key layouts in `index.rs`):
 //! - `urls`: id → record (codec in `record.rs`). Ids start at 1, are dense and
 //!   follow discovery order, so a range over `urls` is the log in order.
-//! - `by_url`: URL → id, for deduplication and look-up by URL.
+//! - `url_buckets`: the URL index, URL → id, for deduplication and
+//!   look-up by URL: URLs bucketed by a hash of the URL, many to an entry
+//!   (`url_buckets.rs`).
 //! - `state_blocks`: state byte ++ block of 4096 ids → a bitmap of that
 //!   block's ids in that state (`bitmap.rs`): a secondary index, so paging
 //!   one state walks only that state's ids, in order, never the whole log.
@@ -24,9 +26,9 @@
 //! - `briefs`: every URL's [`Brief`] packed many to an entry, for walks
 //!   over every URL (`briefs.rs`).
 //!
-//! Logs of layouts 1 to 3 (an entry per URL in the state index and the
-//! frontier, counters a key each in 1 and 2, no briefs in 1) are rebuilt
-//! in layout 4 when opened (`migrate.rs`).
+//! Logs of layouts 1 to 4 (an entry per URL in the URL index; in 1 to 3
+//! also in the state index and the frontier, counters a key each in 1 and
+//! 2, no briefs in 1) are rebuilt in layout 5 when opened (`migrate.rs`).
 //!
 //! Consistency: every write is a batch of [`Change`]s applied in one sled
 //! transaction over all six trees ([`UrlLog::apply`]; `discover`,
@@ -61,6 +63,7 @@ mod record;
 mod refresh;
 #[cfg(test)]
 mod tests;
+mod url_buckets;
 mod write;
 mod written;
 
@@ -82,9 +85,10 @@ pub use write::Change;
 use bitmap::{Bitmap, block_of};
 use counters::{COUNTERS, Counters};
 use index::{
-    FRONTIER_BLOCKS, LAYOUT, LAYOUT_PACKED_COUNTERS, LAYOUT_SEPARATE_COUNTERS, LAYOUT_VERSION,
-    LAYOUT_WITHOUT_BRIEFS, NEXT_ID, STATE_BLOCKS, frontier_block_key, frontier_key, id_key,
-    parse_frontier_block_key, parse_id, parse_state_block_key, state_key,
+    FRONTIER_BLOCKS, LAYOUT, LAYOUT_PACKED_COUNTERS, LAYOUT_SEPARATE_COUNTERS,
+    LAYOUT_STATE_BITMAPS, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, STATE_BLOCKS,
+    URL_BUCKETS, frontier_block_key, frontier_key, id_key, parse_frontier_block_key, parse_id,
+    parse_state_block_key, state_key,
 };
 use record::decode;
 use write::check_slot;
@@ -221,6 +225,7 @@ const REQUEUE_BATCH: usize = 1_000;
 pub struct UrlLog {
     db: sled::Db,
     urls: Tree,
+    /// The `url_buckets` tree: the URL index in buckets (layout 5).
     by_url: Tree,
     /// The `state_blocks` tree: bitmaps per state and block (layout 4).
     by_state: Tree,
@@ -315,7 +320,7 @@ impl UrlLog {
         };
         let log = UrlLog {
             urls: db.open_tree("urls")?,
-            by_url: db.open_tree("by_url")?,
+            by_url: db.open_tree(URL_BUCKETS)?,
             by_state: db.open_tree(STATE_BLOCKS)?,
             frontier: db.open_tree(FRONTIER_BLOCKS)?,
             meta: db.open_tree("meta")?,
@@ -339,7 +344,8 @@ impl UrlLog {
                 &[
                     old @ (LAYOUT_WITHOUT_BRIEFS
                     | LAYOUT_SEPARATE_COUNTERS
-                    | LAYOUT_PACKED_COUNTERS),
+                    | LAYOUT_PACKED_COUNTERS
+                    | LAYOUT_STATE_BITMAPS),
                 ],
             ) => log.migrate(old)?,
             Some(other) => {
@@ -484,11 +490,12 @@ impl UrlLog {
 
     /// The id of a URL already in the log.
     pub fn id_of(&self, url: &str) -> Result<Option<u64>, StoreError> {
-        match self.by_url.get(url.as_bytes())? {
+        let key = url_buckets::bucket_key(url);
+        match self.by_url.get(key)? {
             None => Ok(None),
-            Some(v) => parse_id(&v).map(Some).ok_or_else(|| StoreError::BadEntry {
-                tree: "by_url",
-                key: url.as_bytes().to_vec(),
+            Some(bucket) => url_buckets::find(&bucket, url).map_err(|()| StoreError::BadEntry {
+                tree: URL_BUCKETS,
+                key: key.to_vec(),
             }),
         }
     }

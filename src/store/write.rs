@@ -28,8 +28,9 @@ use super::blocks::{BlockKey, BlockWrites};
 use super::brief::decode_brief;
 use super::briefs::BriefWrites;
 use super::counters::COUNTERS;
-use super::index::{id_key, parse_id};
+use super::index::{URL_BUCKETS, id_key};
 use super::record::{State, UrlRecord, encode, header_state, stored_url};
+use super::url_buckets::{BucketWrites, bucket_key, find};
 use super::written::{Stored, Written};
 use super::{LEVELS, QUEUE_NAMES, StoreError, UrlLog};
 
@@ -96,6 +97,7 @@ struct Delta {
 fn read_old(
     urls: &TransactionalTree,
     by_url: &TransactionalTree,
+    buckets: &mut BucketWrites<'_>,
     id: u64,
     record: &UrlRecord,
 ) -> TxResult<(State, Option<u32>)> {
@@ -111,14 +113,13 @@ fn read_old(
     // The old body's leading URL says whether the URL is the same, without
     // decoding the rest; when it cannot (a damaged body), the URL index
     // says.
-    if stored_url(&old_bytes) != Some(record.url.as_bytes()) {
-        let owner = by_url.get(record.url.as_bytes())?;
-        if owner.as_deref().and_then(parse_id) != Some(id) {
-            return abort(StoreError::UrlChanged {
-                id,
-                url: record.url.clone(),
-            });
-        }
+    if stored_url(&old_bytes) != Some(record.url.as_bytes())
+        && buckets.id_of(by_url, &record.url)? != Some(id)
+    {
+        return abort(StoreError::UrlChanged {
+            id,
+            url: record.url.clone(),
+        });
     }
     let depth = decode_brief(&old_bytes).ok().map(|old| old.link_depth);
     Ok((old, depth))
@@ -222,6 +223,9 @@ impl UrlLog {
         // closure more than once.
         let mut values = Vec::with_capacity(changes.len());
         let mut known = Vec::with_capacity(changes.len());
+        // The URL index buckets read to check for known URLs, which the
+        // transaction then appends to without reading them again.
+        let mut seen: HashMap<[u8; 4], Option<sled::IVec>> = HashMap::new();
         for change in changes {
             let (value, is_known) = match change {
                 Change::Discover { record, enqueue } => {
@@ -233,7 +237,25 @@ impl UrlLog {
                     // and no transaction. One not seen here is not in the
                     // log when the transaction runs either (the writer
                     // lock), so the transaction need not look again.
-                    let is_known = self.by_url.contains_key(record.url.as_bytes())?;
+                    let key = bucket_key(&record.url);
+                    let bucket = match seen.get(&key) {
+                        Some(bucket) => bucket.clone(),
+                        None => {
+                            let bucket = self.by_url.get(key)?;
+                            seen.insert(key, bucket.clone());
+                            bucket
+                        }
+                    };
+                    let is_known = match bucket.as_deref().map(|b| find(b, &record.url)) {
+                        None | Some(Ok(None)) => false,
+                        Some(Ok(Some(_))) => true,
+                        Some(Err(())) => {
+                            return Err(StoreError::BadEntry {
+                                tree: URL_BUCKETS,
+                                key: key.to_vec(),
+                            });
+                        }
+                    };
                     let value = if is_known {
                         Vec::new()
                     } else {
@@ -276,6 +298,7 @@ impl UrlLog {
             let mut brief_writes = BriefWrites::new(&content_types);
             // Each state and frontier block is read and written once.
             let mut blocks = BlockWrites::new(cached, by_state, frontier);
+            let mut buckets = BucketWrites::new(&seen);
             let mut ids = vec![None; changes.len()];
             let mut delta = Delta::default();
             let mut next_id = before.next_id;
@@ -289,7 +312,7 @@ impl UrlLog {
                         let id = next_id;
                         next_id += 1;
                         urls.insert(&id_key(id), values[i].as_slice())?;
-                        by_url.insert(record.url.as_bytes(), &id_key(id))?;
+                        buckets.insert(by_url, &record.url, id)?;
                         blocks.insert(BlockKey::state(record.state, id), id)?;
                         delta.counts[record.state as usize] += 1;
                         if let Some((level, queue)) = enqueue {
@@ -311,7 +334,7 @@ impl UrlLog {
                         // which `read_old` refuses).
                         let (old, old_depth) = match notes.old(id, &record.url, written) {
                             Some((state, depth)) => (state, Some(depth)),
-                            None => read_old(urls, by_url, id, record)?,
+                            None => read_old(urls, by_url, &mut buckets, id, record)?,
                         };
                         urls.insert(&key, values[i].as_slice())?;
                         // A URL revived from a nofollow link comes back at
@@ -355,6 +378,7 @@ impl UrlLog {
             }
             let grown_table = brief_writes.finish(briefs, meta)?;
             let touched = blocks.finish()?;
+            buckets.finish(by_url)?;
             Ok((ids, after, grown_table, notes, touched))
         });
         let (ids, after, grown_table, notes, touched) = match committed {

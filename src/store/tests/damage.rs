@@ -130,7 +130,7 @@ fn reopened_after(dir: &Path, layout: u8, damage: impl FnOnce(&UrlLog)) -> UrlLo
             }])
             .unwrap();
         }
-        if layout < 4 {
+        if layout < 5 {
             downgrade(&log, layout);
         }
         damage(&log);
@@ -183,7 +183,7 @@ fn damaged_counts_are_rebuilt_on_open() {
         log.meta.insert(NEXT_ID, &3u64.to_be_bytes()).unwrap();
     };
     type Damage<'a> = &'a dyn Fn(&UrlLog);
-    let cases: [(u8, Damage<'_>); 14] = [
+    let cases: [(u8, Damage<'_>); 16] = [
         (2, &|log| {
             bad_count(log);
             junk_count(log);
@@ -197,17 +197,19 @@ fn damaged_counts_are_rebuilt_on_open() {
         (3, &small_packed),
         (3, &|_| {}),
         (4, &bad_packed),
-        (4, &junk_packed),
-        (4, &lost_packed),
-        (4, &small_packed),
         (4, &|_| {}),
+        (5, &bad_packed),
+        (5, &junk_packed),
+        (5, &lost_packed),
+        (5, &small_packed),
+        (5, &|_| {}),
     ];
     for (case, (layout, damage)) in cases.into_iter().enumerate() {
         let dir = tempfile::tempdir().unwrap();
         let log = reopened_after(dir.path(), layout, damage);
         assert_eq!(
             log.meta.get(LAYOUT).unwrap().as_deref(),
-            Some(&[4][..]),
+            Some(&[5][..]),
             "case {case}: migrated"
         );
         assert!(log.meta.contains_key(COUNTERS).unwrap(), "case {case}");
@@ -259,10 +261,22 @@ fn damaged_index_entries() {
             ..
         })
     ));
-    log.by_url.insert("http://i/3", b"xy".as_slice()).unwrap();
+    let bucket = super::super::url_buckets::bucket_key("http://i/3");
+    log.by_url.insert(bucket, b"xy".as_slice()).unwrap();
     assert!(matches!(
         log.id_of("http://i/3"),
-        Err(StoreError::BadEntry { tree: "by_url", .. })
+        Err(StoreError::BadEntry {
+            tree: "url_buckets",
+            ..
+        })
+    ));
+    // A URL of that bucket cannot be told new or known: refused.
+    assert!(matches!(
+        log.discover(&rec("http://i/3", State::Queued)),
+        Err(StoreError::BadEntry {
+            tree: "url_buckets",
+            ..
+        })
     ));
     damaged_blocks(&log);
     // A layout this build does not know is refused on open.

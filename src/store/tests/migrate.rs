@@ -1,4 +1,4 @@
-//! Logs of layouts 1 to 3 opened by this build: rebuilt in layout 4
+//! Logs of layouts 1 to 4 opened by this build: rebuilt in layout 5
 //! (`migrate.rs`), they read exactly as before, also when a migration was
 //! interrupted.
 
@@ -188,8 +188,8 @@ fn still_writes(log: &UrlLog) {
 }
 
 #[test]
-fn logs_of_layouts_1_to_3_read_the_same_after_migration() {
-    for layout in [1, 2, 3] {
+fn logs_of_layouts_1_to_4_read_the_same_after_migration() {
+    for layout in [1, 2, 3, 4] {
         let dir = tempfile::tempdir().unwrap();
         let before = {
             let log = filled(dir.path());
@@ -198,7 +198,7 @@ fn logs_of_layouts_1_to_3_read_the_same_after_migration() {
             before
         };
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
         assert_snapshot_matches_records(&before);
         assert!(!log.meta.contains_key(NEXT_ID).unwrap(), "layout {layout}");
         assert!(log.by_state.len() < 40, "a key per block, not per URL");
@@ -218,34 +218,47 @@ fn logs_of_layouts_1_to_3_read_the_same_after_migration() {
 /// trees: the next open drops them.
 #[test]
 fn interrupted_migrations_start_again() {
-    for layout in [1, 3] {
+    for layout in [1, 3, 4] {
         let dir = tempfile::tempdir().unwrap();
         let before = {
             let log = filled(dir.path());
             let before = snapshot(&log);
-            // What a half-done migration leaves: some blocks right, one
-            // with wrong bits, one that is not a bitmap.
+            // What a half-done migration leaves: some buckets and blocks
+            // right, one of each wrong, one that does not read.
+            let buckets_kept: Vec<_> = log.by_url.iter().take(3).map(Result::unwrap).collect();
             let kept: Vec<_> = log.by_state.iter().take(3).map(Result::unwrap).collect();
             let frontier_kept: Vec<_> = log.frontier.iter().take(2).map(Result::unwrap).collect();
             downgrade(&log, layout);
-            for (key, value) in kept {
-                log.by_state.insert(key, value).unwrap();
+            for (key, value) in buckets_kept {
+                log.by_url.insert(key, value).unwrap();
             }
-            for (key, value) in frontier_kept {
-                log.frontier.insert(key, value).unwrap();
+            let mut wrong_bucket = Vec::new();
+            super::super::url_buckets::push(&mut wrong_bucket, "http://m0/p/0", 99).unwrap();
+            let key = super::super::url_buckets::bucket_key("http://m0/p/0");
+            log.by_url.insert(key, wrong_bucket).unwrap();
+            let key = super::super::url_buckets::bucket_key("http://m1/p/1");
+            log.by_url.insert(key, &b"junk"[..]).unwrap();
+            // Layout 4 has its blocks already: they are the log's own.
+            if layout < 4 {
+                for (key, value) in kept {
+                    log.by_state.insert(key, value).unwrap();
+                }
+                for (key, value) in frontier_kept {
+                    log.frontier.insert(key, value).unwrap();
+                }
+                let mut wrong = Bitmap::default();
+                wrong.insert(7);
+                let wrong = wrong.encode().unwrap();
+                log.by_state
+                    .insert(state_key(State::Error, 0), wrong.clone())
+                    .unwrap();
+                log.by_state
+                    .insert(state_key(State::Saved, 1), &b"junk"[..])
+                    .unwrap();
+                log.frontier
+                    .insert(frontier_key(0, 0, 0), &b"\xff"[..])
+                    .unwrap();
             }
-            let mut wrong = Bitmap::default();
-            wrong.insert(7);
-            let wrong = wrong.encode().unwrap();
-            log.by_state
-                .insert(state_key(State::Error, 0), wrong.clone())
-                .unwrap();
-            log.by_state
-                .insert(state_key(State::Saved, 1), &b"junk"[..])
-                .unwrap();
-            log.frontier
-                .insert(frontier_key(0, 0, 0), &b"\xff"[..])
-                .unwrap();
             if layout == 1 {
                 log.briefs
                     .insert(&b"r\0\0\0\0\0\0\0\x01"[..], &b"half"[..])
@@ -255,7 +268,7 @@ fn interrupted_migrations_start_again() {
             before
         };
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
         assert_eq!(snapshot(&log), before, "layout {layout}");
         check_consistent(&log);
     }
@@ -284,7 +297,7 @@ fn an_unknown_layout_is_refused_not_migrated() {
     let dir = tempfile::tempdir().unwrap();
     {
         let log = filled(dir.path());
-        log.meta.insert(LAYOUT, &[5u8][..]).unwrap();
+        log.meta.insert(LAYOUT, &[6u8][..]).unwrap();
     }
     assert!(matches!(
         UrlLog::open(&dir.path().join("db"), CACHE),
