@@ -108,18 +108,119 @@ impl Bitmap {
     }
 
     /// The ids set in block `block`, ascending.
-    pub(crate) fn ids(&self, block: u64) -> impl DoubleEndedIterator<Item = u64> + '_ {
+    pub(crate) fn ids(&self, block: u64) -> Ids<'_> {
+        self.ids_between(block, 0, u64::MAX)
+    }
+
+    /// The ids set in block `block` from `lo` to `hi` (both included,
+    /// clamped to the block), ascending: a page that starts or ends inside
+    /// a block starts at its bit rather than walking the bits before it.
+    /// The caller keeps `block` at most `u64::MAX / BLOCK_IDS` (the block
+    /// key parsers refuse the others).
+    pub(crate) fn ids_between(&self, block: u64, lo: u64, hi: u64) -> Ids<'_> {
         let base = block.saturating_mul(BLOCK_IDS);
-        let set = self
-            .words
-            .iter()
-            .enumerate()
-            .filter(|(_, word)| **word != 0);
-        set.flat_map(move |(i, &word)| {
-            (0..64u64)
-                .filter(move |bit| word & (1 << bit) != 0)
-                .map(move |bit| base.saturating_add(i as u64 * 64 + bit))
-        })
+        let last = base.saturating_add(BLOCK_IDS - 1);
+        let (lo, hi) = (lo.max(base), hi.min(last));
+        if lo > hi {
+            return Ids::empty(&self.words, base);
+        }
+        let (lo, hi) = ((lo - base) as usize, (hi - base) as usize);
+        let (front, back) = (lo / 64, hi / 64);
+        let from = u64::MAX << (lo % 64);
+        let upto = u64::MAX >> (63 - hi % 64);
+        let mut ids = Ids {
+            words: &self.words,
+            base,
+            front,
+            front_bits: self.words[front] & from,
+            back,
+            back_bits: self.words[back] & upto,
+        };
+        if front == back {
+            ids.front_bits &= upto;
+            ids.back_bits = ids.front_bits;
+        }
+        ids
+    }
+}
+
+/// The set bits of a range of a block, found word by word with
+/// `trailing_zeros` / `leading_zeros` rather than bit by bit, from either
+/// end. When both ends are in one word, `front_bits` and `back_bits` are
+/// that word's remaining bits, kept equal.
+pub(crate) struct Ids<'a> {
+    words: &'a [u64; WORDS],
+    base: u64,
+    front: usize,
+    front_bits: u64,
+    back: usize,
+    back_bits: u64,
+}
+
+impl<'a> Ids<'a> {
+    fn empty(words: &'a [u64; WORDS], base: u64) -> Ids<'a> {
+        Ids {
+            words,
+            base,
+            front: 0,
+            front_bits: 0,
+            back: 0,
+            back_bits: 0,
+        }
+    }
+
+    fn id(&self, word: usize, bit: u32) -> u64 {
+        self.base.saturating_add(word as u64 * 64 + u64::from(bit))
+    }
+}
+
+impl Iterator for Ids<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        loop {
+            if self.front_bits != 0 {
+                let bit = self.front_bits.trailing_zeros();
+                self.front_bits &= self.front_bits - 1;
+                if self.front == self.back {
+                    self.back_bits = self.front_bits;
+                }
+                return Some(self.id(self.front, bit));
+            }
+            if self.front >= self.back {
+                return None;
+            }
+            self.front += 1;
+            self.front_bits = if self.front == self.back {
+                self.back_bits
+            } else {
+                self.words[self.front]
+            };
+        }
+    }
+}
+
+impl DoubleEndedIterator for Ids<'_> {
+    fn next_back(&mut self) -> Option<u64> {
+        loop {
+            if self.back_bits != 0 {
+                let bit = 63 - self.back_bits.leading_zeros();
+                self.back_bits &= !(1 << bit);
+                if self.front == self.back {
+                    self.front_bits = self.back_bits;
+                }
+                return Some(self.id(self.back, bit));
+            }
+            if self.back <= self.front {
+                return None;
+            }
+            self.back -= 1;
+            self.back_bits = if self.back == self.front {
+                self.front_bits
+            } else {
+                self.words[self.back]
+            };
+        }
     }
 }
 
@@ -156,6 +257,63 @@ mod tests {
             bitmap.remove(id);
         }
         assert!(bitmap.is_empty());
+    }
+
+    /// The word-by-word iterator against a bit-by-bit model, over ranges
+    /// inside and across words, from both ends and meeting in the middle.
+    #[test]
+    fn ids_between_match_the_bits_from_both_ends() {
+        let block = 3;
+        let base = block * BLOCK_IDS;
+        let mut bitmap = Bitmap::default();
+        let set = [0, 1, 63, 64, 65, 127, 128, 700, 4094, 4095];
+        for bit in set {
+            bitmap.insert(base + bit);
+        }
+        for (lo, hi) in [
+            (0, 4095),
+            (1, 64),
+            (2, 62),
+            (63, 63),
+            (64, 128),
+            (65, 700),
+            (129, 699),
+            (4095, 4095),
+            (100, 50),
+        ] {
+            let model: Vec<u64> = set
+                .iter()
+                .filter(|b| (lo..=hi).contains(*b))
+                .map(|b| base + b)
+                .collect();
+            let got: Vec<u64> = bitmap.ids_between(block, base + lo, base + hi).collect();
+            assert_eq!(got, model, "{lo}..={hi}");
+            let back: Vec<u64> = bitmap
+                .ids_between(block, base + lo, base + hi)
+                .rev()
+                .collect();
+            assert!(back.iter().rev().eq(model.iter()), "{lo}..={hi} back");
+            // Alternating ends yields each id once.
+            let mut ids = bitmap.ids_between(block, base + lo, base + hi);
+            let mut seen = Vec::new();
+            while let Some(id) = if seen.len() % 2 == 0 {
+                ids.next()
+            } else {
+                ids.next_back()
+            } {
+                seen.push(id);
+            }
+            seen.sort_unstable();
+            assert_eq!(seen, model, "{lo}..={hi} both ends");
+        }
+        assert_eq!(bitmap.ids_between(block, 0, base - 1).count(), 0);
+        assert_eq!(
+            bitmap
+                .ids_between(block, base + BLOCK_IDS, u64::MAX)
+                .count(),
+            0
+        );
+        assert_eq!(bitmap.ids(block).count(), set.len());
     }
 
     #[test]

@@ -10,7 +10,11 @@
 //! be trusted is the argument of `written.rs`: every write to the two
 //! trees goes through [`super::UrlLog::apply`] under the writer lock, which
 //! notes what a transaction wrote only once it has committed and forgets
-//! everything when one fails. A crawl works at a few places of the id
+//! everything when one fails. Two writers do write the trees outside
+//! `apply`: the migration on open (`migrate.rs`), which runs before the
+//! log is handed out and so before anything is cached, and the repair of
+//! a damaged block (`repair.rs`), which runs under the writer lock and
+//! forgets the cache. A crawl works at a few places of the id
 //! space (the tail it discovers, the front it fetches), so a few hundred
 //! blocks cover it.
 
@@ -26,9 +30,9 @@ use super::record::State;
 
 type TxResult<T> = Result<T, ConflictableTransactionError<StoreError>>;
 
-/// Blocks the writer keeps between transactions: at most about 512 bytes
-/// each, so at most about 300 KB.
-const MAX_CACHED: usize = 512;
+/// Blocks per generation of the writer's cache: 512 bytes of bits each,
+/// so two generations hold at most 512 KiB of bits.
+const GENERATION: usize = 512;
 
 /// One block of the state index or of a frontier queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -49,7 +53,7 @@ impl BlockKey {
     }
 
     /// The key in its tree (`state_blocks` or `frontier_blocks`).
-    fn bytes(self) -> Vec<u8> {
+    pub(super) fn bytes(self) -> Vec<u8> {
         match self {
             BlockKey::State(state, block) => state_key(state, block).to_vec(),
             BlockKey::Frontier(level, queue, block) => frontier_key(level, queue, block).to_vec(),
@@ -65,39 +69,59 @@ impl BlockKey {
 }
 
 /// The blocks the writer last wrote or read in a committed transaction,
-/// exactly as sled holds them (an empty bitmap: no key).
+/// exactly as sled holds them (an empty bitmap: no key). Two generations,
+/// as in `written.rs`: when the newer fills up it becomes the older and
+/// the older is dropped, so the blocks a crawl keeps touching (the tail
+/// it discovers into, the front it fetches from) are noted again into
+/// the newer one and survive, where emptying the whole cache would drop
+/// them with the rest.
 #[derive(Debug, Default)]
 pub(super) struct Cached {
-    blocks: HashMap<BlockKey, Bitmap>,
+    newer: HashMap<BlockKey, Bitmap>,
+    older: HashMap<BlockKey, Bitmap>,
 }
 
 impl Cached {
     fn get(&self, key: BlockKey) -> Option<&Bitmap> {
-        self.blocks.get(&key)
+        self.newer.get(&key).or_else(|| self.older.get(&key))
     }
 
     /// Notes what a committed transaction left in the blocks it touched.
-    /// Past [`MAX_CACHED`] the older blocks are dropped, all at once: the
-    /// ones a crawl needs next are the ones just written.
+    /// A note in the newer generation hides any older one of the same
+    /// block, which goes when the older generation is dropped.
     pub(super) fn note(&mut self, touched: Vec<(BlockKey, Bitmap)>) {
-        if self.blocks.len() + touched.len() > MAX_CACHED {
-            self.blocks.clear();
+        for (key, bits) in touched {
+            if self.newer.len() >= GENERATION && !self.newer.contains_key(&key) {
+                self.older = std::mem::take(&mut self.newer);
+            }
+            self.newer.insert(key, bits);
         }
-        if touched.len() > MAX_CACHED {
-            return;
-        }
-        self.blocks.extend(touched);
     }
 
-    /// Forgets everything: after a failed transaction, or when a test
-    /// damages blocks behind the log's back.
+    /// Forgets everything: after a failed transaction, a repair, or when
+    /// a test damages blocks behind the log's back.
     pub(super) fn clear(&mut self) {
-        self.blocks.clear();
+        self.newer.clear();
+        self.older.clear();
     }
 
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
-        self.blocks.len()
+        self.newer.len() + self.older.len()
+    }
+
+    /// Every block noted, as [`Cached::get`] finds it, with its key in its
+    /// tree: for the tests' check against sled.
+    #[cfg(test)]
+    pub(super) fn iter(&self) -> impl Iterator<Item = (BlockKey, Vec<u8>, &Bitmap)> + '_ {
+        let older = self
+            .older
+            .iter()
+            .filter(|(key, _)| !self.newer.contains_key(key));
+        self.newer
+            .iter()
+            .chain(older)
+            .map(|(key, bits)| (*key, key.bytes(), bits))
     }
 }
 
@@ -195,5 +219,39 @@ impl<'a> BlockWrites<'a> {
             touched.push((key, bits));
         }
         Ok(touched)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bits(id: u64) -> Bitmap {
+        let mut bits = Bitmap::default();
+        bits.insert(id);
+        bits
+    }
+
+    /// A block noted again and again (the tail a crawl discovers into)
+    /// stays cached while others come and go; the latest note wins.
+    #[test]
+    fn hot_blocks_survive_a_full_generation() {
+        let mut cached = Cached::default();
+        let hot = BlockKey::State(State::Queued, 0);
+        cached.note(vec![(hot, bits(1))]);
+        for block in 1..=3 * GENERATION as u64 {
+            cached.note(vec![(BlockKey::State(State::Fetched, block), bits(block))]);
+            if block % 100 == 0 {
+                cached.note(vec![(hot, bits(block))]);
+            }
+        }
+        assert_eq!(cached.get(hot), Some(&bits(1500)));
+        assert!(cached.len() <= 2 * GENERATION);
+        assert_eq!(cached.get(BlockKey::State(State::Fetched, 1)), None);
+        let listed: Vec<_> = cached.iter().filter(|(key, _, _)| *key == hot).collect();
+        assert_eq!(listed.len(), 1, "an older note of a block is not listed");
+        assert_eq!(listed[0].2, &bits(1500));
+        cached.clear();
+        assert_eq!(cached.len(), 0);
     }
 }

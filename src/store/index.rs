@@ -29,7 +29,7 @@
 //! | 4 | `state_blocks` and `frontier_blocks` in place of `by_state` and `frontier` |
 //! | 5 | `url_buckets` in place of `by_url` |
 
-use super::bitmap::block_of;
+use super::bitmap::{BLOCK_IDS, block_of};
 use super::record::State;
 
 /// The id the next discovered URL gets. Ids start at 1 and are dense:
@@ -136,10 +136,14 @@ pub(crate) fn parse_frontier_key(bytes: &[u8]) -> Option<(u8, u8, u64)> {
     }
 }
 
-/// The state and block number of a `state_blocks` key.
+/// The state and block number of a `state_blocks` key. A block number
+/// above [`MAX_BLOCK`] is refused (damage): its ids would not fit a u64.
 pub(crate) fn parse_state_block_key(bytes: &[u8]) -> Option<(State, u64)> {
-    parse_state_key(bytes)
+    parse_state_key(bytes).filter(|(_, block)| *block <= MAX_BLOCK)
 }
+
+/// The last block whose ids all fit a u64.
+pub(crate) const MAX_BLOCK: u64 = u64::MAX / BLOCK_IDS;
 
 /// The `frontier_blocks` key of the block of `id` in a queue.
 pub(crate) fn frontier_block_key(level: u8, queue: u8, id: u64) -> [u8; 10] {
@@ -148,7 +152,7 @@ pub(crate) fn frontier_block_key(level: u8, queue: u8, id: u64) -> [u8; 10] {
 
 /// The level, queue and block number of a `frontier_blocks` key.
 pub(crate) fn parse_frontier_block_key(bytes: &[u8]) -> Option<(u8, u8, u64)> {
-    parse_frontier_key(bytes)
+    parse_frontier_key(bytes).filter(|(_, _, block)| *block <= MAX_BLOCK)
 }
 
 /// The `meta` key of one state's record count.

@@ -58,9 +58,11 @@ impl UrlLog {
         }
         // The counters from what was just built: the old ones, a key each
         // in layouts 1 and 2, are not trusted further than the open check
-        // trusts them.
+        // trusts them. The next id is the one the log stored when that
+        // reads and is higher: ids it gave out to records since lost must
+        // not be given out again.
         let counters = Counters {
-            next_id: self.id_after_last()?,
+            next_id: self.id_after_last()?.max(self.stored_next_id()?),
             frontier_len: self.count_frontier()?,
             counts: self.recount()?,
         };
@@ -77,6 +79,18 @@ impl UrlLog {
         self.meta.apply_batch(flip)?;
         self.db.flush()?;
         self.drop_old_trees()
+    }
+
+    /// The next id an old layout stored (a key of its own in layouts 1
+    /// and 2, packed with the counters in 3 and 4), or 0 when none reads.
+    fn stored_next_id(&self) -> Result<u64, StoreError> {
+        let separate = self.meta.get(NEXT_ID)?.and_then(|v| parse_id(&v));
+        let packed = self
+            .meta
+            .get(COUNTERS)?
+            .and_then(|v| Counters::unpack(&v))
+            .map(|c| c.next_id);
+        Ok(separate.max(packed).unwrap_or(0))
     }
 
     /// The state index, frontier and (layout 1) briefs of layouts 1 to 3.

@@ -61,13 +61,14 @@ mod index;
 mod migrate;
 mod record;
 mod refresh;
+mod repair;
 #[cfg(test)]
 mod tests;
 mod url_buckets;
 mod write;
 mod written;
 
-use std::ops::{Bound, RangeBounds};
+use std::ops::Bound;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -86,9 +87,9 @@ use bitmap::{Bitmap, block_of};
 use counters::{COUNTERS, Counters};
 use index::{
     FRONTIER_BLOCKS, LAYOUT, LAYOUT_PACKED_COUNTERS, LAYOUT_SEPARATE_COUNTERS,
-    LAYOUT_STATE_BITMAPS, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, STATE_BLOCKS,
-    URL_BUCKETS, frontier_block_key, frontier_key, id_key, parse_frontier_block_key, parse_id,
-    parse_state_block_key, state_key,
+    LAYOUT_STATE_BITMAPS, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, OLD_BY_STATE, OLD_BY_URL,
+    OLD_FRONTIER, STATE_BLOCKS, URL_BUCKETS, frontier_block_key, frontier_key, id_key,
+    parse_frontier_block_key, parse_id, parse_state_block_key, state_key,
 };
 use record::decode;
 use write::check_slot;
@@ -333,11 +334,12 @@ impl UrlLog {
             transactions: AtomicU64::new(0),
         };
         match log.meta.get(LAYOUT)?.as_deref() {
-            // A log written before the layout was recorded: the first.
-            None if log.meta.contains_key(NEXT_ID)? => log.migrate(LAYOUT_WITHOUT_BRIEFS)?,
-            None => {
-                log.meta.insert(LAYOUT, &[LAYOUT_VERSION])?;
-            }
+            None => match log.unlabelled_layout()? {
+                Some(old) => log.migrate(old)?,
+                None => {
+                    log.meta.insert(LAYOUT, &[LAYOUT_VERSION])?;
+                }
+            },
             Some([LAYOUT_VERSION]) => log.drop_old_trees()?,
             // Older layouts are rebuilt in this one (`migrate.rs`).
             Some(
@@ -366,6 +368,30 @@ impl UrlLog {
                 .unwrap_or_default(),
         ));
         Ok(log)
+    }
+
+    /// What to do with a log that has no `layout` key: `None` when it is
+    /// new (or of this layout, with nothing older in it), else the layout
+    /// to migrate it from. Layout 1 wrote no `layout` key; a later one
+    /// whose key was lost must not be taken for a new log either, since
+    /// writing layout 5 over it would drop its old trees on the next open
+    /// with its index and frontier in them. The per-URL trees
+    /// (`by_state`, `frontier`) or a `next_id` key mean layouts 1 to 3:
+    /// migrating from layout 1 rebuilds everything, briefs included. Only
+    /// `by_url` means layout 4 (its block trees are the log's own). A log
+    /// with records and none of these is of this layout: migrating it
+    /// from layout 1 would clear its indexes and rebuild them from
+    /// nothing.
+    fn unlabelled_layout(&self) -> Result<Option<u8>, StoreError> {
+        let names = self.db.tree_names();
+        let has = |tree: &str| names.iter().any(|name| name == tree.as_bytes());
+        if has(OLD_BY_STATE) || has(OLD_FRONTIER) || self.meta.contains_key(NEXT_ID)? {
+            Ok(Some(LAYOUT_WITHOUT_BRIEFS))
+        } else if has(OLD_BY_URL) {
+            Ok(Some(LAYOUT_STATE_BITMAPS))
+        } else {
+            Ok(None)
+        }
     }
 
     /// Loads the persisted counters into the writer and the atomics,
@@ -428,48 +454,51 @@ impl UrlLog {
         )
     }
 
-    /// The id after the last record's, read from `urls`: an unreadable
-    /// last key is an error rather than ids given out again.
+    /// The id after the last record's, read from `urls`. Keys that are
+    /// not ids (damage) are passed over from the end: they cannot be the
+    /// key of an id given out again, and one must not keep the log from
+    /// opening. Usually one read.
     fn id_after_last(&self) -> Result<u64, StoreError> {
-        match self.urls.last()? {
-            None => Ok(1),
-            Some((key, _)) => parse_id(&key)
-                .map(|id| id.saturating_add(1))
-                .ok_or_else(|| StoreError::BadEntry {
-                    tree: "urls",
-                    key: key.to_vec(),
-                }),
+        for key in self.urls.iter().keys().rev() {
+            if let Some(id) = parse_id(&key?) {
+                return Ok(id.saturating_add(1));
+            }
         }
+        Ok(1)
     }
 
     /// Counts the state index: the repair path, a full scan of the state
-    /// blocks. The caller persists the result.
+    /// blocks. A block that does not read is rebuilt from its records
+    /// first (`repair.rs`), so that one damaged entry neither keeps the
+    /// log from opening nor goes on miscounting. The caller persists the
+    /// result.
     fn recount(&self) -> Result<[u64; 7], StoreError> {
+        self.repair_damaged_blocks(&self.by_state, STATE_BLOCKS)?;
         let mut counts = [0u64; 7];
         for entry in self.by_state.iter() {
             let (key, value) = entry?;
-            let bad = || StoreError::BadEntry {
-                tree: STATE_BLOCKS,
-                key: key.to_vec(),
-            };
-            let (state, _) = parse_state_block_key(&key).ok_or_else(bad)?;
-            counts[state as usize] += Bitmap::decode(&value).ok_or_else(bad)?.len();
+            // Repaired just now; passed over should it still not read.
+            if let (Some((state, _)), Some(bits)) =
+                (parse_state_block_key(&key), Bitmap::decode(&value))
+            {
+                counts[state as usize] += bits.len();
+            }
         }
         Ok(counts)
     }
 
-    /// Counts the frontier: ids in all its blocks.
+    /// Counts the frontier: ids in all its blocks, after rebuilding those
+    /// that do not read (as [`UrlLog::recount`]).
     fn count_frontier(&self) -> Result<u64, StoreError> {
+        self.repair_damaged_blocks(&self.frontier, FRONTIER_BLOCKS)?;
         let mut n = 0;
         for entry in self.frontier.iter() {
             let (key, value) = entry?;
-            let bits = Bitmap::decode(&value)
-                .filter(|_| parse_frontier_block_key(&key).is_some())
-                .ok_or_else(|| StoreError::BadEntry {
-                    tree: FRONTIER_BLOCKS,
-                    key: key.to_vec(),
-                })?;
-            n += bits.len();
+            if parse_frontier_block_key(&key).is_some()
+                && let Some(bits) = Bitmap::decode(&value)
+            {
+                n += bits.len();
+            }
         }
         Ok(n)
     }
@@ -569,12 +598,12 @@ impl UrlLog {
         let mut visited = 0;
         for entry in self.urls.range((lo, hi)) {
             let (k, bytes) = entry?;
-            let id = parse_id(&k).ok_or_else(|| StoreError::BadEntry {
-                tree: "urls",
-                key: k.to_vec(),
-            })?;
-            // A damaged record is passed over: one bad value must not end a
-            // walk over millions (`get` reports it when it is asked for).
+            // A damaged key or record is passed over: one bad entry must
+            // not end a walk over millions, nor keep a layout 1 log from
+            // migrating (`get` reports a damaged record when asked for).
+            let Some(id) = parse_id(&k) else {
+                continue;
+            };
             let Ok(brief) = brief::decode_brief(&bytes) else {
                 continue;
             };
@@ -646,7 +675,21 @@ impl UrlLog {
         };
         match query.state {
             Some(state) => {
-                let within = |id: &u64| ids.contains(id);
+                // The bounds as ids included; none when they exclude
+                // every id.
+                let first = match ids.0 {
+                    Bound::Included(id) => Some(id),
+                    Bound::Excluded(id) => id.checked_add(1),
+                    Bound::Unbounded => Some(0),
+                };
+                let last = match ids.1 {
+                    Bound::Included(id) => Some(id),
+                    Bound::Excluded(id) => id.checked_sub(1),
+                    Bound::Unbounded => Some(u64::MAX),
+                };
+                let (Some(first), Some(last)) = (first, last) else {
+                    return Ok(page);
+                };
                 let lo = match ids.0 {
                     Bound::Included(id) | Bound::Excluded(id) => block_of(id),
                     Bound::Unbounded => 0,
@@ -669,10 +712,13 @@ impl UrlLog {
                         _ => return Err(bad()),
                     };
                     let bits = Bitmap::decode(&v).ok_or_else(bad)?;
+                    // Only the bits within the bounds: a page starting
+                    // inside a block does not walk the bits before it.
+                    let in_block = bits.ids_between(block, first, last);
                     let in_block: Vec<u64> = if back {
-                        bits.ids(block).rev().filter(within).collect()
+                        in_block.rev().collect()
                     } else {
-                        bits.ids(block).filter(within).collect()
+                        in_block.collect()
                     };
                     for id in in_block {
                         // An index entry without a record cannot come from
@@ -715,7 +761,9 @@ impl UrlLog {
         limit: usize,
     ) -> Result<Vec<u64>, StoreError> {
         check_slot(level, queue)?;
-        let first = after.map_or(0, |id| id.saturating_add(1));
+        let Some(first) = after.map_or(Some(0), |id| id.checked_add(1)) else {
+            return Ok(Vec::new());
+        };
         let lo = frontier_block_key(level, queue, first);
         let hi = frontier_key(level, queue, u64::MAX);
         let mut ids = Vec::new();
@@ -734,8 +782,7 @@ impl UrlLog {
             };
             let bits = Bitmap::decode(&value).ok_or_else(bad)?;
             let room = limit - ids.len();
-            let after = |id: &u64| after.is_none_or(|a| *id > a);
-            ids.extend(bits.ids(block).filter(after).take(room));
+            ids.extend(bits.ids_between(block, first, u64::MAX).take(room));
         }
         Ok(ids)
     }
@@ -757,18 +804,30 @@ impl UrlLog {
     /// re-queued all the same and the first such error is returned.
     pub fn requeue_in_flight(&self) -> Result<u64, StoreError> {
         let mut ids = Vec::new();
+        let mut damaged = Vec::new();
         for entry in self.by_state.scan_prefix([State::InFlight.byte()]) {
             let (key, value) = entry?;
             let block = parse_state_block_key(&key).map(|(_, block)| block);
             match (block, Bitmap::decode(&value)) {
                 (Some(block), Some(bits)) => ids.extend(bits.ids(block)),
-                _ => {
-                    return Err(StoreError::BadEntry {
-                        tree: STATE_BLOCKS,
-                        key: key.to_vec(),
-                    });
+                _ => damaged.push(key),
+            }
+        }
+        if !damaged.is_empty() {
+            // A damaged block must not keep the crawl from resuming: it is
+            // rebuilt from its records (`repair.rs`) under the writer lock,
+            // and what it holds now is re-queued with the rest.
+            let mut writer = self.lock_writer();
+            writer.blocks.clear();
+            for key in damaged {
+                self.repair(STATE_BLOCKS, &key)?;
+                if let Some((_, block)) = parse_state_block_key(&key)
+                    && let Some(bits) = self.by_state.get(&key)?.and_then(|v| Bitmap::decode(&v))
+                {
+                    ids.extend(bits.ids(block));
                 }
             }
+            ids.sort_unstable();
         }
         let mut requeued = 0;
         let mut first_error = None;

@@ -32,7 +32,7 @@ use super::index::{URL_BUCKETS, id_key};
 use super::record::{State, UrlRecord, encode, header_state, stored_url};
 use super::url_buckets::{BucketWrites, bucket_key, find};
 use super::written::{Stored, Written};
-use super::{LEVELS, QUEUE_NAMES, StoreError, UrlLog};
+use super::{LEVELS, QUEUE_NAMES, StoreError, UrlLog, Writer};
 
 /// One write in an [`UrlLog::apply`] batch. Frontier slots are
 /// `(level, queue)`: level 0 (`highest`) … 4 (`lowest`), queue an index
@@ -72,6 +72,10 @@ impl<'a> Change<'a> {
 }
 
 type TxResult<T> = Result<T, ConflictableTransactionError<StoreError>>;
+
+/// Damaged entries one batch repairs before giving up: a batch touches
+/// few blocks, so more than this is not damage a repair can keep up with.
+const MAX_REPAIRS: usize = 16;
 
 fn abort<T>(error: StoreError) -> TxResult<T> {
     Err(ConflictableTransactionError::Abort(error))
@@ -213,11 +217,40 @@ impl UrlLog {
     /// Crash safety comes from grouping: a fetched page's update and its
     /// new links (discovered with `enqueue`) in one batch; taking a URL to
     /// fetch as `Update` (in flight) plus `Dequeue` in one batch.
+    ///
+    /// A state or frontier block or a URL bucket that does not read
+    /// (damage) is rebuilt from the records (`repair.rs`) and the batch
+    /// tried again, a few times at most: rewriting the damaged value as
+    /// it stands would lose the ids it held, and refusing every write
+    /// that meets it would stop a crawl for one bad entry.
     pub fn apply(&self, changes: &[Change<'_>]) -> Result<Vec<Option<u64>>, StoreError> {
         // One writer at a time, from the checks below to the notes after
         // the commit: what it reads before the transaction and keeps in
         // memory stays true until its transaction is written.
         let mut writer = self.lock_writer();
+        let mut repaired: Vec<Vec<u8>> = Vec::new();
+        loop {
+            match self.apply_locked(&mut writer, changes) {
+                Err(StoreError::BadEntry { tree, key })
+                    if UrlLog::repairable(tree)
+                        && repaired.len() < MAX_REPAIRS
+                        && !repaired.contains(&key) =>
+                {
+                    writer.blocks.clear();
+                    self.repair(tree, &key)?;
+                    repaired.push(key);
+                }
+                done => return done,
+            }
+        }
+    }
+
+    /// [`UrlLog::apply`] once, under the writer lock.
+    fn apply_locked(
+        &self,
+        writer: &mut Writer,
+        changes: &[Change<'_>],
+    ) -> Result<Vec<Option<u64>>, StoreError> {
         // Everything that can fail without the database fails before the
         // transaction, and records are encoded once: sled may run the
         // closure more than once.
@@ -315,8 +348,12 @@ impl UrlLog {
                         buckets.insert(by_url, &record.url, id)?;
                         blocks.insert(BlockKey::state(record.state, id), id)?;
                         delta.counts[record.state as usize] += 1;
-                        if let Some((level, queue)) = enqueue {
-                            blocks.insert(BlockKey::frontier(level, queue, id), id)?;
+                        // Counted only when the bit was clear: an id
+                        // enqueued before it was discovered is in the
+                        // frontier once.
+                        if let Some((level, queue)) = enqueue
+                            && blocks.insert(BlockKey::frontier(level, queue, id), id)?
+                        {
                             delta.frontier += 1;
                         }
                         brief_writes.discovered(briefs, meta, id, record)?;
@@ -404,7 +441,6 @@ impl UrlLog {
         }
         self.frontier_len
             .store(after.frontier_len, Ordering::Relaxed);
-        drop(writer);
         if let Some(table) = grown_table {
             self.learn_content_types(table);
         }

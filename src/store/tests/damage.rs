@@ -261,6 +261,9 @@ fn damaged_index_entries() {
             ..
         })
     ));
+    // Writes never meet that key (no block has it): a repair on open
+    // would drop it.
+    log.by_state.remove([State::Fetched.byte(), 1, 2]).unwrap();
     let bucket = super::super::url_buckets::bucket_key("http://i/3");
     log.by_url.insert(bucket, b"xy".as_slice()).unwrap();
     assert!(matches!(
@@ -270,14 +273,17 @@ fn damaged_index_entries() {
             ..
         })
     ));
-    // A URL of that bucket cannot be told new or known: refused.
-    assert!(matches!(
-        log.discover(&rec("http://i/3", State::Queued)),
-        Err(StoreError::BadEntry {
-            tree: "url_buckets",
-            ..
-        })
-    ));
+    // A URL of that bucket cannot be told new or known from the bucket:
+    // the bucket is rebuilt from the records, and the write goes on.
+    assert_eq!(
+        log.discover(&rec("http://i/3", State::Queued)).unwrap(),
+        None
+    );
+    assert_eq!(log.id_of("http://i/3").unwrap(), Some(4));
+    assert_eq!(
+        log.discover(&rec("http://i/new", State::Queued)).unwrap(),
+        Some(21)
+    );
     damaged_blocks(&log);
     // A layout this build does not know is refused on open.
     log.meta.insert(LAYOUT, [9u8].as_slice()).unwrap();
@@ -289,10 +295,11 @@ fn damaged_index_entries() {
 }
 
 /// A state or frontier block whose value is not a bitmap: reads through
-/// it are [`StoreError::BadEntry`], writes that would rewrite it are
-/// refused (rewriting would lose its other ids), and the rest of the log
-/// reads and writes on. Called on the 20-URL log of
-/// [`damaged_index_entries`], all in block 0.
+/// it are [`StoreError::BadEntry`]; a write that meets it rebuilds it from
+/// the records of its ids first (rewriting it as it stands would lose
+/// them), as do resume and open, so that one damaged block blocks no
+/// write. Called on the 21-URL log of [`damaged_index_entries`], all in
+/// block 0.
 fn damaged_blocks(log: &UrlLog) {
     let bad = |result: Result<_, StoreError>, tree: &str| {
         assert!(
@@ -304,6 +311,7 @@ fn damaged_blocks(log: &UrlLog) {
         state: Some(State::Queued),
         ..Query::default()
     };
+    let queued_ids = ids(&log.page(&queued, None, 100).unwrap());
     log.by_state
         .insert(state_key(State::Queued, 0), &b"\x01\xff\x01\x02"[..])
         .unwrap();
@@ -313,26 +321,128 @@ fn damaged_blocks(log: &UrlLog) {
     let mut moved = log.get(1).unwrap().unwrap();
     assert_eq!(moved.state, State::Queued);
     moved.state = State::Error;
-    bad(log.update(1, &moved), "state_blocks");
-    // A block of another state still moves; the damaged one stays as it
-    // was, for a repair to find.
+    log.update(1, &moved).unwrap();
+    assert_eq!(
+        ids(&log.page(&queued, None, 100).unwrap()),
+        queued_ids[1..],
+        "rebuilt, with the move"
+    );
+    check_consistent(log);
+
+    // Resume: a damaged in-flight block is rebuilt and its URLs re-queued.
     let mut other = log.get(2).unwrap().unwrap();
     assert_eq!(other.state, State::InFlight);
-    other.state = State::Saved;
-    log.update(2, &other).unwrap();
-    assert!(
-        log.page(&Query::default(), None, 100).unwrap().len() == 20,
-        "records read on"
-    );
-    bad(log.requeue_in_flight().map(|_| ()), "state_blocks");
+    log.by_state
+        .insert(state_key(State::InFlight, 0), &b""[..])
+        .unwrap();
+    forget_writes(log);
+    let in_flight = log.counts().in_flight;
+    assert_eq!(log.requeue_in_flight().unwrap(), in_flight);
+    assert_eq!(log.counts().in_flight, 0);
+    other = log.get(2).unwrap().unwrap();
+    assert_eq!(other.state, State::Queued);
+    assert_eq!(other.reason, REQUEUED_REASON);
+    check_consistent(log);
 
+    // The frontier block: rebuilt from the queued records' slots.
     log.frontier
         .insert(frontier_key(2, 4, 0), &b""[..])
         .unwrap();
     forget_writes(log);
     bad(log.frontier(2, 4, None, 10).map(|_| ()), "frontier_blocks");
-    bad(log.enqueue(3, 2, 4), "frontier_blocks");
+    log.enqueue(3, 2, 4).unwrap();
+    let slot = frontier_slot(0, "follow");
+    assert_eq!(slot, (2, 4), "the slot of the test records");
+    let expected: Vec<u64> = log
+        .page(&queued, None, 100)
+        .unwrap()
+        .iter()
+        .map(|(id, _)| *id)
+        .chain([3])
+        .collect::<std::collections::BTreeSet<u64>>()
+        .into_iter()
+        .collect();
+    assert_eq!(log.frontier(2, 4, None, 100).unwrap(), expected);
     assert_eq!(log.frontier(2, 3, None, 10).unwrap(), Vec::<u64>::new());
     log.enqueue(3, 2, 3).unwrap();
     assert_eq!(log.frontier(2, 3, None, 10).unwrap(), [3]);
+}
+
+/// A damaged block found on open, when the counts are rebuilt, is
+/// rebuilt from its records too (and an unreadable key dropped), rather
+/// than keeping the log from opening.
+#[test]
+fn damaged_blocks_are_rebuilt_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let log = open(dir.path());
+        for i in 0..20 {
+            let record = rec(&format!("http://o/{i}"), State::ALL[i % 3]);
+            log.apply(&[Change::Discover {
+                record: &record,
+                enqueue: (i % 3 == 0).then_some((2, 4)),
+            }])
+            .unwrap();
+        }
+        log.by_state
+            .insert(state_key(State::Fetched, 0), &b"junk"[..])
+            .unwrap();
+        log.by_state.insert(&b"xy"[..], &b""[..]).unwrap();
+        log.frontier
+            .insert(frontier_key(2, 4, 0), &b""[..])
+            .unwrap();
+        log.frontier.insert(&b"z"[..], &b""[..]).unwrap();
+        log.meta.insert(COUNTERS, &b"junk"[..]).unwrap();
+        log.flush().unwrap();
+    }
+    let log = open(dir.path());
+    assert_eq!(log.counts().fetched, 6);
+    assert_eq!(log.len(), 20);
+    assert_eq!(log.frontier_len(), 7);
+    assert_eq!(
+        log.frontier(2, 4, None, 100).unwrap(),
+        [1, 4, 7, 10, 13, 16, 19]
+    );
+    check_consistent(&log);
+}
+
+/// A block number whose ids would not fit a u64 is a damaged key, not a
+/// block of ids that all saturate to `u64::MAX`.
+#[test]
+fn block_numbers_past_the_id_space_are_damage() {
+    use super::super::index::MAX_BLOCK;
+    assert!(parse_state_block_key(&state_key(State::Queued, MAX_BLOCK)).is_some());
+    assert!(parse_state_block_key(&state_key(State::Queued, MAX_BLOCK + 1)).is_none());
+    assert!(parse_frontier_block_key(&frontier_key(1, 2, MAX_BLOCK)).is_some());
+    assert!(parse_frontier_block_key(&frontier_key(1, 2, u64::MAX)).is_none());
+    let (_dir, log) = fresh();
+    log.discover(&rec("http://b/1", State::Queued)).unwrap();
+    let mut bits = Bitmap::default();
+    bits.insert(0);
+    bits.insert(1);
+    let bits = bits.encode().unwrap();
+    log.by_state
+        .insert(state_key(State::Queued, u64::MAX), bits.clone())
+        .unwrap();
+    log.frontier
+        .insert(frontier_key(1, 2, u64::MAX), bits)
+        .unwrap();
+    let queued = Query {
+        state: Some(State::Queued),
+        ..Query::default()
+    };
+    assert!(matches!(
+        log.page(&queued, Some(1), 10),
+        Err(StoreError::BadEntry {
+            tree: "state_blocks",
+            ..
+        })
+    ));
+    assert!(matches!(
+        log.frontier(1, 2, None, 10),
+        Err(StoreError::BadEntry {
+            tree: "frontier_blocks",
+            ..
+        })
+    ));
 }

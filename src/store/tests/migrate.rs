@@ -304,3 +304,88 @@ fn an_unknown_layout_is_refused_not_migrated() {
         Err(StoreError::Open { .. })
     ));
 }
+
+/// A log whose `meta` lost its `layout` key is not taken for a new log:
+/// layouts 1 to 3 (old per-URL trees) are migrated as from layout 1, a
+/// layout 4 log (only `by_url` is old) as from layout 4, and a layout 5
+/// log is kept. Written as new, the next open would drop its old trees
+/// with its index and frontier.
+#[test]
+fn a_log_without_its_layout_key_is_migrated_not_taken_for_new() {
+    for layout in [2, 3, 4, 5] {
+        let dir = tempfile::tempdir().unwrap();
+        let before = {
+            let log = filled(dir.path());
+            let before = snapshot(&log);
+            if layout < 5 {
+                downgrade(&log, layout);
+            }
+            log.meta.remove(LAYOUT).unwrap();
+            log.flush().unwrap();
+            before
+        };
+        for round in 0..2 {
+            let log = open(dir.path());
+            assert_eq!(layout_of(&log), Some(5), "layout {layout}, open {round}");
+            assert_eq!(snapshot(&log), before, "layout {layout}, open {round}");
+            check_consistent(&log);
+        }
+    }
+}
+
+/// Keys of `urls` that are not ids (damage) keep neither a layout 1 log
+/// from migrating (its briefs are built from the records) nor any log
+/// from opening; the ids of the others are not given out again.
+#[test]
+fn malformed_record_keys_do_not_stop_a_migration() {
+    for layout in [1, 5] {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let log = filled(dir.path());
+            if layout < 5 {
+                downgrade(&log, layout);
+            }
+            // Right after id 5, and after every id.
+            log.urls
+                .insert(&[0, 0, 0, 0, 0, 0, 0, 5, 0][..], &b"x"[..])
+                .unwrap();
+            log.urls.insert(&[0xff][..], &b"x"[..]).unwrap();
+            log.flush().unwrap();
+        }
+        let log = open(dir.path());
+        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
+        let briefs = log.scan_briefs(None, None, |_, _| true).unwrap();
+        assert_eq!(briefs, URLS, "layout {layout}");
+        assert_eq!(log.len(), URLS, "layout {layout}");
+        let id = log.discover(&rec("http://m/new", State::Queued)).unwrap();
+        assert_eq!(id, Some(URLS + 1), "layout {layout}");
+    }
+}
+
+/// A next id stored above the one after the last record (ids given out
+/// to records since lost) survives the migration, read from its own key
+/// (layouts 1, 2) or the packed counters (3, 4).
+#[test]
+fn a_migration_keeps_a_higher_stored_next_id() {
+    for layout in [1, 2, 3, 4] {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let log = filled(dir.path());
+            let mut counters = log.lock_writer().counters;
+            downgrade(&log, layout);
+            counters.next_id = URLS + 50;
+            if layout <= 2 {
+                log.meta
+                    .insert(NEXT_ID, &counters.next_id.to_be_bytes())
+                    .unwrap();
+            } else {
+                log.meta.insert(COUNTERS, &counters.pack()[..]).unwrap();
+            }
+            log.flush().unwrap();
+        }
+        let log = open(dir.path());
+        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
+        let id = log.discover(&rec("http://m/new", State::Queued)).unwrap();
+        assert_eq!(id, Some(URLS + 50), "layout {layout}");
+    }
+}

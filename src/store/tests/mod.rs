@@ -257,6 +257,20 @@ fn check_consistent(log: &UrlLog) {
         frontier += 1;
     }
     assert_eq!(log.frontier_len(), frontier);
+    // What the writer keeps of blocks (`blocks.rs`) is what sled holds:
+    // a write trusts it instead of reading.
+    for (key, bytes, cached) in log.lock_writer().blocks.iter() {
+        let tree = match key {
+            super::blocks::BlockKey::State(..) => &log.by_state,
+            super::blocks::BlockKey::Frontier(..) => &log.frontier,
+        };
+        let stored = tree.get(&bytes).unwrap();
+        assert_eq!(
+            stored.as_deref(),
+            cached.encode().as_deref(),
+            "cached block {key:?} as sled holds it"
+        );
+    }
     let names = log.db.tree_names();
     for old in [OLD_BY_URL, OLD_BY_STATE, OLD_FRONTIER] {
         assert!(!names.iter().any(|n| n == old.as_bytes()), "{old} dropped");

@@ -609,3 +609,29 @@ fn blocks_coalesce_and_a_failed_batch_leaves_them_as_sled_has_them() {
     assert_eq!(log.frontier(2, 4, None, 3).unwrap(), [1, 2, 3]);
     check_consistent(&log);
 }
+
+/// A discovery that enqueues an id already in that queue (enqueued
+/// before it was discovered) counts it in the frontier once.
+#[test]
+fn discovering_into_a_queue_that_holds_the_id_counts_it_once() {
+    let (dir, log) = fresh();
+    for i in 0..3 {
+        log.discover(&rec(&format!("http://q/{i}"), State::Fetched))
+            .unwrap();
+    }
+    log.enqueue(4, 2, 4).unwrap();
+    assert_eq!(log.frontier_len(), 1);
+    let id = log
+        .apply(&[Change::Discover {
+            record: &rec("http://q/3", State::Queued),
+            enqueue: Some((2, 4)),
+        }])
+        .unwrap()[0];
+    assert_eq!(id, Some(4));
+    assert_eq!(log.frontier(2, 4, None, 10).unwrap(), [4]);
+    assert_eq!(log.frontier_len(), 1);
+    check_consistent(&log);
+    drop(log);
+    let log = open(dir.path());
+    assert_eq!(log.frontier_len(), 1);
+}
