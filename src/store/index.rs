@@ -32,11 +32,15 @@
 use super::bitmap::{BLOCK_IDS, block_of};
 use super::record::State;
 
-/// The id the next discovered URL gets. Ids start at 1 and are dense:
-/// the counter moves in the same transaction as the record.
+/// Layouts 1 and 2 only: the id the next discovered URL got, a `meta`
+/// key of its own. Since layout 3 it is packed with the other counters
+/// (`counters.rs`); a migration reads it (it keeps the higher of it and
+/// the id after the last record) and then removes it, and a `meta` that
+/// still holds it with no `layout` key is taken for layout 1.
 pub(crate) const NEXT_ID: &[u8] = b"next_id";
-/// Entries in the `frontier` tree, kept with every enqueue and dequeue so
-/// that [`super::UrlLog::frontier_len`] needs no scan.
+/// Layouts 1 and 2 only: the frontier's length, a `meta` key of its
+/// own; packed with the other counters since layout 3, and removed by
+/// the migration.
 pub(crate) const FRONTIER_LEN: &[u8] = b"frontier_len";
 /// The key layout version, checked on open: a later layout must not be
 /// read as this one.

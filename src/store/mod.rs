@@ -29,6 +29,9 @@
 //! Logs of layouts 1 to 4 (an entry per URL in the URL index; in 1 to 3
 //! also in the state index and the frontier, counters a key each in 1 and
 //! 2, no briefs in 1) are rebuilt in layout 5 when opened (`migrate.rs`).
+//! A damaged state or frontier block or URL bucket is rebuilt from the
+//! records when a write, the resume or the open-time recount meets it
+//! (`repair.rs`).
 //!
 //! Consistency: every write is a batch of [`Change`]s applied in one sled
 //! transaction over all six trees ([`UrlLog::apply`]; `discover`,
@@ -213,6 +216,16 @@ impl StateCounts {
     }
 }
 
+/// A step of the migration of an older log on open, reported by
+/// [`UrlLog::open_reporting`]; layouts are those of `index.rs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Migration {
+    /// Rebuilding a log of layout `from` in layout `to` has started.
+    Started { from: u8, to: u8 },
+    /// It has ended: the log is in layout `to` now.
+    Finished { from: u8, to: u8 },
+}
+
 /// The reason written on a record that [`UrlLog::requeue_in_flight`] puts
 /// back in the queue.
 pub const REQUEUED_REASON: &str = "re-queued: it was in flight when the crawl stopped";
@@ -274,6 +287,19 @@ impl UrlLog {
     /// lock conflict is retried for up to a second before it is reported as
     /// the log being in use.
     pub fn open(dir: &Path, cache_bytes: u64) -> Result<UrlLog, StoreError> {
+        UrlLog::open_reporting(dir, cache_bytes, &mut |_| {})
+    }
+
+    /// [`UrlLog::open`], telling `report` when a log of an older layout
+    /// starts and ends being rebuilt in this one (`migrate.rs`): it
+    /// writes the log, once and for good, even for a command that only
+    /// reads, and takes a while on a large log, so the caller says so.
+    /// This module prints nothing itself.
+    pub fn open_reporting(
+        dir: &Path,
+        cache_bytes: u64,
+        report: &mut dyn FnMut(Migration),
+    ) -> Result<UrlLog, StoreError> {
         let attempt = || {
             catch_unwind(AssertUnwindSafe(|| {
                 sled::Config::new()
@@ -335,7 +361,7 @@ impl UrlLog {
         };
         match log.meta.get(LAYOUT)?.as_deref() {
             None => match log.unlabelled_layout()? {
-                Some(old) => log.migrate(old)?,
+                Some(old) => log.migrate_reporting(old, report)?,
                 None => {
                     log.meta.insert(LAYOUT, &[LAYOUT_VERSION])?;
                 }
@@ -349,7 +375,7 @@ impl UrlLog {
                     | LAYOUT_PACKED_COUNTERS
                     | LAYOUT_STATE_BITMAPS),
                 ],
-            ) => log.migrate(old)?,
+            ) => log.migrate_reporting(old, report)?,
             Some(other) => {
                 return Err(failed(format!(
                     "key layout {}, this build reads layouts {LAYOUT_WITHOUT_BRIEFS} to {LAYOUT_VERSION}",
@@ -368,6 +394,24 @@ impl UrlLog {
                 .unwrap_or_default(),
         ));
         Ok(log)
+    }
+
+    /// [`UrlLog::migrate`] between two reports.
+    fn migrate_reporting(
+        &self,
+        from: u8,
+        report: &mut dyn FnMut(Migration),
+    ) -> Result<(), StoreError> {
+        report(Migration::Started {
+            from,
+            to: LAYOUT_VERSION,
+        });
+        self.migrate(from)?;
+        report(Migration::Finished {
+            from,
+            to: LAYOUT_VERSION,
+        });
+        Ok(())
     }
 
     /// What to do with a log that has no `layout` key: `None` when it is
@@ -574,8 +618,9 @@ impl UrlLog {
     /// Walks the records with ids in `(after, upto]` in id order, each as
     /// its [`Brief`], until `visit` returns false; damaged entries are
     /// passed over. Returns how many were visited. For walks over every
-    /// URL: it reads the packed `briefs` tree, or on a log of the first
-    /// layout the records themselves (no trace or error decoded).
+    /// URL: it reads the packed `briefs` tree (a log of the first layout,
+    /// which had none, has them built from its records when it is
+    /// migrated on open).
     pub fn scan_briefs(
         &self,
         after: Option<u64>,
@@ -585,8 +630,10 @@ impl UrlLog {
         self.walk_packed_briefs(after, upto, visit)
     }
 
-    /// [`UrlLog::scan_briefs`] through the records: how a log of the first
-    /// layout gets its briefs (`migrate.rs`).
+    /// [`UrlLog::scan_briefs`] through the records (no trace or error
+    /// decoded): how a log of the first layout gets its briefs when it is
+    /// migrated (`migrate.rs`). Keys that are not ids and records that do
+    /// not decode are passed over.
     fn walk_record_briefs(
         &self,
         after: Option<u64>,
@@ -827,6 +874,8 @@ impl UrlLog {
                     ids.extend(bits.ids(block));
                 }
             }
+            self.recount_after_repair(&mut writer)?;
+            drop(writer);
             ids.sort_unstable();
         }
         let mut requeued = 0;

@@ -238,6 +238,7 @@ impl UrlLog {
                 {
                     writer.blocks.clear();
                     self.repair(tree, &key)?;
+                    self.recount_after_repair(&mut writer)?;
                     repaired.push(key);
                 }
                 done => return done,

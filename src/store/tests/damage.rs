@@ -366,6 +366,8 @@ fn damaged_blocks(log: &UrlLog) {
     assert_eq!(log.frontier(2, 3, None, 10).unwrap(), Vec::<u64>::new());
     log.enqueue(3, 2, 3).unwrap();
     assert_eq!(log.frontier(2, 3, None, 10).unwrap(), [3]);
+    // The frontier's length counts what the rebuilt block holds.
+    check_consistent(log);
 }
 
 /// A damaged block found on open, when the counts are rebuilt, is

@@ -389,3 +389,66 @@ fn a_migration_keeps_a_higher_stored_next_id() {
         assert_eq!(id, Some(URLS + 50), "layout {layout}");
     }
 }
+
+/// Damaged entries of the old trees (keys that are not keys of theirs,
+/// values that are not ids) are passed over: the migration completes and
+/// every good entry is there.
+#[test]
+fn a_migration_passes_over_damaged_old_entries() {
+    for layout in [1, 3, 4] {
+        let dir = tempfile::tempdir().unwrap();
+        let before = {
+            let log = filled(dir.path());
+            let before = snapshot(&log);
+            downgrade(&log, layout);
+            let old_by_url = log.db.open_tree(OLD_BY_URL).unwrap();
+            old_by_url.insert(&b"http://junk/"[..], &b"xy"[..]).unwrap();
+            old_by_url
+                .insert(&[0xff, 0xfe][..], &id_key(3)[..])
+                .unwrap();
+            if layout < 4 {
+                let old_by_state = log.db.open_tree(OLD_BY_STATE).unwrap();
+                old_by_state.insert(&[99u8, 0, 0][..], &[][..]).unwrap();
+                old_by_state
+                    .insert(&[State::Queued.byte(), 1][..], &[][..])
+                    .unwrap();
+                let old_frontier = log.db.open_tree(OLD_FRONTIER).unwrap();
+                old_frontier.insert(&[2u8, 4, 0, 1][..], &[][..]).unwrap();
+                old_frontier.insert(&[9u8][..], &[][..]).unwrap();
+            }
+            log.flush().unwrap();
+            before
+        };
+        let log = open(dir.path());
+        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
+        assert_eq!(log.id_of("http://junk/").unwrap(), None);
+        assert_eq!(snapshot(&log), before, "layout {layout}");
+        check_consistent(&log);
+    }
+}
+
+/// The caller is told when a migration starts and ends (the CLI prints
+/// it), and told nothing when the log is already of this layout.
+#[test]
+fn a_migration_is_reported_to_the_caller() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let log = filled(dir.path());
+        downgrade(&log, 3);
+    }
+    let mut steps = Vec::new();
+    let log =
+        UrlLog::open_reporting(&dir.path().join("db"), CACHE, &mut |m| steps.push(m)).unwrap();
+    assert_eq!(
+        steps,
+        [
+            Migration::Started { from: 3, to: 5 },
+            Migration::Finished { from: 3, to: 5 }
+        ]
+    );
+    drop(log);
+    steps.clear();
+    let _log =
+        UrlLog::open_reporting(&dir.path().join("db"), CACHE, &mut |m| steps.push(m)).unwrap();
+    assert!(steps.is_empty());
+}

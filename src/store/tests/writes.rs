@@ -635,3 +635,96 @@ fn discovering_into_a_queue_that_holds_the_id_counts_it_once() {
     let log = open(dir.path());
     assert_eq!(log.frontier_len(), 1);
 }
+
+/// Each queue's content, not only its order and the total, against a
+/// model of the changes applied: discoveries with and without a queue,
+/// enqueues (some twice), dequeues (some from the wrong queue), over
+/// several blocks, in batches.
+#[test]
+fn each_queue_holds_exactly_what_the_changes_put_there() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let (dir, log) = fresh();
+    let mut model: BTreeMap<(u8, u8), BTreeSet<u64>> = BTreeMap::new();
+    let records: Vec<UrlRecord> = (0..9000u64)
+        .map(|i| rec(&format!("http://f/{i}"), State::Queued))
+        .collect();
+    // A cheap deterministic mix (no RNG dependency): slot of step n.
+    let slot = |n: u64| (((n * 7) % 5) as u8, ((n * 11 + n / 3) % 6) as u8);
+    for (c, chunk) in records.chunks(1500).enumerate() {
+        let changes: Vec<Change<'_>> = chunk
+            .iter()
+            .enumerate()
+            .map(|(i, record)| {
+                let n = (c * 1500 + i) as u64;
+                Change::Discover {
+                    record,
+                    enqueue: (n % 4 != 0).then(|| slot(n)),
+                }
+            })
+            .collect();
+        let got = log.apply(&changes).unwrap();
+        for (change, id) in changes.iter().zip(got) {
+            if let (
+                Change::Discover {
+                    enqueue: Some(s), ..
+                },
+                Some(id),
+            ) = (change, id)
+            {
+                model.entry(*s).or_default().insert(id);
+            }
+        }
+    }
+    for round in 0..3u64 {
+        let mut changes = Vec::new();
+        for id in (1 + round..=9000).step_by(7) {
+            let (level, queue) = slot(id * 3 + round);
+            changes.push(if (id + round) % 3 == 0 {
+                Change::Dequeue { id, level, queue }
+            } else {
+                Change::Enqueue { id, level, queue }
+            });
+        }
+        log.apply(&changes).unwrap();
+        for change in &changes {
+            match *change {
+                Change::Enqueue { id, level, queue } => {
+                    model.entry((level, queue)).or_default().insert(id);
+                }
+                Change::Dequeue { id, level, queue } => {
+                    model.entry((level, queue)).or_default().remove(&id);
+                }
+                _ => {}
+            }
+        }
+    }
+    let check = |log: &UrlLog| {
+        let mut total = 0;
+        for level in 0..LEVELS {
+            for queue in 0..QUEUE_NAMES.len() as u8 {
+                let want: Vec<u64> = model
+                    .get(&(level, queue))
+                    .map(|s| s.iter().copied().collect())
+                    .unwrap_or_default();
+                let mut got: Vec<u64> = Vec::new();
+                loop {
+                    let chunk = log
+                        .frontier(level, queue, got.last().copied(), 777)
+                        .unwrap();
+                    if chunk.is_empty() {
+                        break;
+                    }
+                    got.extend(chunk);
+                }
+                assert_eq!(got, want, "queue ({level}, {queue})");
+                total += want.len() as u64;
+            }
+        }
+        assert_eq!(log.frontier_len(), total);
+    };
+    check(&log);
+    check_consistent(&log);
+    drop(log);
+    let log = open(dir.path());
+    check(&log);
+}
