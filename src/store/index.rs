@@ -7,7 +7,7 @@
 //! | tree       | key                                   | value                 |
 //! |------------|---------------------------------------|-----------------------|
 //! | `urls`     | id (u64 BE)                           | [`super::record`] codec |
-//! | `url_buckets` | 18 bits of the URL's FNV-1a hash (u32 BE) | its URLs with their ids (`url_buckets.rs`) |
+//! | `by_url`   | URL bytes                             | id (u64 BE)           |
 //! | `state_blocks` | state byte ++ id / 4096 (u64 BE)  | bitmap of that block's ids in that state (`bitmap.rs`) |
 //! | `frontier_blocks` | level byte ++ queue byte ++ id / 4096 (u64 BE) | bitmap of that block's ids in that queue |
 //! | `briefs`   | `r` ++ first id, `s` ++ id / 256 (u64 BE) | runs of URLs, status blocks (`briefs.rs`) |
@@ -15,10 +15,9 @@
 //!
 //! Layouts 1 to 3 kept an entry per URL instead of a bitmap per block, in
 //! trees of other names: `by_state` (state byte ++ id → empty) and
-//! `frontier` (level ++ queue ++ id → empty); layouts 1 to 4 kept the URL
-//! index as `by_url` (URL → id). Sled keeps resident memory and a key
-//! write per entry, so layouts 4 and 5 pack them; a log of an older
-//! layout is rebuilt in layout 5 when it is opened (`migrate.rs`). The
+//! `frontier` (level ++ queue ++ id → empty). Sled keeps resident memory
+//! and a key write per entry, so layout 4 packs them; a log of an older
+//! layout is rebuilt in layout 4 when it is opened (`migrate.rs`). The
 //! new trees have new names so that the two forms never mix.
 //!
 //! | layout | what it added |
@@ -27,7 +26,9 @@
 //! | 2 | `briefs` |
 //! | 3 | the counters packed in one `meta` key |
 //! | 4 | `state_blocks` and `frontier_blocks` in place of `by_state` and `frontier` |
-//! | 5 | `url_buckets` in place of `by_url` |
+//!
+//! A layout 5 (the URL index in hash buckets) was tried on a branch and
+//! never released: a log that says 5 is refused like any later layout.
 
 use super::bitmap::{BLOCK_IDS, block_of};
 use super::record::State;
@@ -49,14 +50,11 @@ pub(crate) const LAYOUT: &[u8] = b"layout";
 /// absent when none is. A key added beside the others: builds that do not
 /// know it ignore it, so the layout version stays.
 pub(crate) const REFRESH_SINCE: &[u8] = b"refresh_since";
-/// The layout this build reads and writes: 5 keeps the URL index in
-/// buckets by hash (`url_buckets.rs`). Builds that read only layouts 1 to
-/// 4 refuse it, since they would find `by_url` empty.
-pub(crate) const LAYOUT_VERSION: u8 = 5;
-/// The layout with the state index and the frontier as bitmaps per block
-/// of ids (`bitmap.rs`) and an entry per URL in `by_url`: migrated on
-/// open.
-pub(crate) const LAYOUT_STATE_BITMAPS: u8 = 4;
+/// The layout this build reads and writes: 4 keeps the state index and the
+/// frontier as bitmaps per block of ids (`bitmap.rs`). Builds that read
+/// only layouts 1 to 3 refuse it, since they would find the old trees
+/// empty.
+pub(crate) const LAYOUT_VERSION: u8 = 4;
 /// The layout with the counters packed in one `meta` key and an entry per
 /// URL in `by_state` and `frontier`: migrated on open.
 pub(crate) const LAYOUT_PACKED_COUNTERS: u8 = 3;
@@ -70,10 +68,8 @@ pub(crate) const LAYOUT_WITHOUT_BRIEFS: u8 = 1;
 /// Tree names of layout 4's state index and frontier.
 pub(crate) const STATE_BLOCKS: &str = "state_blocks";
 pub(crate) const FRONTIER_BLOCKS: &str = "frontier_blocks";
-/// Tree name of the bucketed URL index (layout 5).
-pub(crate) const URL_BUCKETS: &str = "url_buckets";
-/// Tree name of the per-URL URL index of layouts 1 to 4.
-pub(crate) const OLD_BY_URL: &str = "by_url";
+/// Tree name of the URL index: URL → id, an entry per URL (all layouts).
+pub(crate) const BY_URL: &str = "by_url";
 /// Tree names of the per-URL state index and frontier of layouts 1 to 3.
 pub(crate) const OLD_BY_STATE: &str = "by_state";
 pub(crate) const OLD_FRONTIER: &str = "frontier";

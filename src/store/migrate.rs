@@ -1,8 +1,7 @@
-//! Opening a log of layout 1 to 4: its URL index (an entry per URL in
-//! `by_url`) is rebuilt in buckets (`url_buckets.rs`); for layouts 1 to 3
-//! its state index and frontier (an entry per URL, in `by_state` and
-//! `frontier`) are rebuilt as bitmaps per block (`bitmap.rs`) and its
-//! counters packed; for layout 1 its briefs are built from the records.
+//! Opening a log of layout 1, 2 or 3: its state index and frontier (an
+//! entry per URL, in `by_state` and `frontier`) are rebuilt as bitmaps per
+//! block in layout 4's trees (`index.rs`), its counters packed, and for
+//! layout 1 its briefs built from the records.
 //!
 //! Crash-safe by order. The old trees are only read until the very end,
 //! and the log stays in its old layout (which an older build still opens)
@@ -10,15 +9,13 @@
 //!
 //! 1. Clear the new trees: they hold what an interrupted migration left.
 //! 2. Build them from the old ones, in batches.
-//! 3. Flush, then write the packed counters and layout 5 in one atomic
+//! 3. Flush, then write the packed counters and layout 4 in one atomic
 //!    `meta` batch, and flush again.
 //! 4. Drop the old trees. A crash before that leaves them behind in a
-//!    layout 5 log; [`UrlLog::drop_old_trees`] drops them on the next open.
+//!    layout 4 log; [`UrlLog::drop_old_trees`] drops them on the next open.
 //!
 //! A damaged entry in an old tree is passed over: it could not be listed
 //! before either, and one bad key must not keep the log from opening.
-
-use std::collections::BTreeMap;
 
 use sled::transaction::{ConflictableTransactionError, TransactionError};
 use sled::{Batch, Transactional, Tree};
@@ -27,35 +24,24 @@ use super::bitmap::{Bitmap, block_of};
 use super::briefs::{self, BriefWrites};
 use super::counters::{COUNTERS, Counters};
 use super::index::{
-    FRONTIER_LEN, LAYOUT, LAYOUT_STATE_BITMAPS, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID,
-    OLD_BY_STATE, OLD_BY_URL, OLD_FRONTIER, count_key, frontier_key, parse_frontier_key, parse_id,
-    parse_state_key, state_key,
+    FRONTIER_LEN, LAYOUT, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, OLD_BY_STATE,
+    OLD_FRONTIER, count_key, frontier_key, parse_frontier_key, parse_id, parse_state_key,
+    state_key,
 };
 use super::record::{State, UrlRecord};
-use super::url_buckets::{BUCKET_BITS, bucket_key, push};
 use super::{StoreError, UrlLog};
 
 /// Blocks written per batch while building a new tree.
 const BLOCK_BATCH: usize = 256;
 
-/// URLs of the URL index gathered in memory per pass over `by_url`: its
-/// URLs come in URL order, scattered over the buckets, so each pass
-/// gathers the buckets of one range whole (about 20 MB of URLs).
-const URLS_PER_PASS: u64 = 250_000;
-
 /// Records whose briefs are built per transaction (layout 1).
 const BRIEF_BATCH: usize = 1_000;
 
 impl UrlLog {
-    /// Rebuilds a log of layout `from` (1 to 4) in layout 5; see the
+    /// Rebuilds a log of layout `from` (1 to 3) in layout 4; see the
     /// module docs for why each step is where it is.
     pub(super) fn migrate(&self, from: u8) -> Result<(), StoreError> {
-        self.by_url.clear()?;
-        let old_by_url = self.db.open_tree(OLD_BY_URL)?;
-        self.build_url_buckets(&old_by_url)?;
-        if from < LAYOUT_STATE_BITMAPS {
-            self.migrate_indexes(from)?;
-        }
+        self.migrate_indexes(from)?;
         // The counters from what was just built: the old ones, a key each
         // in layouts 1 and 2, are not trusted further than the open check
         // trusts them. The next id is the one the log stored when that
@@ -82,7 +68,7 @@ impl UrlLog {
     }
 
     /// The next id an old layout stored (a key of its own in layouts 1
-    /// and 2, packed with the counters in 3 and 4), or 0 when none reads.
+    /// and 2, packed with the counters in 3), or 0 when none reads.
     fn stored_next_id(&self) -> Result<u64, StoreError> {
         let separate = self.meta.get(NEXT_ID)?.and_then(|v| parse_id(&v));
         let packed = self
@@ -120,45 +106,11 @@ impl UrlLog {
         Ok(())
     }
 
-    /// Fills `url_buckets` from the per-URL entries of `old`, in passes
-    /// over ranges of buckets. A damaged entry (a value that is not an
-    /// id, a key that is not UTF-8) is passed over.
-    fn build_url_buckets(&self, old: &Tree) -> Result<(), StoreError> {
-        let buckets = 1u64 << BUCKET_BITS;
-        let ids = self.id_after_last()?;
-        let passes = ids.div_ceil(URLS_PER_PASS).clamp(1, buckets);
-        let per_pass = buckets.div_ceil(passes);
-        for pass in 0..passes {
-            let range = pass * per_pass..((pass + 1) * per_pass).min(buckets);
-            let mut gathered: BTreeMap<[u8; 4], Vec<u8>> = BTreeMap::new();
-            for entry in old.iter() {
-                let (key, value) = entry?;
-                let (Ok(url), Some(id)) = (std::str::from_utf8(&key), parse_id(&value)) else {
-                    continue;
-                };
-                let bucket = bucket_key(url);
-                if range.contains(&u64::from(u32::from_be_bytes(bucket))) {
-                    // A URL too long for a bucket was never written.
-                    let _ = push(gathered.entry(bucket).or_default(), url, id);
-                }
-            }
-            let mut batch = Batch::default();
-            for (n, (key, value)) in gathered.into_iter().enumerate() {
-                batch.insert(&key, value);
-                if n % BLOCK_BATCH == BLOCK_BATCH - 1 {
-                    self.by_url.apply_batch(std::mem::take(&mut batch))?;
-                }
-            }
-            self.by_url.apply_batch(batch)?;
-        }
-        Ok(())
-    }
-
     /// Drops the trees of layouts 1 to 3 left by a migration that
     /// stopped after it had written layout 4.
     pub(super) fn drop_old_trees(&self) -> Result<(), StoreError> {
         let names = self.db.tree_names();
-        for old in [OLD_BY_URL, OLD_BY_STATE, OLD_FRONTIER] {
+        for old in [OLD_BY_STATE, OLD_FRONTIER] {
             if names.iter().any(|name| name == old.as_bytes()) {
                 self.db.drop_tree(old)?;
             }

@@ -10,9 +10,7 @@
 //! Trees (key layouts in `index.rs`):
 //! - `urls`: id → record (codec in `record.rs`). Ids start at 1, are dense and
 //!   follow discovery order, so a range over `urls` is the log in order.
-//! - `url_buckets`: the URL index, URL → id, for deduplication and
-//!   look-up by URL: URLs bucketed by a hash of the URL, many to an entry
-//!   (`url_buckets.rs`).
+//! - `by_url`: URL → id, for deduplication and look-up by URL.
 //! - `state_blocks`: state byte ++ block of 4096 ids → a bitmap of that
 //!   block's ids in that state (`bitmap.rs`): a secondary index, so paging
 //!   one state walks only that state's ids, in order, never the whole log.
@@ -26,12 +24,11 @@
 //! - `briefs`: every URL's [`Brief`] packed many to an entry, for walks
 //!   over every URL (`briefs.rs`).
 //!
-//! Logs of layouts 1 to 4 (an entry per URL in the URL index; in 1 to 3
-//! also in the state index and the frontier, counters a key each in 1 and
-//! 2, no briefs in 1) are rebuilt in layout 5 when opened (`migrate.rs`).
-//! A damaged state or frontier block or URL bucket is rebuilt from the
-//! records when a write, the resume or the open-time recount meets it
-//! (`repair.rs`).
+//! Logs of layouts 1 to 3 (an entry per URL in the state index and the
+//! frontier, counters a key each in 1 and 2, no briefs in 1) are rebuilt
+//! in layout 4 when opened (`migrate.rs`). A damaged state or frontier
+//! block is rebuilt from the records when a write, the resume or the
+//! open-time recount meets it (`repair.rs`).
 //!
 //! Consistency: every write is a batch of [`Change`]s applied in one sled
 //! transaction over all six trees ([`UrlLog::apply`]; `discover`,
@@ -67,7 +64,6 @@ mod refresh;
 mod repair;
 #[cfg(test)]
 mod tests;
-mod url_buckets;
 mod write;
 mod written;
 
@@ -89,10 +85,10 @@ pub use write::Change;
 use bitmap::{Bitmap, block_of};
 use counters::{COUNTERS, Counters};
 use index::{
-    FRONTIER_BLOCKS, LAYOUT, LAYOUT_PACKED_COUNTERS, LAYOUT_SEPARATE_COUNTERS,
-    LAYOUT_STATE_BITMAPS, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, OLD_BY_STATE, OLD_BY_URL,
-    OLD_FRONTIER, STATE_BLOCKS, URL_BUCKETS, frontier_block_key, frontier_key, id_key,
-    parse_frontier_block_key, parse_id, parse_state_block_key, state_key,
+    BY_URL, FRONTIER_BLOCKS, LAYOUT, LAYOUT_PACKED_COUNTERS, LAYOUT_SEPARATE_COUNTERS,
+    LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, OLD_BY_STATE, OLD_FRONTIER, STATE_BLOCKS,
+    frontier_block_key, frontier_key, id_key, parse_frontier_block_key, parse_id,
+    parse_state_block_key, state_key,
 };
 use record::decode;
 use write::check_slot;
@@ -239,7 +235,7 @@ const REQUEUE_BATCH: usize = 1_000;
 pub struct UrlLog {
     db: sled::Db,
     urls: Tree,
-    /// The `url_buckets` tree: the URL index in buckets (layout 5).
+    /// The `by_url` tree: URL → id, an entry per URL.
     by_url: Tree,
     /// The `state_blocks` tree: bitmaps per state and block (layout 4).
     by_state: Tree,
@@ -347,7 +343,7 @@ impl UrlLog {
         };
         let log = UrlLog {
             urls: db.open_tree("urls")?,
-            by_url: db.open_tree(URL_BUCKETS)?,
+            by_url: db.open_tree(BY_URL)?,
             by_state: db.open_tree(STATE_BLOCKS)?,
             frontier: db.open_tree(FRONTIER_BLOCKS)?,
             meta: db.open_tree("meta")?,
@@ -372,8 +368,7 @@ impl UrlLog {
                 &[
                     old @ (LAYOUT_WITHOUT_BRIEFS
                     | LAYOUT_SEPARATE_COUNTERS
-                    | LAYOUT_PACKED_COUNTERS
-                    | LAYOUT_STATE_BITMAPS),
+                    | LAYOUT_PACKED_COUNTERS),
                 ],
             ) => log.migrate_reporting(old, report)?,
             Some(other) => {
@@ -418,12 +413,11 @@ impl UrlLog {
     /// new (or of this layout, with nothing older in it), else the layout
     /// to migrate it from. Layout 1 wrote no `layout` key; a later one
     /// whose key was lost must not be taken for a new log either, since
-    /// writing layout 5 over it would drop its old trees on the next open
+    /// writing layout 4 over it would drop its old trees on the next open
     /// with its index and frontier in them. The per-URL trees
     /// (`by_state`, `frontier`) or a `next_id` key mean layouts 1 to 3:
-    /// migrating from layout 1 rebuilds everything, briefs included. Only
-    /// `by_url` means layout 4 (its block trees are the log's own). A log
-    /// with records and none of these is of this layout: migrating it
+    /// migrating from layout 1 rebuilds everything, briefs included. A
+    /// log with records and none of these is of this layout: migrating it
     /// from layout 1 would clear its indexes and rebuild them from
     /// nothing.
     fn unlabelled_layout(&self) -> Result<Option<u8>, StoreError> {
@@ -431,8 +425,6 @@ impl UrlLog {
         let has = |tree: &str| names.iter().any(|name| name == tree.as_bytes());
         if has(OLD_BY_STATE) || has(OLD_FRONTIER) || self.meta.contains_key(NEXT_ID)? {
             Ok(Some(LAYOUT_WITHOUT_BRIEFS))
-        } else if has(OLD_BY_URL) {
-            Ok(Some(LAYOUT_STATE_BITMAPS))
         } else {
             Ok(None)
         }
@@ -563,12 +555,11 @@ impl UrlLog {
 
     /// The id of a URL already in the log.
     pub fn id_of(&self, url: &str) -> Result<Option<u64>, StoreError> {
-        let key = url_buckets::bucket_key(url);
-        match self.by_url.get(key)? {
+        match self.by_url.get(url.as_bytes())? {
             None => Ok(None),
-            Some(bucket) => url_buckets::find(&bucket, url).map_err(|()| StoreError::BadEntry {
-                tree: URL_BUCKETS,
-                key: key.to_vec(),
+            Some(v) => parse_id(&v).map(Some).ok_or_else(|| StoreError::BadEntry {
+                tree: BY_URL,
+                key: url.as_bytes().to_vec(),
             }),
         }
     }

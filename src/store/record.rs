@@ -164,7 +164,7 @@ pub struct TraceLine {
 /// Everything the log keeps about one URL (SPEC §3).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct UrlRecord {
-    /// The normalized URL; what the URL index (`url_buckets.rs`) looks up.
+    /// The normalized URL; the `by_url` key.
     pub url: String,
     pub state: State,
     /// One line: why it is in this state.

@@ -1,15 +1,14 @@
-//! Rebuilding a damaged state block, frontier block or URL bucket from
-//! the records, so that one damaged entry does not block writes, resume
-//! or open (an entry per URL, before layout 4, never did: a damaged entry
-//! only hid its own URL).
+//! Rebuilding a damaged state block or frontier block from the records,
+//! so that one damaged entry does not block writes, resume or open (an
+//! entry per URL, before layout 4, never did: a damaged entry only hid
+//! its own URL).
 //!
-//! The records say all the state index and the URL index hold: each
-//! record's header names its state and its body starts with its URL. The
-//! frontier is rebuilt as [`super::UrlLog::requeue_in_flight`] would put
-//! URLs back: each queued record in the slot of its priority and queue
-//! ([`frontier_slot`]). A URL the crawler had put in another slot is
-//! found in that one after a repair; one queued but left out of the
-//! frontier is put in.
+//! The records say all the state index holds: each record's header names
+//! its state. The frontier is rebuilt as
+//! [`super::UrlLog::requeue_in_flight`] would put URLs back: each queued
+//! record in the slot of its priority and queue ([`frontier_slot`]). A
+//! URL the crawler had put in another slot is found in that one after a
+//! repair; one queued but left out of the frontier is put in.
 //!
 //! Repairs write outside the write transaction, as the migration does:
 //! a block is a set of ids the records determine, so writing it again is
@@ -24,22 +23,21 @@ use sled::Tree;
 use super::bitmap::{BLOCK_IDS, Bitmap};
 use super::counters::Counters;
 use super::index::{
-    FRONTIER_BLOCKS, STATE_BLOCKS, URL_BUCKETS, frontier_slot, id_key, parse_frontier_block_key,
-    parse_id, parse_state_block_key,
+    FRONTIER_BLOCKS, STATE_BLOCKS, frontier_slot, id_key, parse_frontier_block_key, parse_id,
+    parse_state_block_key,
 };
-use super::record::{State, decode, header_state, stored_url};
-use super::url_buckets::{bucket_key, push};
+use super::record::{State, decode, header_state};
 use super::{StoreError, UrlLog, Writer};
 
 impl UrlLog {
     /// Whether a damaged entry of `tree` can be rebuilt by [`UrlLog::repair`].
     pub(super) fn repairable(tree: &str) -> bool {
-        [STATE_BLOCKS, FRONTIER_BLOCKS, URL_BUCKETS].contains(&tree)
+        [STATE_BLOCKS, FRONTIER_BLOCKS].contains(&tree)
     }
 
-    /// Rebuilds entry `key` of `tree` (a state block, a frontier block or
-    /// a URL bucket) from the records. A key that names no block or bucket
-    /// is removed: no read can reach the ids it held under another key.
+    /// Rebuilds entry `key` of `tree` (a state block or a frontier block)
+    /// from the records. A key that names no block is removed: no read
+    /// can reach the ids it held under another key.
     pub(super) fn repair(&self, tree: &str, key: &[u8]) -> Result<(), StoreError> {
         match tree {
             STATE_BLOCKS => match parse_state_block_key(key) {
@@ -59,7 +57,6 @@ impl UrlLog {
                 }
                 None => self.frontier.remove(key).map(|_| ()).map_err(Into::into),
             },
-            URL_BUCKETS => self.rebuild_bucket(key),
             _ => Ok(()),
         }
     }
@@ -92,33 +89,6 @@ impl UrlLog {
             Some(value) => tree.insert(key, value)?,
             None => tree.remove(key)?,
         };
-        Ok(())
-    }
-
-    /// Writes URL bucket `key` from every record whose URL hashes to it: a
-    /// scan of all records, acceptable for damage (a bucket names no ids,
-    /// so no narrower range of records holds its URLs). A record whose
-    /// URL does not read is left out, as it was unreadable by URL before.
-    fn rebuild_bucket(&self, key: &[u8]) -> Result<(), StoreError> {
-        let mut bucket = Vec::new();
-        for entry in self.urls.iter() {
-            let (id, bytes) = entry?;
-            let Some(id) = parse_id(&id) else {
-                continue;
-            };
-            let Some(url) = stored_url(&bytes).and_then(|u| std::str::from_utf8(u).ok()) else {
-                continue;
-            };
-            if bucket_key(url)[..] == *key {
-                // A URL over 4 GiB was never written.
-                let _ = push(&mut bucket, url, id);
-            }
-        }
-        if bucket.is_empty() {
-            self.by_url.remove(key)?;
-        } else {
-            self.by_url.insert(key, bucket)?;
-        }
         Ok(())
     }
 

@@ -28,9 +28,8 @@ use super::blocks::{BlockKey, BlockWrites};
 use super::brief::decode_brief;
 use super::briefs::BriefWrites;
 use super::counters::COUNTERS;
-use super::index::{URL_BUCKETS, id_key};
+use super::index::{id_key, parse_id};
 use super::record::{State, UrlRecord, encode, header_state, stored_url};
-use super::url_buckets::{BucketWrites, bucket_key, find};
 use super::written::{Stored, Written};
 use super::{LEVELS, QUEUE_NAMES, StoreError, UrlLog, Writer};
 
@@ -101,7 +100,6 @@ struct Delta {
 fn read_old(
     urls: &TransactionalTree,
     by_url: &TransactionalTree,
-    buckets: &mut BucketWrites<'_>,
     id: u64,
     record: &UrlRecord,
 ) -> TxResult<(State, Option<u32>)> {
@@ -117,13 +115,14 @@ fn read_old(
     // The old body's leading URL says whether the URL is the same, without
     // decoding the rest; when it cannot (a damaged body), the URL index
     // says.
-    if stored_url(&old_bytes) != Some(record.url.as_bytes())
-        && buckets.id_of(by_url, &record.url)? != Some(id)
-    {
-        return abort(StoreError::UrlChanged {
-            id,
-            url: record.url.clone(),
-        });
+    if stored_url(&old_bytes) != Some(record.url.as_bytes()) {
+        let owner = by_url.get(record.url.as_bytes())?;
+        if owner.as_deref().and_then(parse_id) != Some(id) {
+            return abort(StoreError::UrlChanged {
+                id,
+                url: record.url.clone(),
+            });
+        }
     }
     let depth = decode_brief(&old_bytes).ok().map(|old| old.link_depth);
     Ok((old, depth))
@@ -218,11 +217,11 @@ impl UrlLog {
     /// new links (discovered with `enqueue`) in one batch; taking a URL to
     /// fetch as `Update` (in flight) plus `Dequeue` in one batch.
     ///
-    /// A state or frontier block or a URL bucket that does not read
-    /// (damage) is rebuilt from the records (`repair.rs`) and the batch
-    /// tried again, a few times at most: rewriting the damaged value as
-    /// it stands would lose the ids it held, and refusing every write
-    /// that meets it would stop a crawl for one bad entry.
+    /// A state or frontier block that does not read (damage) is rebuilt
+    /// from the records (`repair.rs`) and the batch tried again, a few
+    /// times at most: rewriting the damaged value as it stands would lose
+    /// the ids it held, and refusing every write that meets it would stop
+    /// a crawl for one bad entry.
     pub fn apply(&self, changes: &[Change<'_>]) -> Result<Vec<Option<u64>>, StoreError> {
         // One writer at a time, from the checks below to the notes after
         // the commit: what it reads before the transaction and keeps in
@@ -257,9 +256,6 @@ impl UrlLog {
         // closure more than once.
         let mut values = Vec::with_capacity(changes.len());
         let mut known = Vec::with_capacity(changes.len());
-        // The URL index buckets read to check for known URLs, which the
-        // transaction then appends to without reading them again.
-        let mut seen: HashMap<[u8; 4], Option<sled::IVec>> = HashMap::new();
         for change in changes {
             let (value, is_known) = match change {
                 Change::Discover { record, enqueue } => {
@@ -271,25 +267,7 @@ impl UrlLog {
                     // and no transaction. One not seen here is not in the
                     // log when the transaction runs either (the writer
                     // lock), so the transaction need not look again.
-                    let key = bucket_key(&record.url);
-                    let bucket = match seen.get(&key) {
-                        Some(bucket) => bucket.clone(),
-                        None => {
-                            let bucket = self.by_url.get(key)?;
-                            seen.insert(key, bucket.clone());
-                            bucket
-                        }
-                    };
-                    let is_known = match bucket.as_deref().map(|b| find(b, &record.url)) {
-                        None | Some(Ok(None)) => false,
-                        Some(Ok(Some(_))) => true,
-                        Some(Err(())) => {
-                            return Err(StoreError::BadEntry {
-                                tree: URL_BUCKETS,
-                                key: key.to_vec(),
-                            });
-                        }
-                    };
+                    let is_known = self.by_url.contains_key(record.url.as_bytes())?;
                     let value = if is_known {
                         Vec::new()
                     } else {
@@ -332,7 +310,6 @@ impl UrlLog {
             let mut brief_writes = BriefWrites::new(&content_types);
             // Each state and frontier block is read and written once.
             let mut blocks = BlockWrites::new(cached, by_state, frontier);
-            let mut buckets = BucketWrites::new(&seen);
             let mut ids = vec![None; changes.len()];
             let mut delta = Delta::default();
             let mut next_id = before.next_id;
@@ -346,7 +323,7 @@ impl UrlLog {
                         let id = next_id;
                         next_id += 1;
                         urls.insert(&id_key(id), values[i].as_slice())?;
-                        buckets.insert(by_url, &record.url, id)?;
+                        by_url.insert(record.url.as_bytes(), &id_key(id))?;
                         blocks.insert(BlockKey::state(record.state, id), id)?;
                         delta.counts[record.state as usize] += 1;
                         // Counted only when the bit was clear: an id
@@ -372,7 +349,7 @@ impl UrlLog {
                         // which `read_old` refuses).
                         let (old, old_depth) = match notes.old(id, &record.url, written) {
                             Some((state, depth)) => (state, Some(depth)),
-                            None => read_old(urls, by_url, &mut buckets, id, record)?,
+                            None => read_old(urls, by_url, id, record)?,
                         };
                         urls.insert(&key, values[i].as_slice())?;
                         // A URL revived from a nofollow link comes back at
@@ -416,7 +393,6 @@ impl UrlLog {
             }
             let grown_table = brief_writes.finish(briefs, meta)?;
             let touched = blocks.finish()?;
-            buckets.finish(by_url)?;
             Ok((ids, after, grown_table, notes, touched))
         });
         let (ids, after, grown_table, notes, touched) = match committed {

@@ -1,4 +1,4 @@
-//! Logs of layouts 1 to 4 opened by this build: rebuilt in layout 5
+//! Logs of layouts 1 to 3 opened by this build: rebuilt in layout 4
 //! (`migrate.rs`), they read exactly as before, also when a migration was
 //! interrupted.
 
@@ -188,8 +188,8 @@ fn still_writes(log: &UrlLog) {
 }
 
 #[test]
-fn logs_of_layouts_1_to_4_read_the_same_after_migration() {
-    for layout in [1, 2, 3, 4] {
+fn logs_of_layouts_1_to_3_read_the_same_after_migration() {
+    for layout in [1, 2, 3] {
         let dir = tempfile::tempdir().unwrap();
         let before = {
             let log = filled(dir.path());
@@ -198,7 +198,7 @@ fn logs_of_layouts_1_to_4_read_the_same_after_migration() {
             before
         };
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
         assert_snapshot_matches_records(&before);
         assert!(!log.meta.contains_key(NEXT_ID).unwrap(), "layout {layout}");
         assert!(log.by_state.len() < 40, "a key per block, not per URL");
@@ -218,47 +218,34 @@ fn logs_of_layouts_1_to_4_read_the_same_after_migration() {
 /// trees: the next open drops them.
 #[test]
 fn interrupted_migrations_start_again() {
-    for layout in [1, 3, 4] {
+    for layout in [1, 3] {
         let dir = tempfile::tempdir().unwrap();
         let before = {
             let log = filled(dir.path());
             let before = snapshot(&log);
-            // What a half-done migration leaves: some buckets and blocks
-            // right, one of each wrong, one that does not read.
-            let buckets_kept: Vec<_> = log.by_url.iter().take(3).map(Result::unwrap).collect();
+            // What a half-done migration leaves: some blocks right, one
+            // with wrong bits, one that is not a bitmap.
             let kept: Vec<_> = log.by_state.iter().take(3).map(Result::unwrap).collect();
             let frontier_kept: Vec<_> = log.frontier.iter().take(2).map(Result::unwrap).collect();
             downgrade(&log, layout);
-            for (key, value) in buckets_kept {
-                log.by_url.insert(key, value).unwrap();
+            for (key, value) in kept {
+                log.by_state.insert(key, value).unwrap();
             }
-            let mut wrong_bucket = Vec::new();
-            super::super::url_buckets::push(&mut wrong_bucket, "http://m0/p/0", 99).unwrap();
-            let key = super::super::url_buckets::bucket_key("http://m0/p/0");
-            log.by_url.insert(key, wrong_bucket).unwrap();
-            let key = super::super::url_buckets::bucket_key("http://m1/p/1");
-            log.by_url.insert(key, &b"junk"[..]).unwrap();
-            // Layout 4 has its blocks already: they are the log's own.
-            if layout < 4 {
-                for (key, value) in kept {
-                    log.by_state.insert(key, value).unwrap();
-                }
-                for (key, value) in frontier_kept {
-                    log.frontier.insert(key, value).unwrap();
-                }
-                let mut wrong = Bitmap::default();
-                wrong.insert(7);
-                let wrong = wrong.encode().unwrap();
-                log.by_state
-                    .insert(state_key(State::Error, 0), wrong.clone())
-                    .unwrap();
-                log.by_state
-                    .insert(state_key(State::Saved, 1), &b"junk"[..])
-                    .unwrap();
-                log.frontier
-                    .insert(frontier_key(0, 0, 0), &b"\xff"[..])
-                    .unwrap();
+            for (key, value) in frontier_kept {
+                log.frontier.insert(key, value).unwrap();
             }
+            let mut wrong = Bitmap::default();
+            wrong.insert(7);
+            let wrong = wrong.encode().unwrap();
+            log.by_state
+                .insert(state_key(State::Error, 0), wrong.clone())
+                .unwrap();
+            log.by_state
+                .insert(state_key(State::Saved, 1), &b"junk"[..])
+                .unwrap();
+            log.frontier
+                .insert(frontier_key(0, 0, 0), &b"\xff"[..])
+                .unwrap();
             if layout == 1 {
                 log.briefs
                     .insert(&b"r\0\0\0\0\0\0\0\x01"[..], &b"half"[..])
@@ -268,7 +255,7 @@ fn interrupted_migrations_start_again() {
             before
         };
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
         assert_eq!(snapshot(&log), before, "layout {layout}");
         check_consistent(&log);
     }
@@ -291,33 +278,38 @@ fn interrupted_migrations_start_again() {
 }
 
 /// A build that knows layout 4 refuses a layout it does not know, rather
-/// than migrate or write it.
+/// than migrate or write it: 5 too (the URL index in hash buckets, tried
+/// on a branch and dropped, never released).
 #[test]
 fn an_unknown_layout_is_refused_not_migrated() {
-    let dir = tempfile::tempdir().unwrap();
-    {
-        let log = filled(dir.path());
-        log.meta.insert(LAYOUT, &[6u8][..]).unwrap();
+    for layout in [5u8, 6] {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let log = filled(dir.path());
+            log.meta.insert(LAYOUT, &[layout][..]).unwrap();
+        }
+        assert!(
+            matches!(
+                UrlLog::open(&dir.path().join("db"), CACHE),
+                Err(StoreError::Open { .. })
+            ),
+            "layout {layout}"
+        );
     }
-    assert!(matches!(
-        UrlLog::open(&dir.path().join("db"), CACHE),
-        Err(StoreError::Open { .. })
-    ));
 }
 
 /// A log whose `meta` lost its `layout` key is not taken for a new log:
-/// layouts 1 to 3 (old per-URL trees) are migrated as from layout 1, a
-/// layout 4 log (only `by_url` is old) as from layout 4, and a layout 5
-/// log is kept. Written as new, the next open would drop its old trees
-/// with its index and frontier.
+/// layouts 1 to 3 (old per-URL trees) are migrated as from layout 1, and
+/// a layout 4 log is kept. Written as new, the next open would drop its
+/// old trees with its index and frontier.
 #[test]
 fn a_log_without_its_layout_key_is_migrated_not_taken_for_new() {
-    for layout in [2, 3, 4, 5] {
+    for layout in [2, 3, 4] {
         let dir = tempfile::tempdir().unwrap();
         let before = {
             let log = filled(dir.path());
             let before = snapshot(&log);
-            if layout < 5 {
+            if layout < 4 {
                 downgrade(&log, layout);
             }
             log.meta.remove(LAYOUT).unwrap();
@@ -326,7 +318,7 @@ fn a_log_without_its_layout_key_is_migrated_not_taken_for_new() {
         };
         for round in 0..2 {
             let log = open(dir.path());
-            assert_eq!(layout_of(&log), Some(5), "layout {layout}, open {round}");
+            assert_eq!(layout_of(&log), Some(4), "layout {layout}, open {round}");
             assert_eq!(snapshot(&log), before, "layout {layout}, open {round}");
             check_consistent(&log);
         }
@@ -338,11 +330,11 @@ fn a_log_without_its_layout_key_is_migrated_not_taken_for_new() {
 /// from opening; the ids of the others are not given out again.
 #[test]
 fn malformed_record_keys_do_not_stop_a_migration() {
-    for layout in [1, 5] {
+    for layout in [1, 4] {
         let dir = tempfile::tempdir().unwrap();
         {
             let log = filled(dir.path());
-            if layout < 5 {
+            if layout < 4 {
                 downgrade(&log, layout);
             }
             // Right after id 5, and after every id.
@@ -353,7 +345,7 @@ fn malformed_record_keys_do_not_stop_a_migration() {
             log.flush().unwrap();
         }
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
         let briefs = log.scan_briefs(None, None, |_, _| true).unwrap();
         assert_eq!(briefs, URLS, "layout {layout}");
         assert_eq!(log.len(), URLS, "layout {layout}");
@@ -364,10 +356,10 @@ fn malformed_record_keys_do_not_stop_a_migration() {
 
 /// A next id stored above the one after the last record (ids given out
 /// to records since lost) survives the migration, read from its own key
-/// (layouts 1, 2) or the packed counters (3, 4).
+/// (layouts 1, 2) or the packed counters (3).
 #[test]
 fn a_migration_keeps_a_higher_stored_next_id() {
-    for layout in [1, 2, 3, 4] {
+    for layout in [1, 2, 3] {
         let dir = tempfile::tempdir().unwrap();
         {
             let log = filled(dir.path());
@@ -384,44 +376,36 @@ fn a_migration_keeps_a_higher_stored_next_id() {
             log.flush().unwrap();
         }
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
         let id = log.discover(&rec("http://m/new", State::Queued)).unwrap();
         assert_eq!(id, Some(URLS + 50), "layout {layout}");
     }
 }
 
-/// Damaged entries of the old trees (keys that are not keys of theirs,
-/// values that are not ids) are passed over: the migration completes and
-/// every good entry is there.
+/// Damaged entries of the old trees (keys that are not keys of theirs)
+/// are passed over: the migration completes and every good entry is
+/// there.
 #[test]
 fn a_migration_passes_over_damaged_old_entries() {
-    for layout in [1, 3, 4] {
+    for layout in [1, 3] {
         let dir = tempfile::tempdir().unwrap();
         let before = {
             let log = filled(dir.path());
             let before = snapshot(&log);
             downgrade(&log, layout);
-            let old_by_url = log.db.open_tree(OLD_BY_URL).unwrap();
-            old_by_url.insert(&b"http://junk/"[..], &b"xy"[..]).unwrap();
-            old_by_url
-                .insert(&[0xff, 0xfe][..], &id_key(3)[..])
+            let old_by_state = log.db.open_tree(OLD_BY_STATE).unwrap();
+            old_by_state.insert(&[99u8, 0, 0][..], &[][..]).unwrap();
+            old_by_state
+                .insert(&[State::Queued.byte(), 1][..], &[][..])
                 .unwrap();
-            if layout < 4 {
-                let old_by_state = log.db.open_tree(OLD_BY_STATE).unwrap();
-                old_by_state.insert(&[99u8, 0, 0][..], &[][..]).unwrap();
-                old_by_state
-                    .insert(&[State::Queued.byte(), 1][..], &[][..])
-                    .unwrap();
-                let old_frontier = log.db.open_tree(OLD_FRONTIER).unwrap();
-                old_frontier.insert(&[2u8, 4, 0, 1][..], &[][..]).unwrap();
-                old_frontier.insert(&[9u8][..], &[][..]).unwrap();
-            }
+            let old_frontier = log.db.open_tree(OLD_FRONTIER).unwrap();
+            old_frontier.insert(&[2u8, 4, 0, 1][..], &[][..]).unwrap();
+            old_frontier.insert(&[9u8][..], &[][..]).unwrap();
             log.flush().unwrap();
             before
         };
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
-        assert_eq!(log.id_of("http://junk/").unwrap(), None);
+        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
         assert_eq!(snapshot(&log), before, "layout {layout}");
         check_consistent(&log);
     }
@@ -442,8 +426,8 @@ fn a_migration_is_reported_to_the_caller() {
     assert_eq!(
         steps,
         [
-            Migration::Started { from: 3, to: 5 },
-            Migration::Finished { from: 3, to: 5 }
+            Migration::Started { from: 3, to: 4 },
+            Migration::Finished { from: 3, to: 4 }
         ]
     );
     drop(log);

@@ -19,7 +19,7 @@ use tempfile::TempDir;
 use super::bitmap::{Bitmap, block_of};
 use super::counters::COUNTERS;
 use super::index::{
-    FRONTIER_LEN, LAYOUT, OLD_BY_STATE, OLD_BY_URL, OLD_FRONTIER, count_key, frontier_key, id_key,
+    FRONTIER_LEN, LAYOUT, OLD_BY_STATE, OLD_FRONTIER, count_key, frontier_key, id_key,
     parse_frontier_block_key, parse_id, parse_state_block_key, state_key,
 };
 use super::record::{FORMAT, decode, encode};
@@ -69,25 +69,10 @@ fn bitmap_ids(tree: &sled::Tree, prefix_len: usize) -> Vec<(Vec<u8>, u64)> {
     ids
 }
 
-/// Rewrites a layout 5 log, as the builds that wrote `layout` (1 to 4)
-/// would have left it: an entry per URL in `by_url`; in 1 to 3 also in
-/// `by_state` and `frontier`; a `meta` key per counter (1, 2), no briefs
-/// and no layout key (1).
+/// Rewrites a layout 4 log, as the builds that wrote `layout` (1 to 3)
+/// would have left it: an entry per URL in `by_state` and `frontier`,
+/// a `meta` key per counter (1, 2), no briefs and no layout key (1).
 fn downgrade(log: &UrlLog, layout: u8) {
-    let old_by_url = log.db.open_tree(OLD_BY_URL).unwrap();
-    for entry in log.by_url.iter() {
-        let (_, bucket) = entry.unwrap();
-        for url_entry in super::url_buckets::entries(&bucket) {
-            let (id, url) = url_entry.unwrap();
-            old_by_url.insert(url, &id_key(id)).unwrap();
-        }
-    }
-    log.by_url.clear().unwrap();
-    log.meta.insert(LAYOUT, &[layout][..]).unwrap();
-    if layout == 4 {
-        log.flush().unwrap();
-        return;
-    }
     let old_by_state = log.db.open_tree(OLD_BY_STATE).unwrap();
     for (state, id) in bitmap_ids(&log.by_state, 1) {
         let state = State::from_byte(state[0]).unwrap();
@@ -227,17 +212,11 @@ fn check_consistent(log: &UrlLog) {
         assert!(block.contains(id), "record {id} in its state's block");
         counts[record.state as usize] += 1;
     }
-    let mut urls = 0;
-    for entry in log.by_url.iter() {
-        let (key, bucket) = entry.unwrap();
-        for url_entry in super::url_buckets::entries(&bucket) {
-            let (_, url) = url_entry.expect("a bucket that reads");
-            let url = std::str::from_utf8(url).unwrap();
-            assert_eq!(super::url_buckets::bucket_key(url)[..], key[..], "{url}");
-            urls += 1;
-        }
-    }
-    assert_eq!(urls, records, "the URL index has one URL per record");
+    assert_eq!(
+        log.by_url.len() as u64,
+        records,
+        "by_url has one entry per record"
+    );
     for key in log.by_state.iter().keys() {
         parse_state_block_key(&key.unwrap()).expect("state block key");
     }
@@ -272,7 +251,7 @@ fn check_consistent(log: &UrlLog) {
         );
     }
     let names = log.db.tree_names();
-    for old in [OLD_BY_URL, OLD_BY_STATE, OLD_FRONTIER] {
+    for old in [OLD_BY_STATE, OLD_FRONTIER] {
         assert!(!names.iter().any(|n| n == old.as_bytes()), "{old} dropped");
     }
 }
