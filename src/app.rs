@@ -15,7 +15,7 @@ use crate::crawl::engine::{Control, Engine, Event, Plan, Stats, check_start};
 use crate::rules::CompiledRules;
 use crate::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crate::rules::model::RuleSet;
-use crate::store::{Query, State, UrlLog};
+use crate::store::{Migration, Query, State, UrlLog};
 use crate::tui::save::SaveTarget;
 
 /// The URL log's page cache (sled's own default is about 1 GiB).
@@ -65,6 +65,25 @@ fn load(file: &str, text: &str) -> Result<(Config, RuleSet, CompiledRules), AppE
     Ok((config, loaded.parsed.rules, rules))
 }
 
+/// One line on stderr as an older URL log is rebuilt in the current
+/// layout on open: it rewrites the log for good (older builds refuse it
+/// afterwards), even for a command that only reads, and can take seconds.
+fn report_migration(db: &Path, step: Migration) {
+    match step {
+        Migration::Started { from, to } => eprintln!(
+            "crawlspace: {}: migrating the URL log from key layout {from} to {to} \
+             (one way: older builds will not open it)...",
+            db.display()
+        ),
+        Migration::Finished { to, .. } => {
+            eprintln!(
+                "crawlspace: {}: URL log migrated to key layout {to}",
+                db.display()
+            )
+        }
+    }
+}
+
 /// Runs a crawl to the end (or Ctrl-C) and prints its summary.
 pub fn crawl(request: CrawlRequest) -> Result<Stats, AppError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -98,7 +117,7 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
         .out
         .clone()
         .unwrap_or_else(|| config.crawl.out.clone());
-    let log = UrlLog::open(&db, LOG_CACHE_BYTES)
+    let log = UrlLog::open_reporting(&db, LOG_CACHE_BYTES, &mut |m| report_migration(&db, m))
         .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
     let log = Arc::new(log);
     let q = config.queues;
@@ -323,7 +342,7 @@ pub fn log(db: &Path, state: Option<&str>, grep: Option<&str>, json: bool) -> Re
     let text = grep
         .map(|g| regex::Regex::new(g).map_err(|e| AppError::Input(format!("--grep: {e}"))))
         .transpose()?;
-    let log = UrlLog::open(db, LOG_CACHE_BYTES)
+    let log = UrlLog::open_reporting(db, LOG_CACHE_BYTES, &mut |m| report_migration(db, m))
         .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
     let query = Query {
         state,

@@ -1,12 +1,13 @@
 //! The log's counters (next id, frontier length, records per state) and
 //! where they live in `meta`.
 //!
-//! Layouts 1 and 2 keep each counter under a key of its own (`next_id`,
-//! `frontier_len`, `count/<state>`); a transaction reads and writes each
-//! one it changes, up to five keys. Layout 3 packs all nine into one
-//! value under [`COUNTERS`], written whole by every transaction that
+//! Layouts 1 and 2 kept each counter under a key of its own (`next_id`,
+//! `frontier_len`, `count/<state>`); a transaction read and wrote each
+//! one it changed, up to five keys. Since layout 3 all nine are packed into
+//! one value under [`COUNTERS`], written whole by every transaction that
 //! changes any, from the values the writer holds in memory (it is the
 //! only writer: see `written.rs`), so a transaction reads none of them.
+//! Older logs get theirs packed when they are migrated (`migrate.rs`).
 
 use super::index::parse_id;
 

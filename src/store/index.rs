@@ -8,18 +8,40 @@
 //! |------------|---------------------------------------|-----------------------|
 //! | `urls`     | id (u64 BE)                           | [`super::record`] codec |
 //! | `by_url`   | URL bytes                             | id (u64 BE)           |
-//! | `by_state` | state byte ++ id (u64 BE)             | empty                 |
-//! | `frontier` | level byte ++ queue byte ++ id (u64 BE) | empty               |
+//! | `state_blocks` | state byte ++ id / 4096 (u64 BE)  | bitmap of that block's ids in that state (`bitmap.rs`) |
+//! | `frontier_blocks` | level byte ++ queue byte ++ id / 4096 (u64 BE) | bitmap of that block's ids in that queue |
 //! | `briefs`   | `r` ++ first id, `s` ++ id / 256 (u64 BE) | runs of URLs, status blocks (`briefs.rs`) |
-//! | `meta`     | `counters` (layout 3), or [`NEXT_ID`], [`FRONTIER_LEN`], `count/<state>` (layouts 1, 2); [`LAYOUT`], [`REFRESH_SINCE`] | u64 BE, `counters` nine of them (`counters.rs`); layout: one byte |
+//! | `meta`     | `counters` (layouts 3, 4), or [`NEXT_ID`], [`FRONTIER_LEN`], `count/<state>` (layouts 1, 2); [`LAYOUT`], [`REFRESH_SINCE`] | u64 BE, `counters` nine of them (`counters.rs`); layout: one byte |
+//!
+//! Layouts 1 to 3 kept an entry per URL instead of a bitmap per block, in
+//! trees of other names: `by_state` (state byte ++ id → empty) and
+//! `frontier` (level ++ queue ++ id → empty). Sled keeps resident memory
+//! and a key write per entry, so layout 4 packs them; a log of an older
+//! layout is rebuilt in layout 4 when it is opened (`migrate.rs`). The
+//! new trees have new names so that the two forms never mix.
+//!
+//! | layout | what it added |
+//! |--------|---------------|
+//! | 1 | `urls`, `by_url`, `by_state`, `frontier`, a `meta` key per counter |
+//! | 2 | `briefs` |
+//! | 3 | the counters packed in one `meta` key |
+//! | 4 | `state_blocks` and `frontier_blocks` in place of `by_state` and `frontier` |
+//!
+//! A layout 5 (the URL index in hash buckets) was tried on a branch and
+//! never released: a log that says 5 is refused like any later layout.
 
+use super::bitmap::{BLOCK_IDS, block_of};
 use super::record::State;
 
-/// The id the next discovered URL gets. Ids start at 1 and are dense:
-/// the counter moves in the same transaction as the record.
+/// Layouts 1 and 2 only: the id the next discovered URL got, a `meta`
+/// key of its own. Since layout 3 it is packed with the other counters
+/// (`counters.rs`); a migration reads it (it keeps the higher of it and
+/// the id after the last record) and then removes it, and a `meta` that
+/// still holds it with no `layout` key is taken for layout 1.
 pub(crate) const NEXT_ID: &[u8] = b"next_id";
-/// Entries in the `frontier` tree, kept with every enqueue and dequeue so
-/// that [`super::UrlLog::frontier_len`] needs no scan.
+/// Layouts 1 and 2 only: the frontier's length, a `meta` key of its
+/// own; packed with the other counters since layout 3, and removed by
+/// the migration.
 pub(crate) const FRONTIER_LEN: &[u8] = b"frontier_len";
 /// The key layout version, checked on open: a later layout must not be
 /// read as this one.
@@ -28,16 +50,29 @@ pub(crate) const LAYOUT: &[u8] = b"layout";
 /// absent when none is. A key added beside the others: builds that do not
 /// know it ignore it, so the layout version stays.
 pub(crate) const REFRESH_SINCE: &[u8] = b"refresh_since";
-/// The layout this build writes for a new log: 3 packed the counters into
-/// one `meta` key (`counters.rs`). Builds that read only layouts 1 and 2
-/// refuse it, since they would read and write stale counters.
-pub(crate) const LAYOUT_VERSION: u8 = 3;
+/// The layout this build reads and writes: 4 keeps the state index and the
+/// frontier as bitmaps per block of ids (`bitmap.rs`). Builds that read
+/// only layouts 1 to 3 refuse it, since they would find the old trees
+/// empty.
+pub(crate) const LAYOUT_VERSION: u8 = 4;
+/// The layout with the counters packed in one `meta` key and an entry per
+/// URL in `by_state` and `frontier`: migrated on open.
+pub(crate) const LAYOUT_PACKED_COUNTERS: u8 = 3;
 /// The layout that added the `briefs` tree, with a `meta` key per
-/// counter: still read and written as it is. Builds that read only layout
-/// 1 refuse it, since their writes would leave `briefs` behind the records.
+/// counter: migrated on open.
 pub(crate) const LAYOUT_SEPARATE_COUNTERS: u8 = 2;
-/// The first layout, without `briefs`: still read and written.
+/// The first layout, without `briefs`: migrated on open (its briefs are
+/// built from the records).
 pub(crate) const LAYOUT_WITHOUT_BRIEFS: u8 = 1;
+
+/// Tree names of layout 4's state index and frontier.
+pub(crate) const STATE_BLOCKS: &str = "state_blocks";
+pub(crate) const FRONTIER_BLOCKS: &str = "frontier_blocks";
+/// Tree name of the URL index: URL → id, an entry per URL (all layouts).
+pub(crate) const BY_URL: &str = "by_url";
+/// Tree names of the per-URL state index and frontier of layouts 1 to 3.
+pub(crate) const OLD_BY_STATE: &str = "by_state";
+pub(crate) const OLD_FRONTIER: &str = "frontier";
 
 /// Priority levels in the frontier: 0 is `highest` … 4 is `lowest`.
 pub const LEVELS: u8 = 5;
@@ -70,6 +105,8 @@ pub(crate) fn parse_id(bytes: &[u8]) -> Option<u64> {
     Some(u64::from_be_bytes(bytes.try_into().ok()?))
 }
 
+/// A layout 1-3 `by_state` key; since layout 4, with the block number in
+/// place of the id.
 pub(crate) fn state_key(state: State, id: u64) -> [u8; 9] {
     let mut key = [0; 9];
     key[0] = state.byte();
@@ -82,6 +119,8 @@ pub(crate) fn parse_state_key(bytes: &[u8]) -> Option<(State, u64)> {
     Some((State::from_byte(*state)?, parse_id(id)?))
 }
 
+/// A layout 1-3 `frontier` key; since layout 4, with the block number in
+/// place of the id.
 pub(crate) fn frontier_key(level: u8, queue: u8, id: u64) -> [u8; 10] {
     let mut key = [0; 10];
     key[0] = level;
@@ -95,6 +134,25 @@ pub(crate) fn parse_frontier_key(bytes: &[u8]) -> Option<(u8, u8, u64)> {
         [level, queue, id @ ..] => Some((*level, *queue, parse_id(id)?)),
         _ => None,
     }
+}
+
+/// The state and block number of a `state_blocks` key. A block number
+/// above [`MAX_BLOCK`] is refused (damage): its ids would not fit a u64.
+pub(crate) fn parse_state_block_key(bytes: &[u8]) -> Option<(State, u64)> {
+    parse_state_key(bytes).filter(|(_, block)| *block <= MAX_BLOCK)
+}
+
+/// The last block whose ids all fit a u64.
+pub(crate) const MAX_BLOCK: u64 = u64::MAX / BLOCK_IDS;
+
+/// The `frontier_blocks` key of the block of `id` in a queue.
+pub(crate) fn frontier_block_key(level: u8, queue: u8, id: u64) -> [u8; 10] {
+    frontier_key(level, queue, block_of(id))
+}
+
+/// The level, queue and block number of a `frontier_blocks` key.
+pub(crate) fn parse_frontier_block_key(bytes: &[u8]) -> Option<(u8, u8, u64)> {
+    parse_frontier_key(bytes).filter(|(_, _, block)| *block <= MAX_BLOCK)
 }
 
 /// The `meta` key of one state's record count.

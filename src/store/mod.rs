@@ -11,17 +11,24 @@
 //! - `urls`: id → record (codec in `record.rs`). Ids start at 1, are dense and
 //!   follow discovery order, so a range over `urls` is the log in order.
 //! - `by_url`: URL → id, for deduplication and look-up by URL.
-//! - `by_state`: state byte ++ id → nothing: a secondary index, so paging
+//! - `state_blocks`: state byte ++ block of 4096 ids → a bitmap of that
+//!   block's ids in that state (`bitmap.rs`): a secondary index, so paging
 //!   one state walks only that state's ids, in order, never the whole log.
-//! - `frontier`: level ++ queue ++ id → nothing: the URLs waiting to be
-//!   fetched, FIFO per (level, queue) because ids grow with discovery.
+//! - `frontier_blocks`: level ++ queue ++ block → bitmap: the URLs waiting
+//!   to be fetched, FIFO per (level, queue) because ids grow with
+//!   discovery.
 //! - `meta`: the counters (next id, per-state counts, frontier length:
-//!   one packed key since layout 3, a key each before; `counters.rs`), the
-//!   layout version, the content-type table of `briefs`, and when the
-//!   refresh crawl under way started (`refresh.rs`).
+//!   one packed key since layout 3; `counters.rs`), the layout version,
+//!   the content-type table of `briefs`, and when the refresh crawl under
+//!   way started (`refresh.rs`).
 //! - `briefs`: every URL's [`Brief`] packed many to an entry, for walks
-//!   over every URL (`briefs.rs`). Logs of the first layout have none and
-//!   are walked through `urls` instead.
+//!   over every URL (`briefs.rs`).
+//!
+//! Logs of layouts 1 to 3 (an entry per URL in the state index and the
+//! frontier, counters a key each in 1 and 2, no briefs in 1) are rebuilt
+//! in layout 4 when opened (`migrate.rs`). A damaged state or frontier
+//! block is rebuilt from the records when a write, the resume or the
+//! open-time recount meets it (`repair.rs`).
 //!
 //! Consistency: every write is a batch of [`Change`]s applied in one sled
 //! transaction over all six trees ([`UrlLog::apply`]; `discover`,
@@ -30,13 +37,14 @@
 //! counts, frontier entry) or not at all. `apply` holds a writer lock
 //! around its transaction, so writes never conflict and retry, and what
 //! the writer keeps in memory (the counters, the state of records it
-//! wrote lately: `written.rs`) is exactly what is on disk, which spares
-//! the transactions most reads. The per-state counts and the frontier
+//! wrote lately: `written.rs`; the state and frontier blocks it wrote
+//! lately: `blocks.rs`) is exactly what is on disk, which spares the
+//! transactions most reads. The per-state counts and the frontier
 //! length are persisted in `meta` inside those transactions and mirrored in
 //! atomics for the status bar. Open never trusts them blindly: the next id
 //! is at least the one after the last record's, and the counts are checked
-//! against the number of ids and rebuilt from `by_state` (the frontier
-//! length from `frontier`) when they disagree.
+//! against the number of ids and rebuilt from `state_blocks` (the frontier
+//! length from `frontier_blocks`) when they disagree.
 //!
 //! The frontier stays right across a crash when the caller groups its
 //! writes: a fetched page's update with its new links (discovered with
@@ -44,12 +52,16 @@
 //! one batch. [`UrlLog::requeue_in_flight`] puts URLs that were in flight
 //! back in their queues.
 
+mod bitmap;
+mod blocks;
 mod brief;
 mod briefs;
 mod counters;
 mod index;
+mod migrate;
 mod record;
 mod refresh;
+mod repair;
 #[cfg(test)]
 mod tests;
 mod write;
@@ -70,10 +82,13 @@ pub use record::{
 };
 pub use write::Change;
 
+use bitmap::{Bitmap, block_of};
 use counters::{COUNTERS, Counters};
 use index::{
-    FRONTIER_LEN, LAYOUT, LAYOUT_SEPARATE_COUNTERS, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID,
-    count_key, frontier_key, id_key, parse_frontier_key, parse_id, parse_state_key, state_key,
+    BY_URL, FRONTIER_BLOCKS, LAYOUT, LAYOUT_PACKED_COUNTERS, LAYOUT_SEPARATE_COUNTERS,
+    LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, OLD_BY_STATE, OLD_FRONTIER, STATE_BLOCKS,
+    frontier_block_key, frontier_key, id_key, parse_frontier_block_key, parse_id,
+    parse_state_block_key, state_key,
 };
 use record::decode;
 use write::check_slot;
@@ -197,6 +212,16 @@ impl StateCounts {
     }
 }
 
+/// A step of the migration of an older log on open, reported by
+/// [`UrlLog::open_reporting`]; layouts are those of `index.rs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Migration {
+    /// Rebuilding a log of layout `from` in layout `to` has started.
+    Started { from: u8, to: u8 },
+    /// It has ended: the log is in layout `to` now.
+    Finished { from: u8, to: u8 },
+}
+
 /// The reason written on a record that [`UrlLog::requeue_in_flight`] puts
 /// back in the queue.
 pub const REQUEUED_REASON: &str = "re-queued: it was in flight when the crawl stopped";
@@ -210,17 +235,14 @@ const REQUEUE_BATCH: usize = 1_000;
 pub struct UrlLog {
     db: sled::Db,
     urls: Tree,
+    /// The `by_url` tree: URL → id, an entry per URL.
     by_url: Tree,
+    /// The `state_blocks` tree: bitmaps per state and block (layout 4).
     by_state: Tree,
+    /// The `frontier_blocks` tree: bitmaps per queue and block (layout 4).
     frontier: Tree,
     meta: Tree,
     briefs: Tree,
-    /// Whether this log keeps `briefs` (every log but those of the first
-    /// layout).
-    has_briefs: bool,
-    /// Whether this log keeps its counters in one packed `meta` key
-    /// (layout 3 on) rather than a key each.
-    packed_counters: bool,
     /// Held by [`UrlLog::apply`] around each transaction: one writer at a
     /// time, and what it keeps in memory for the next transaction.
     writer: Mutex<Writer>,
@@ -246,6 +268,8 @@ struct Writer {
     /// The counters as persisted; `counts` and `frontier_len` mirror them.
     counters: Counters,
     written: written::Written,
+    /// The state and frontier blocks it wrote lately (`blocks.rs`).
+    blocks: blocks::Cached,
 }
 
 impl UrlLog {
@@ -259,6 +283,19 @@ impl UrlLog {
     /// lock conflict is retried for up to a second before it is reported as
     /// the log being in use.
     pub fn open(dir: &Path, cache_bytes: u64) -> Result<UrlLog, StoreError> {
+        UrlLog::open_reporting(dir, cache_bytes, &mut |_| {})
+    }
+
+    /// [`UrlLog::open`], telling `report` when a log of an older layout
+    /// starts and ends being rebuilt in this one (`migrate.rs`): it
+    /// writes the log, once and for good, even for a command that only
+    /// reads, and takes a while on a large log, so the caller says so.
+    /// This module prints nothing itself.
+    pub fn open_reporting(
+        dir: &Path,
+        cache_bytes: u64,
+        report: &mut dyn FnMut(Migration),
+    ) -> Result<UrlLog, StoreError> {
         let attempt = || {
             catch_unwind(AssertUnwindSafe(|| {
                 sled::Config::new()
@@ -304,15 +341,13 @@ impl UrlLog {
                 return Err(failed(format!("the database panicked on recovery: {what}")));
             }
         };
-        let mut log = UrlLog {
+        let log = UrlLog {
             urls: db.open_tree("urls")?,
-            by_url: db.open_tree("by_url")?,
-            by_state: db.open_tree("by_state")?,
-            frontier: db.open_tree("frontier")?,
+            by_url: db.open_tree(BY_URL)?,
+            by_state: db.open_tree(STATE_BLOCKS)?,
+            frontier: db.open_tree(FRONTIER_BLOCKS)?,
             meta: db.open_tree("meta")?,
             briefs: db.open_tree("briefs")?,
-            has_briefs: true,
-            packed_counters: true,
             writer: Mutex::default(),
             content_types: Mutex::default(),
             db,
@@ -321,25 +356,21 @@ impl UrlLog {
             transactions: AtomicU64::new(0),
         };
         match log.meta.get(LAYOUT)?.as_deref() {
-            // A new log; or one written before the layout was recorded,
-            // which has records but no briefs.
-            None if log.meta.contains_key(NEXT_ID)? => {
-                log.meta.insert(LAYOUT, &[LAYOUT_WITHOUT_BRIEFS])?;
-                log.has_briefs = false;
-                log.packed_counters = false;
-            }
-            None => {
-                log.meta.insert(LAYOUT, &[LAYOUT_VERSION])?;
-            }
-            Some([LAYOUT_VERSION]) => {}
-            // Older layouts are read and written as they are, so that the
-            // builds that made them can still open them.
-            Some([LAYOUT_SEPARATE_COUNTERS]) => log.packed_counters = false,
-            // Walked through its records.
-            Some([LAYOUT_WITHOUT_BRIEFS]) => {
-                log.has_briefs = false;
-                log.packed_counters = false;
-            }
+            None => match log.unlabelled_layout()? {
+                Some(old) => log.migrate_reporting(old, report)?,
+                None => {
+                    log.meta.insert(LAYOUT, &[LAYOUT_VERSION])?;
+                }
+            },
+            Some([LAYOUT_VERSION]) => log.drop_old_trees()?,
+            // Older layouts are rebuilt in this one (`migrate.rs`).
+            Some(
+                &[
+                    old @ (LAYOUT_WITHOUT_BRIEFS
+                    | LAYOUT_SEPARATE_COUNTERS
+                    | LAYOUT_PACKED_COUNTERS),
+                ],
+            ) => log.migrate_reporting(old, report)?,
             Some(other) => {
                 return Err(failed(format!(
                     "key layout {}, this build reads layouts {LAYOUT_WITHOUT_BRIEFS} to {LAYOUT_VERSION}",
@@ -360,15 +391,50 @@ impl UrlLog {
         Ok(log)
     }
 
+    /// [`UrlLog::migrate`] between two reports.
+    fn migrate_reporting(
+        &self,
+        from: u8,
+        report: &mut dyn FnMut(Migration),
+    ) -> Result<(), StoreError> {
+        report(Migration::Started {
+            from,
+            to: LAYOUT_VERSION,
+        });
+        self.migrate(from)?;
+        report(Migration::Finished {
+            from,
+            to: LAYOUT_VERSION,
+        });
+        Ok(())
+    }
+
+    /// What to do with a log that has no `layout` key: `None` when it is
+    /// new (or of this layout, with nothing older in it), else the layout
+    /// to migrate it from. Layout 1 wrote no `layout` key; a later one
+    /// whose key was lost must not be taken for a new log either, since
+    /// writing layout 4 over it would drop its old trees on the next open
+    /// with its index and frontier in them. The per-URL trees
+    /// (`by_state`, `frontier`) or a `next_id` key mean layouts 1 to 3:
+    /// migrating from layout 1 rebuilds everything, briefs included. A
+    /// log with records and none of these is of this layout: migrating it
+    /// from layout 1 would clear its indexes and rebuild them from
+    /// nothing.
+    fn unlabelled_layout(&self) -> Result<Option<u8>, StoreError> {
+        let names = self.db.tree_names();
+        let has = |tree: &str| names.iter().any(|name| name == tree.as_bytes());
+        if has(OLD_BY_STATE) || has(OLD_FRONTIER) || self.meta.contains_key(NEXT_ID)? {
+            Ok(Some(LAYOUT_WITHOUT_BRIEFS))
+        } else {
+            Ok(None)
+        }
+    }
+
     /// Loads the persisted counters into the writer and the atomics,
     /// after checking them against the trees (`checked`) and writing back
     /// any they had wrong.
     fn load_counts(&self) -> Result<(), StoreError> {
-        let (mut stored, damaged) = if self.packed_counters {
-            self.load_packed_counters()?
-        } else {
-            self.load_separate_counters()?
-        };
+        let (mut stored, damaged) = self.load_packed_counters()?;
         // Ids start at 1: a new log has no counters yet, and nothing to
         // write back.
         stored.next_id = stored.next_id.max(1);
@@ -401,55 +467,18 @@ impl UrlLog {
             .try_fold(0u64, |sum, n| sum.checked_add(*n));
         if damaged || sum != Some(counters.next_id - 1) {
             counters.counts = self.recount()?;
-            counters.frontier_len = self.frontier.len() as u64;
+            counters.frontier_len = self.count_frontier()?;
         }
         Ok(counters)
     }
 
-    /// Writes counters repaired on open, in the log's layout.
+    /// Writes counters repaired on open.
     fn persist_counters(&self, counters: &Counters) -> Result<(), StoreError> {
-        if self.packed_counters {
-            self.meta.insert(COUNTERS, &counters.pack()[..])?;
-            return Ok(());
-        }
-        self.meta.insert(NEXT_ID, &counters.next_id.to_be_bytes())?;
-        self.meta
-            .insert(FRONTIER_LEN, &counters.frontier_len.to_be_bytes())?;
-        for state in State::ALL {
-            let n = counters.counts[state as usize];
-            self.meta.insert(count_key(state), &n.to_be_bytes())?;
-        }
+        self.meta.insert(COUNTERS, &counters.pack()[..])?;
         Ok(())
     }
 
-    /// The counters of layouts 1 and 2, a `meta` key each (a missing one
-    /// is 0), and whether one did not read.
-    fn load_separate_counters(&self) -> Result<(Counters, bool), StoreError> {
-        let mut damaged = false;
-        let mut read = |key: &[u8]| -> Result<u64, StoreError> {
-            match self.meta.get(key)? {
-                None => Ok(0),
-                Some(v) => Ok(parse_id(&v).unwrap_or_else(|| {
-                    damaged = true;
-                    0
-                })),
-            }
-        };
-        let next_id = read(NEXT_ID)?;
-        let frontier_len = read(FRONTIER_LEN)?;
-        let mut counts = [0u64; 7];
-        for state in State::ALL {
-            counts[state as usize] = read(&count_key(state))?;
-        }
-        let counters = Counters {
-            next_id,
-            frontier_len,
-            counts,
-        };
-        Ok((counters, damaged))
-    }
-
-    /// The packed counters of layout 3 (all zero when missing: a new log),
+    /// The packed counters of layouts 3 and 4 (all zero when missing: a new log),
     /// and whether the value did not read.
     fn load_packed_counters(&self) -> Result<(Counters, bool), StoreError> {
         Ok(
@@ -461,33 +490,53 @@ impl UrlLog {
         )
     }
 
-    /// The id after the last record's, read from `urls`: an unreadable
-    /// last key is an error rather than ids given out again.
+    /// The id after the last record's, read from `urls`. Keys that are
+    /// not ids (damage) are passed over from the end: they cannot be the
+    /// key of an id given out again, and one must not keep the log from
+    /// opening. Usually one read.
     fn id_after_last(&self) -> Result<u64, StoreError> {
-        match self.urls.last()? {
-            None => Ok(1),
-            Some((key, _)) => parse_id(&key)
-                .map(|id| id.saturating_add(1))
-                .ok_or_else(|| StoreError::BadEntry {
-                    tree: "urls",
-                    key: key.to_vec(),
-                }),
+        for key in self.urls.iter().keys().rev() {
+            if let Some(id) = parse_id(&key?) {
+                return Ok(id.saturating_add(1));
+            }
         }
+        Ok(1)
     }
 
-    /// Counts the state index: the repair path, a full scan of `by_state`
-    /// keys. The caller persists the result.
+    /// Counts the state index: the repair path, a full scan of the state
+    /// blocks. A block that does not read is rebuilt from its records
+    /// first (`repair.rs`), so that one damaged entry neither keeps the
+    /// log from opening nor goes on miscounting. The caller persists the
+    /// result.
     fn recount(&self) -> Result<[u64; 7], StoreError> {
+        self.repair_damaged_blocks(&self.by_state, STATE_BLOCKS)?;
         let mut counts = [0u64; 7];
-        for key in self.by_state.iter().keys() {
-            let key = key?;
-            let (state, _) = parse_state_key(&key).ok_or_else(|| StoreError::BadEntry {
-                tree: "by_state",
-                key: key.to_vec(),
-            })?;
-            counts[state as usize] += 1;
+        for entry in self.by_state.iter() {
+            let (key, value) = entry?;
+            // Repaired just now; passed over should it still not read.
+            if let (Some((state, _)), Some(bits)) =
+                (parse_state_block_key(&key), Bitmap::decode(&value))
+            {
+                counts[state as usize] += bits.len();
+            }
         }
         Ok(counts)
+    }
+
+    /// Counts the frontier: ids in all its blocks, after rebuilding those
+    /// that do not read (as [`UrlLog::recount`]).
+    fn count_frontier(&self) -> Result<u64, StoreError> {
+        self.repair_damaged_blocks(&self.frontier, FRONTIER_BLOCKS)?;
+        let mut n = 0;
+        for entry in self.frontier.iter() {
+            let (key, value) = entry?;
+            if parse_frontier_block_key(&key).is_some()
+                && let Some(bits) = Bitmap::decode(&value)
+            {
+                n += bits.len();
+            }
+        }
+        Ok(n)
     }
 
     /// The writer lock (see [`Writer`]). A panic while it was held (none
@@ -499,6 +548,7 @@ impl UrlLog {
             self.writer.clear_poison();
             let mut writer = poisoned.into_inner();
             writer.written.clear();
+            writer.blocks.clear();
             writer
         })
     }
@@ -508,7 +558,7 @@ impl UrlLog {
         match self.by_url.get(url.as_bytes())? {
             None => Ok(None),
             Some(v) => parse_id(&v).map(Some).ok_or_else(|| StoreError::BadEntry {
-                tree: "by_url",
+                tree: BY_URL,
                 key: url.as_bytes().to_vec(),
             }),
         }
@@ -559,22 +609,22 @@ impl UrlLog {
     /// Walks the records with ids in `(after, upto]` in id order, each as
     /// its [`Brief`], until `visit` returns false; damaged entries are
     /// passed over. Returns how many were visited. For walks over every
-    /// URL: it reads the packed `briefs` tree, or on a log of the first
-    /// layout the records themselves (no trace or error decoded).
+    /// URL: it reads the packed `briefs` tree (a log of the first layout,
+    /// which had none, has them built from its records when it is
+    /// migrated on open).
     pub fn scan_briefs(
         &self,
         after: Option<u64>,
         upto: Option<u64>,
         visit: impl FnMut(u64, Brief<'_>) -> bool,
     ) -> Result<u64, StoreError> {
-        if self.has_briefs {
-            self.walk_packed_briefs(after, upto, visit)
-        } else {
-            self.walk_record_briefs(after, upto, visit)
-        }
+        self.walk_packed_briefs(after, upto, visit)
     }
 
-    /// [`UrlLog::scan_briefs`] through the records.
+    /// [`UrlLog::scan_briefs`] through the records (no trace or error
+    /// decoded): how a log of the first layout gets its briefs when it is
+    /// migrated (`migrate.rs`). Keys that are not ids and records that do
+    /// not decode are passed over.
     fn walk_record_briefs(
         &self,
         after: Option<u64>,
@@ -586,12 +636,12 @@ impl UrlLog {
         let mut visited = 0;
         for entry in self.urls.range((lo, hi)) {
             let (k, bytes) = entry?;
-            let id = parse_id(&k).ok_or_else(|| StoreError::BadEntry {
-                tree: "urls",
-                key: k.to_vec(),
-            })?;
-            // A damaged record is passed over: one bad value must not end a
-            // walk over millions (`get` reports it when it is asked for).
+            // A damaged key or record is passed over: one bad entry must
+            // not end a walk over millions, nor keep a layout 1 log from
+            // migrating (`get` reports a damaged record when asked for).
+            let Some(id) = parse_id(&k) else {
+                continue;
+            };
             let Ok(brief) = brief::decode_brief(&bytes) else {
                 continue;
             };
@@ -663,30 +713,61 @@ impl UrlLog {
         };
         match query.state {
             Some(state) => {
-                let key = |b: Bound<u64>, edge: u64| match b {
-                    Bound::Included(id) => Bound::Included(state_key(state, id)),
-                    Bound::Excluded(id) => Bound::Excluded(state_key(state, id)),
-                    Bound::Unbounded => Bound::Included(state_key(state, edge)),
+                // The bounds as ids included; none when they exclude
+                // every id.
+                let first = match ids.0 {
+                    Bound::Included(id) => Some(id),
+                    Bound::Excluded(id) => id.checked_add(1),
+                    Bound::Unbounded => Some(0),
                 };
-                let range = self.by_state.range((key(ids.0, 0), key(ids.1, u64::MAX)));
-                for entry in directed(range, back) {
-                    let (k, _) = entry?;
-                    let id = match parse_state_key(&k) {
-                        Some((s, id)) if s == state => id,
-                        _ => {
-                            return Err(StoreError::BadEntry {
-                                tree: "by_state",
-                                key: k.to_vec(),
-                            });
+                let last = match ids.1 {
+                    Bound::Included(id) => Some(id),
+                    Bound::Excluded(id) => id.checked_sub(1),
+                    Bound::Unbounded => Some(u64::MAX),
+                };
+                let (Some(first), Some(last)) = (first, last) else {
+                    return Ok(page);
+                };
+                let lo = match ids.0 {
+                    Bound::Included(id) | Bound::Excluded(id) => block_of(id),
+                    Bound::Unbounded => 0,
+                };
+                let hi = match ids.1 {
+                    Bound::Included(id) | Bound::Excluded(id) => block_of(id),
+                    Bound::Unbounded => u64::MAX,
+                };
+                let range = self
+                    .by_state
+                    .range(state_key(state, lo)..=state_key(state, hi));
+                'blocks: for entry in directed(range, back) {
+                    let (k, v) = entry?;
+                    let bad = || StoreError::BadEntry {
+                        tree: STATE_BLOCKS,
+                        key: k.to_vec(),
+                    };
+                    let block = match parse_state_block_key(&k) {
+                        Some((s, block)) if s == state => block,
+                        _ => return Err(bad()),
+                    };
+                    let bits = Bitmap::decode(&v).ok_or_else(bad)?;
+                    // Only the bits within the bounds: a page starting
+                    // inside a block does not walk the bits before it.
+                    let in_block = bits.ids_between(block, first, last);
+                    let in_block: Vec<u64> = if back {
+                        in_block.rev().collect()
+                    } else {
+                        in_block.collect()
+                    };
+                    for id in in_block {
+                        // An index entry without a record cannot come from
+                        // our transactions; skipping it keeps the rest
+                        // readable.
+                        let Some(bytes) = self.urls.get(id_key(id))? else {
+                            continue;
+                        };
+                        if take(id, &bytes)? {
+                            break 'blocks;
                         }
-                    };
-                    // An index entry without a record cannot come from our
-                    // transactions; skipping it keeps the rest readable.
-                    let Some(bytes) = self.urls.get(id_key(id))? else {
-                        continue;
-                    };
-                    if take(id, &bytes)? {
-                        break;
                     }
                 }
             }
@@ -718,23 +799,28 @@ impl UrlLog {
         limit: usize,
     ) -> Result<Vec<u64>, StoreError> {
         check_slot(level, queue)?;
-        let lo = match after {
-            Some(id) => Bound::Excluded(frontier_key(level, queue, id)),
-            None => Bound::Included(frontier_key(level, queue, 0)),
+        let Some(first) = after.map_or(Some(0), |id| id.checked_add(1)) else {
+            return Ok(Vec::new());
         };
-        let hi = Bound::Included(frontier_key(level, queue, u64::MAX));
+        let lo = frontier_block_key(level, queue, first);
+        let hi = frontier_key(level, queue, u64::MAX);
         let mut ids = Vec::new();
-        for key in self.frontier.range((lo, hi)).keys().take(limit) {
-            let key = key?;
-            match parse_frontier_key(&key) {
-                Some((l, q, id)) if (l, q) == (level, queue) => ids.push(id),
-                _ => {
-                    return Err(StoreError::BadEntry {
-                        tree: "frontier",
-                        key: key.to_vec(),
-                    });
-                }
+        for entry in self.frontier.range(lo..=hi) {
+            if ids.len() >= limit {
+                break;
             }
+            let (key, value) = entry?;
+            let bad = || StoreError::BadEntry {
+                tree: FRONTIER_BLOCKS,
+                key: key.to_vec(),
+            };
+            let block = match parse_frontier_block_key(&key) {
+                Some((l, q, block)) if (l, q) == (level, queue) => block,
+                _ => return Err(bad()),
+            };
+            let bits = Bitmap::decode(&value).ok_or_else(bad)?;
+            let room = limit - ids.len();
+            ids.extend(bits.ids_between(block, first, u64::MAX).take(room));
         }
         Ok(ids)
     }
@@ -756,17 +842,32 @@ impl UrlLog {
     /// re-queued all the same and the first such error is returned.
     pub fn requeue_in_flight(&self) -> Result<u64, StoreError> {
         let mut ids = Vec::new();
-        for key in self.by_state.scan_prefix([State::InFlight.byte()]).keys() {
-            let key = key?;
-            match parse_state_key(&key) {
-                Some((_, id)) => ids.push(id),
-                None => {
-                    return Err(StoreError::BadEntry {
-                        tree: "by_state",
-                        key: key.to_vec(),
-                    });
+        let mut damaged = Vec::new();
+        for entry in self.by_state.scan_prefix([State::InFlight.byte()]) {
+            let (key, value) = entry?;
+            let block = parse_state_block_key(&key).map(|(_, block)| block);
+            match (block, Bitmap::decode(&value)) {
+                (Some(block), Some(bits)) => ids.extend(bits.ids(block)),
+                _ => damaged.push(key),
+            }
+        }
+        if !damaged.is_empty() {
+            // A damaged block must not keep the crawl from resuming: it is
+            // rebuilt from its records (`repair.rs`) under the writer lock,
+            // and what it holds now is re-queued with the rest.
+            let mut writer = self.lock_writer();
+            writer.blocks.clear();
+            for key in damaged {
+                self.repair(STATE_BLOCKS, &key)?;
+                if let Some((_, block)) = parse_state_block_key(&key)
+                    && let Some(bits) = self.by_state.get(&key)?.and_then(|v| Bitmap::decode(&v))
+                {
+                    ids.extend(bits.ids(block));
                 }
             }
+            self.recount_after_repair(&mut writer)?;
+            drop(writer);
+            ids.sort_unstable();
         }
         let mut requeued = 0;
         let mut first_error = None;

@@ -12,8 +12,10 @@
 //! Reads inside a transaction cost too, so `apply` avoids them: it holds
 //! the writer lock from its checks to its notes, so the counters it keeps
 //! in memory are the persisted ones, a URL not in the URL index before the
-//! transaction is not in it during the transaction, and a record it wrote
-//! lately (`written.rs`) needs no read of its old state.
+//! transaction is not in it during the transaction, a record it wrote
+//! lately (`written.rs`) needs no read of its old state, and a state or
+//! frontier block it wrote lately (`blocks.rs`) needs no read either. The
+//! moves of one batch within a block are written as one write of it.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
@@ -22,13 +24,14 @@ use sled::transaction::{
     ConflictableTransactionError, TransactionError, Transactional, TransactionalTree,
 };
 
+use super::blocks::{BlockKey, BlockWrites};
 use super::brief::decode_brief;
 use super::briefs::BriefWrites;
 use super::counters::COUNTERS;
-use super::index::{FRONTIER_LEN, NEXT_ID, count_key, frontier_key, id_key, parse_id, state_key};
+use super::index::{id_key, parse_id};
 use super::record::{State, UrlRecord, encode, header_state, stored_url};
 use super::written::{Stored, Written};
-use super::{LEVELS, QUEUE_NAMES, StoreError, UrlLog};
+use super::{LEVELS, QUEUE_NAMES, StoreError, UrlLog, Writer};
 
 /// One write in an [`UrlLog::apply`] batch. Frontier slots are
 /// `(level, queue)`: level 0 (`highest`) … 4 (`lowest`), queue an index
@@ -69,6 +72,10 @@ impl<'a> Change<'a> {
 
 type TxResult<T> = Result<T, ConflictableTransactionError<StoreError>>;
 
+/// Damaged entries one batch repairs before giving up: a batch touches
+/// few blocks, so more than this is not damage a repair can keep up with.
+const MAX_REPAIRS: usize = 16;
+
 fn abort<T>(error: StoreError) -> TxResult<T> {
     Err(ConflictableTransactionError::Abort(error))
 }
@@ -80,57 +87,11 @@ fn tx_error(error: TransactionError<StoreError>) -> StoreError {
     }
 }
 
-/// A u64 counter in `meta` (layouts 1 and 2), 0 when absent.
-fn tx_get(meta: &TransactionalTree, key: &[u8]) -> TxResult<u64> {
-    match meta.get(key)? {
-        None => Ok(0),
-        Some(v) => match parse_id(&v) {
-            Some(n) => Ok(n),
-            None => abort(StoreError::BadEntry {
-                tree: "meta",
-                key: key.to_vec(),
-            }),
-        },
-    }
-}
-
-/// Adds `delta` to a counter in `meta`; a counter never goes below zero,
-/// even if damage made it too small.
-fn tx_add(meta: &TransactionalTree, key: &[u8], delta: i64) -> TxResult<()> {
-    let now = tx_get(meta, key)?.saturating_add_signed(delta);
-    meta.insert(key, &now.to_be_bytes())?;
-    Ok(())
-}
-
-const EMPTY: &[u8] = &[];
-
 /// What a batch changes in the counts.
 #[derive(Default)]
 struct Delta {
     counts: [i64; 7],
     frontier: i64,
-}
-
-/// The counters of layouts 1 and 2: a `meta` key each, read and moved
-/// by the batch's deltas (`next` is the next id when it moved).
-fn write_separate_counters(
-    meta: &TransactionalTree,
-    next: Option<u64>,
-    delta: &Delta,
-) -> TxResult<()> {
-    if let Some(next) = next {
-        meta.insert(NEXT_ID, &next.to_be_bytes())?;
-    }
-    for state in State::ALL {
-        let d = delta.counts[state as usize];
-        if d != 0 {
-            tx_add(meta, &count_key(state), d)?;
-        }
-    }
-    if delta.frontier != 0 {
-        tx_add(meta, FRONTIER_LEN, delta.frontier)?;
-    }
-    Ok(())
 }
 
 /// The old state of record `id`, and its link depth when readable, from
@@ -255,11 +216,41 @@ impl UrlLog {
     /// Crash safety comes from grouping: a fetched page's update and its
     /// new links (discovered with `enqueue`) in one batch; taking a URL to
     /// fetch as `Update` (in flight) plus `Dequeue` in one batch.
+    ///
+    /// A state or frontier block that does not read (damage) is rebuilt
+    /// from the records (`repair.rs`) and the batch tried again, a few
+    /// times at most: rewriting the damaged value as it stands would lose
+    /// the ids it held, and refusing every write that meets it would stop
+    /// a crawl for one bad entry.
     pub fn apply(&self, changes: &[Change<'_>]) -> Result<Vec<Option<u64>>, StoreError> {
         // One writer at a time, from the checks below to the notes after
         // the commit: what it reads before the transaction and keeps in
         // memory stays true until its transaction is written.
         let mut writer = self.lock_writer();
+        let mut repaired: Vec<Vec<u8>> = Vec::new();
+        loop {
+            match self.apply_locked(&mut writer, changes) {
+                Err(StoreError::BadEntry { tree, key })
+                    if UrlLog::repairable(tree)
+                        && repaired.len() < MAX_REPAIRS
+                        && !repaired.contains(&key) =>
+                {
+                    writer.blocks.clear();
+                    self.repair(tree, &key)?;
+                    self.recount_after_repair(&mut writer)?;
+                    repaired.push(key);
+                }
+                done => return done,
+            }
+        }
+    }
+
+    /// [`UrlLog::apply`] once, under the writer lock.
+    fn apply_locked(
+        &self,
+        writer: &mut Writer,
+        changes: &[Change<'_>],
+    ) -> Result<Vec<Option<u64>>, StoreError> {
         // Everything that can fail without the database fails before the
         // transaction, and records are encoded once: sled may run the
         // closure more than once.
@@ -314,9 +305,11 @@ impl UrlLog {
         let content_types = self.content_types_known();
         let before = writer.counters;
         let written = &writer.written;
+        let cached = &writer.blocks;
         let committed = trees.transaction(|(urls, by_url, by_state, frontier, meta, briefs)| {
-            // Logs of the first layout have no briefs to keep.
-            let mut brief_writes = self.has_briefs.then(|| BriefWrites::new(&content_types));
+            let mut brief_writes = BriefWrites::new(&content_types);
+            // Each state and frontier block is read and written once.
+            let mut blocks = BlockWrites::new(cached, by_state, frontier);
             let mut ids = vec![None; changes.len()];
             let mut delta = Delta::default();
             let mut next_id = before.next_id;
@@ -331,15 +324,17 @@ impl UrlLog {
                         next_id += 1;
                         urls.insert(&id_key(id), values[i].as_slice())?;
                         by_url.insert(record.url.as_bytes(), &id_key(id))?;
-                        by_state.insert(&state_key(record.state, id), EMPTY)?;
+                        blocks.insert(BlockKey::state(record.state, id), id)?;
                         delta.counts[record.state as usize] += 1;
-                        if let Some((level, queue)) = enqueue {
-                            frontier.insert(&frontier_key(level, queue, id), EMPTY)?;
+                        // Counted only when the bit was clear: an id
+                        // enqueued before it was discovered is in the
+                        // frontier once.
+                        if let Some((level, queue)) = enqueue
+                            && blocks.insert(BlockKey::frontier(level, queue, id), id)?
+                        {
                             delta.frontier += 1;
                         }
-                        if let Some(writes) = &mut brief_writes {
-                            writes.discovered(briefs, meta, id, record)?;
-                        }
+                        brief_writes.discovered(briefs, meta, id, record)?;
                         notes.wrote(id, record, true);
                         Some(id)
                     }
@@ -357,70 +352,61 @@ impl UrlLog {
                             None => read_old(urls, by_url, id, record)?,
                         };
                         urls.insert(&key, values[i].as_slice())?;
-                        if let Some(writes) = &mut brief_writes {
-                            // A URL revived from a nofollow link comes
-                            // back at the depth it was met again.
-                            let depth_moved = old_depth != Some(record.link_depth);
-                            writes.updated(briefs, meta, id, record, depth_moved)?;
-                        }
+                        // A URL revived from a nofollow link comes back at
+                        // the depth it was met again.
+                        let depth_moved = old_depth != Some(record.link_depth);
+                        brief_writes.updated(briefs, meta, id, record, depth_moved)?;
                         let new = record.state;
                         if old != new {
-                            by_state.remove(&state_key(old, id))?;
-                            by_state.insert(&state_key(new, id), EMPTY)?;
+                            blocks.remove(BlockKey::state(old, id), id)?;
+                            blocks.insert(BlockKey::state(new, id), id)?;
                             delta.counts[old as usize] -= 1;
                             delta.counts[new as usize] += 1;
                         }
-                        if let Some((level, queue)) = enqueue {
-                            let key = frontier_key(level, queue, id);
-                            if frontier.insert(&key, EMPTY)?.is_none() {
-                                delta.frontier += 1;
-                            }
+                        if let Some((level, queue)) = enqueue
+                            && blocks.insert(BlockKey::frontier(level, queue, id), id)?
+                        {
+                            delta.frontier += 1;
                         }
                         notes.wrote(id, record, false);
                         Some(id)
                     }
-                    Change::Enqueue { id, level, queue } => {
-                        let key = frontier_key(level, queue, id);
-                        frontier.insert(&key, EMPTY)?.is_none().then(|| {
+                    Change::Enqueue { id, level, queue } => blocks
+                        .insert(BlockKey::frontier(level, queue, id), id)?
+                        .then(|| {
                             delta.frontier += 1;
                             id
-                        })
-                    }
-                    Change::Dequeue { id, level, queue } => {
-                        let key = frontier_key(level, queue, id);
-                        frontier.remove(&key)?.is_some().then(|| {
+                        }),
+                    Change::Dequeue { id, level, queue } => blocks
+                        .remove(BlockKey::frontier(level, queue, id), id)?
+                        .then(|| {
                             delta.frontier -= 1;
                             id
-                        })
-                    }
+                        }),
                 };
             }
             let next = (next_id != before.next_id).then_some(next_id);
             let after = before.moved(next, &delta.counts, delta.frontier);
             // Counters are written once per batch, not once per change.
-            if self.packed_counters {
-                if after != before {
-                    meta.insert(COUNTERS, &after.pack()[..])?;
-                }
-            } else {
-                write_separate_counters(meta, next, &delta)?;
+            if after != before {
+                meta.insert(COUNTERS, &after.pack()[..])?;
             }
-            let grown_table = match brief_writes {
-                Some(writes) => writes.finish(briefs, meta)?,
-                None => None,
-            };
-            Ok((ids, after, grown_table, notes))
+            let grown_table = brief_writes.finish(briefs, meta)?;
+            let touched = blocks.finish()?;
+            Ok((ids, after, grown_table, notes, touched))
         });
-        let (ids, after, grown_table, notes) = match committed {
+        let (ids, after, grown_table, notes, touched) = match committed {
             Ok(committed) => committed,
             Err(e) => {
                 // Nothing was written; forgetting is only caution.
                 writer.written.clear();
+                writer.blocks.clear();
                 return Err(tx_error(e));
             }
         };
         self.transactions.fetch_add(1, Ordering::Relaxed);
         writer.counters = after;
+        writer.blocks.note(touched);
         for (id, stored) in notes.into_stored() {
             writer.written.note(id, stored);
         }
@@ -432,7 +418,6 @@ impl UrlLog {
         }
         self.frontier_len
             .store(after.frontier_len, Ordering::Relaxed);
-        drop(writer);
         if let Some(table) = grown_table {
             self.learn_content_types(table);
         }

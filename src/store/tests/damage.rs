@@ -116,13 +116,9 @@ fn corrupt_records_are_errors_not_panics() {
 }
 
 /// A log of 20 URLs in three states, 5 of them in the frontier, written
-/// in `layout` (2: a counter per key; 3: packed), then damaged by
-/// `damage` and reopened.
+/// in `layout` (2: a counter per key; 3: packed, both migrated on open;
+/// 4: packed, bitmaps), then damaged by `damage` and reopened.
 fn reopened_after(dir: &Path, layout: u8, damage: impl FnOnce(&UrlLog)) -> UrlLog {
-    {
-        let log = open(dir);
-        log.meta.insert(LAYOUT, [layout].as_slice()).unwrap();
-    }
     {
         let log = open(dir);
         for i in 0..20 {
@@ -134,6 +130,9 @@ fn reopened_after(dir: &Path, layout: u8, damage: impl FnOnce(&UrlLog)) -> UrlLo
             }])
             .unwrap();
         }
+        if layout < 4 {
+            downgrade(&log, layout);
+        }
         damage(&log);
         log.flush().unwrap();
     }
@@ -141,7 +140,9 @@ fn reopened_after(dir: &Path, layout: u8, damage: impl FnOnce(&UrlLog)) -> UrlLo
 }
 
 /// Counts that no longer add up are rebuilt from the index on open, in
-/// either layout; a packed value that does not read is rebuilt whole.
+/// any layout; a packed value that does not read is rebuilt whole. Old
+/// layouts are migrated, and the migration does not trust their counters
+/// either.
 #[test]
 fn damaged_counts_are_rebuilt_on_open() {
     let bad_count = |log: &UrlLog| {
@@ -182,7 +183,7 @@ fn damaged_counts_are_rebuilt_on_open() {
         log.meta.insert(NEXT_ID, &3u64.to_be_bytes()).unwrap();
     };
     type Damage<'a> = &'a dyn Fn(&UrlLog);
-    let cases: [(u8, Damage<'_>); 9] = [
+    let cases: [(u8, Damage<'_>); 14] = [
         (2, &|log| {
             bad_count(log);
             junk_count(log);
@@ -195,19 +196,22 @@ fn damaged_counts_are_rebuilt_on_open() {
         (3, &lost_packed),
         (3, &small_packed),
         (3, &|_| {}),
+        (4, &bad_packed),
+        (4, &junk_packed),
+        (4, &lost_packed),
+        (4, &small_packed),
+        (4, &|_| {}),
     ];
     for (case, (layout, damage)) in cases.into_iter().enumerate() {
         let dir = tempfile::tempdir().unwrap();
         let log = reopened_after(dir.path(), layout, damage);
         assert_eq!(
             log.meta.get(LAYOUT).unwrap().as_deref(),
-            Some(&[layout][..])
+            Some(&[4][..]),
+            "case {case}: migrated"
         );
-        assert_eq!(
-            log.meta.contains_key(COUNTERS).unwrap(),
-            layout == 3,
-            "case {case}: only layout 3 packs its counters"
-        );
+        assert!(log.meta.contains_key(COUNTERS).unwrap(), "case {case}");
+        assert!(!log.meta.contains_key(NEXT_ID).unwrap(), "case {case}");
         assert_eq!(log.counts().queued, 7, "case {case}");
         assert_eq!(log.counts().in_flight, 7, "case {case}");
         assert_eq!(log.counts().fetched, 6, "case {case}");
@@ -251,20 +255,188 @@ fn damaged_index_entries() {
     assert!(matches!(
         log.page(&fetched, None, 100),
         Err(StoreError::BadEntry {
-            tree: "by_state",
+            tree: "state_blocks",
             ..
         })
     ));
+    // Writes never meet that key (no block has it): a repair on open
+    // would drop it.
+    log.by_state.remove([State::Fetched.byte(), 1, 2]).unwrap();
     log.by_url.insert("http://i/3", b"xy".as_slice()).unwrap();
     assert!(matches!(
         log.id_of("http://i/3"),
         Err(StoreError::BadEntry { tree: "by_url", .. })
     ));
+    // The URL is still known (its entry is there): discovering it again
+    // adds nothing.
+    assert_eq!(
+        log.discover(&rec("http://i/3", State::Queued)).unwrap(),
+        None
+    );
+    // Nothing rebuilds it (it hides only its own URL): put back for the
+    // checks below.
+    log.by_url.insert("http://i/3", &id_key(4)).unwrap();
+    damaged_blocks(&log);
     // A layout this build does not know is refused on open.
     log.meta.insert(LAYOUT, [9u8].as_slice()).unwrap();
     drop(log);
     assert!(matches!(
         UrlLog::open(&dir.path().join("db"), CACHE),
         Err(StoreError::Open { .. })
+    ));
+}
+
+/// A state or frontier block whose value is not a bitmap: reads through
+/// it are [`StoreError::BadEntry`]; a write that meets it rebuilds it from
+/// the records of its ids first (rewriting it as it stands would lose
+/// them), as do resume and open, so that one damaged block blocks no
+/// write. Called on the 21-URL log of [`damaged_index_entries`], all in
+/// block 0.
+fn damaged_blocks(log: &UrlLog) {
+    let bad = |result: Result<_, StoreError>, tree: &str| {
+        assert!(
+            matches!(result, Err(StoreError::BadEntry { tree: t, .. }) if t == tree),
+            "{tree}: {result:?}"
+        );
+    };
+    let queued = Query {
+        state: Some(State::Queued),
+        ..Query::default()
+    };
+    let queued_ids = ids(&log.page(&queued, None, 100).unwrap());
+    log.by_state
+        .insert(state_key(State::Queued, 0), &b"\x01\xff\x01\x02"[..])
+        .unwrap();
+    forget_writes(log);
+    bad(log.page(&queued, None, 10).map(|_| ()), "state_blocks");
+    bad(log.page_back(&queued, None, 10).map(|_| ()), "state_blocks");
+    let mut moved = log.get(1).unwrap().unwrap();
+    assert_eq!(moved.state, State::Queued);
+    moved.state = State::Error;
+    log.update(1, &moved).unwrap();
+    assert_eq!(
+        ids(&log.page(&queued, None, 100).unwrap()),
+        queued_ids[1..],
+        "rebuilt, with the move"
+    );
+    check_consistent(log);
+
+    // Resume: a damaged in-flight block is rebuilt and its URLs re-queued.
+    let mut other = log.get(2).unwrap().unwrap();
+    assert_eq!(other.state, State::InFlight);
+    log.by_state
+        .insert(state_key(State::InFlight, 0), &b""[..])
+        .unwrap();
+    forget_writes(log);
+    let in_flight = log.counts().in_flight;
+    assert_eq!(log.requeue_in_flight().unwrap(), in_flight);
+    assert_eq!(log.counts().in_flight, 0);
+    other = log.get(2).unwrap().unwrap();
+    assert_eq!(other.state, State::Queued);
+    assert_eq!(other.reason, REQUEUED_REASON);
+    check_consistent(log);
+
+    // The frontier block: rebuilt from the queued records' slots.
+    log.frontier
+        .insert(frontier_key(2, 4, 0), &b""[..])
+        .unwrap();
+    forget_writes(log);
+    bad(log.frontier(2, 4, None, 10).map(|_| ()), "frontier_blocks");
+    log.enqueue(3, 2, 4).unwrap();
+    let slot = frontier_slot(0, "follow");
+    assert_eq!(slot, (2, 4), "the slot of the test records");
+    let expected: Vec<u64> = log
+        .page(&queued, None, 100)
+        .unwrap()
+        .iter()
+        .map(|(id, _)| *id)
+        .chain([3])
+        .collect::<std::collections::BTreeSet<u64>>()
+        .into_iter()
+        .collect();
+    assert_eq!(log.frontier(2, 4, None, 100).unwrap(), expected);
+    assert_eq!(log.frontier(2, 3, None, 10).unwrap(), Vec::<u64>::new());
+    log.enqueue(3, 2, 3).unwrap();
+    assert_eq!(log.frontier(2, 3, None, 10).unwrap(), [3]);
+    // The frontier's length counts what the rebuilt block holds.
+    check_consistent(log);
+}
+
+/// A damaged block found on open, when the counts are rebuilt, is
+/// rebuilt from its records too (and an unreadable key dropped), rather
+/// than keeping the log from opening.
+#[test]
+fn damaged_blocks_are_rebuilt_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let log = open(dir.path());
+        for i in 0..20 {
+            let record = rec(&format!("http://o/{i}"), State::ALL[i % 3]);
+            log.apply(&[Change::Discover {
+                record: &record,
+                enqueue: (i % 3 == 0).then_some((2, 4)),
+            }])
+            .unwrap();
+        }
+        log.by_state
+            .insert(state_key(State::Fetched, 0), &b"junk"[..])
+            .unwrap();
+        log.by_state.insert(&b"xy"[..], &b""[..]).unwrap();
+        log.frontier
+            .insert(frontier_key(2, 4, 0), &b""[..])
+            .unwrap();
+        log.frontier.insert(&b"z"[..], &b""[..]).unwrap();
+        log.meta.insert(COUNTERS, &b"junk"[..]).unwrap();
+        log.flush().unwrap();
+    }
+    let log = open(dir.path());
+    assert_eq!(log.counts().fetched, 6);
+    assert_eq!(log.len(), 20);
+    assert_eq!(log.frontier_len(), 7);
+    assert_eq!(
+        log.frontier(2, 4, None, 100).unwrap(),
+        [1, 4, 7, 10, 13, 16, 19]
+    );
+    check_consistent(&log);
+}
+
+/// A block number whose ids would not fit a u64 is a damaged key, not a
+/// block of ids that all saturate to `u64::MAX`.
+#[test]
+fn block_numbers_past_the_id_space_are_damage() {
+    use super::super::index::MAX_BLOCK;
+    assert!(parse_state_block_key(&state_key(State::Queued, MAX_BLOCK)).is_some());
+    assert!(parse_state_block_key(&state_key(State::Queued, MAX_BLOCK + 1)).is_none());
+    assert!(parse_frontier_block_key(&frontier_key(1, 2, MAX_BLOCK)).is_some());
+    assert!(parse_frontier_block_key(&frontier_key(1, 2, u64::MAX)).is_none());
+    let (_dir, log) = fresh();
+    log.discover(&rec("http://b/1", State::Queued)).unwrap();
+    let mut bits = Bitmap::default();
+    bits.insert(0);
+    bits.insert(1);
+    let bits = bits.encode().unwrap();
+    log.by_state
+        .insert(state_key(State::Queued, u64::MAX), bits.clone())
+        .unwrap();
+    log.frontier
+        .insert(frontier_key(1, 2, u64::MAX), bits)
+        .unwrap();
+    let queued = Query {
+        state: Some(State::Queued),
+        ..Query::default()
+    };
+    assert!(matches!(
+        log.page(&queued, Some(1), 10),
+        Err(StoreError::BadEntry {
+            tree: "state_blocks",
+            ..
+        })
+    ));
+    assert!(matches!(
+        log.frontier(1, 2, None, 10),
+        Err(StoreError::BadEntry {
+            tree: "frontier_blocks",
+            ..
+        })
     ));
 }

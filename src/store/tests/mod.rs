@@ -5,6 +5,7 @@
 mod briefs;
 mod crash;
 mod damage;
+mod migrate;
 mod paging;
 mod record;
 mod scale;
@@ -15,8 +16,12 @@ use std::path::Path;
 use regex::Regex;
 use tempfile::TempDir;
 
+use super::bitmap::{Bitmap, block_of};
 use super::counters::COUNTERS;
-use super::index::{LAYOUT, count_key, id_key, parse_frontier_key, parse_id, state_key};
+use super::index::{
+    FRONTIER_LEN, LAYOUT, OLD_BY_STATE, OLD_FRONTIER, count_key, frontier_key, id_key,
+    parse_frontier_block_key, parse_id, parse_state_block_key, state_key,
+};
 use super::record::{FORMAT, decode, encode};
 use super::*;
 
@@ -38,7 +43,70 @@ fn fresh() -> (TempDir, UrlLog) {
 /// process that has just opened the log, with no notes yet.
 fn damage_record(log: &UrlLog, id: u64, bytes: Vec<u8>) {
     log.urls.insert(id_key(id), bytes).expect("damage");
-    log.lock_writer().written.clear();
+    forget_writes(log);
+}
+
+/// Drops what the writer remembers of records and blocks (`written.rs`,
+/// `blocks.rs`), as a test that writes behind the log's back must.
+fn forget_writes(log: &UrlLog) {
+    let mut writer = log.lock_writer();
+    writer.written.clear();
+    writer.blocks.clear();
+}
+
+/// Every id in a bitmap tree, with its key's prefix (state byte, or level
+/// and queue): the per-URL entries of layouts 1 to 3.
+fn bitmap_ids(tree: &sled::Tree, prefix_len: usize) -> Vec<(Vec<u8>, u64)> {
+    let mut ids = Vec::new();
+    for entry in tree.iter() {
+        let (key, value) = entry.unwrap();
+        let block = parse_id(&key[prefix_len..]).expect("block number");
+        let bits = Bitmap::decode(&value).expect("bitmap");
+        for id in bits.ids(block) {
+            ids.push((key[..prefix_len].to_vec(), id));
+        }
+    }
+    ids
+}
+
+/// Rewrites a layout 4 log, as the builds that wrote `layout` (1 to 3)
+/// would have left it: an entry per URL in `by_state` and `frontier`,
+/// a `meta` key per counter (1, 2), no briefs and no layout key (1).
+fn downgrade(log: &UrlLog, layout: u8) {
+    let old_by_state = log.db.open_tree(OLD_BY_STATE).unwrap();
+    for (state, id) in bitmap_ids(&log.by_state, 1) {
+        let state = State::from_byte(state[0]).unwrap();
+        old_by_state.insert(state_key(state, id), &[][..]).unwrap();
+    }
+    let old_frontier = log.db.open_tree(OLD_FRONTIER).unwrap();
+    for (slot, id) in bitmap_ids(&log.frontier, 2) {
+        let key = frontier_key(slot[0], slot[1], id);
+        old_frontier.insert(key, &[][..]).unwrap();
+    }
+    log.by_state.clear().unwrap();
+    log.frontier.clear().unwrap();
+    forget_writes(log);
+    log.meta.insert(LAYOUT, &[layout][..]).unwrap();
+    if layout <= 2 {
+        let counters = log.lock_writer().counters;
+        log.meta.remove(COUNTERS).unwrap();
+        let meta = &log.meta;
+        meta.insert(NEXT_ID, &counters.next_id.to_be_bytes())
+            .unwrap();
+        meta.insert(FRONTIER_LEN, &counters.frontier_len.to_be_bytes())
+            .unwrap();
+        for state in State::ALL {
+            let n = counters.counts[state as usize];
+            meta.insert(count_key(state), &n.to_be_bytes()).unwrap();
+        }
+    }
+    if layout == 1 {
+        log.briefs.clear().unwrap();
+        log.meta.remove(super::briefs::LAST_RUN).unwrap();
+        log.meta.remove(super::briefs::CONTENT_TYPES).unwrap();
+        log.meta.remove(LAYOUT).unwrap();
+    }
+    log.flush().unwrap();
 }
 
 fn rec(url: &str, state: State) -> UrlRecord {
@@ -135,11 +203,13 @@ fn check_consistent(log: &UrlLog) {
         assert_eq!(id, records, "ids are dense from 1");
         let record = decode(&value).unwrap_or_else(|e| panic!("record {id}: {e}"));
         assert_eq!(log.id_of(&record.url).unwrap(), Some(id), "by_url of {id}");
-        assert!(
-            log.by_state
-                .contains_key(state_key(record.state, id))
-                .unwrap()
-        );
+        let block = log
+            .by_state
+            .get(state_key(record.state, block_of(id)))
+            .unwrap()
+            .and_then(|v| Bitmap::decode(&v))
+            .expect("a state block for each record");
+        assert!(block.contains(id), "record {id} in its state's block");
         counts[record.state as usize] += 1;
     }
     assert_eq!(
@@ -147,18 +217,41 @@ fn check_consistent(log: &UrlLog) {
         records,
         "by_url has one entry per record"
     );
+    for key in log.by_state.iter().keys() {
+        parse_state_block_key(&key.unwrap()).expect("state block key");
+    }
     assert_eq!(
-        log.by_state.len() as u64,
+        bitmap_ids(&log.by_state, 1).len() as u64,
         records,
-        "by_state has one entry per record"
+        "the state index has one bit per record"
     );
     assert_eq!(log.counts(), StateCounts::from_array(counts));
     assert_eq!(log.len(), records);
     let mut frontier = 0;
     for key in log.frontier.iter().keys() {
-        let (_, _, id) = parse_frontier_key(&key.unwrap()).expect("frontier key");
+        parse_frontier_block_key(&key.unwrap()).expect("frontier key");
+    }
+    for (_, id) in bitmap_ids(&log.frontier, 2) {
         assert!(id >= 1 && id <= records, "frontier names record {id}");
         frontier += 1;
     }
     assert_eq!(log.frontier_len(), frontier);
+    // What the writer keeps of blocks (`blocks.rs`) is what sled holds:
+    // a write trusts it instead of reading.
+    for (key, bytes, cached) in log.lock_writer().blocks.iter() {
+        let tree = match key {
+            super::blocks::BlockKey::State(..) => &log.by_state,
+            super::blocks::BlockKey::Frontier(..) => &log.frontier,
+        };
+        let stored = tree.get(&bytes).unwrap();
+        assert_eq!(
+            stored.as_deref(),
+            cached.encode().as_deref(),
+            "cached block {key:?} as sled holds it"
+        );
+    }
+    let names = log.db.tree_names();
+    for old in [OLD_BY_STATE, OLD_FRONTIER] {
+        assert!(!names.iter().any(|n| n == old.as_bytes()), "{old} dropped");
+    }
 }

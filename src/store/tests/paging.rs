@@ -140,3 +140,105 @@ fn text_filter_searches_url_and_reason() {
         }
     }
 }
+
+/// Ids on and around block boundaries (4096 ids a block), with a block
+/// of the state empty between two that are not: paging forward and back
+/// and the frontier, with bounds exactly on those ids and around them,
+/// by pages of 1 and more, match the model.
+#[test]
+fn pages_and_queues_across_block_boundaries() {
+    let (_dir, log) = fresh();
+    let chosen = [4095, 4096, 4097, 8191, 8192, 16384, 16385];
+    let records: Vec<UrlRecord> = (1..=16_385u64)
+        .map(|id| {
+            let state = if chosen.contains(&id) {
+                State::Queued
+            } else {
+                State::Fetched
+            };
+            rec(&format!("http://k/{id}"), state)
+        })
+        .collect();
+    for (n, chunk) in records.chunks(2000).enumerate() {
+        let changes: Vec<Change<'_>> = chunk
+            .iter()
+            .enumerate()
+            .map(|(i, record)| {
+                let id = (n * 2000 + i + 1) as u64;
+                Change::Discover {
+                    record,
+                    enqueue: chosen.contains(&id).then_some((1, 3)),
+                }
+            })
+            .collect();
+        log.apply(&changes).unwrap();
+    }
+    let queued = Query {
+        state: Some(State::Queued),
+        ..Query::default()
+    };
+    let bounds = [
+        0,
+        1,
+        4094,
+        4095,
+        4096,
+        4097,
+        4098,
+        8190,
+        8191,
+        8192,
+        8193,
+        12287,
+        12288,
+        16383,
+        16384,
+        16385,
+        16386,
+        u64::MAX,
+    ];
+    for bound in bounds.into_iter().map(Some).chain([None]) {
+        for limit in [1, 2, 100] {
+            let after: Vec<u64> = chosen
+                .iter()
+                .copied()
+                .filter(|id| bound.is_none_or(|b| *id > b))
+                .take(limit)
+                .collect();
+            let before: Vec<u64> = chosen
+                .iter()
+                .rev()
+                .copied()
+                .filter(|id| bound.is_none_or(|b| *id < b))
+                .take(limit)
+                .collect();
+            let what = format!("bound {bound:?} limit {limit}");
+            assert_eq!(
+                ids(&log.page(&queued, bound, limit).unwrap()),
+                after,
+                "{what}"
+            );
+            assert_eq!(
+                ids(&log.page_back(&queued, bound, limit).unwrap()),
+                before,
+                "{what} back"
+            );
+            assert_eq!(
+                log.frontier(1, 3, bound, limit).unwrap(),
+                after,
+                "{what} queue"
+            );
+        }
+    }
+    // Walked a page of one at a time, both ways.
+    let (mut forward, mut back) = (Vec::new(), Vec::new());
+    while let [(id, _)] = log.page(&queued, forward.last().copied(), 1).unwrap()[..] {
+        forward.push(id);
+    }
+    while let [(id, _)] = log.page_back(&queued, back.last().copied(), 1).unwrap()[..] {
+        back.push(id);
+    }
+    assert_eq!(forward, chosen);
+    assert!(back.iter().rev().eq(chosen.iter()));
+    check_consistent(&log);
+}

@@ -544,3 +544,187 @@ fn updates_stay_right_whatever_the_writer_remembers() {
     assert_eq!(log.counts().deleted, 1);
     check_consistent(&log);
 }
+
+/// A batch that moves many ids of one block writes that block once and
+/// keeps it in the writer's memory; a batch that fails leaves neither
+/// sled nor that memory changed, so the next batch moves from what sled
+/// holds.
+#[test]
+fn blocks_coalesce_and_a_failed_batch_leaves_them_as_sled_has_them() {
+    let (_dir, log) = fresh();
+    let records: Vec<UrlRecord> = (0..50)
+        .map(|i| rec(&format!("http://b/{i}"), State::Queued))
+        .collect();
+    let discover: Vec<Change<'_>> = records
+        .iter()
+        .map(|record| Change::Discover {
+            record,
+            enqueue: Some((2, 4)),
+        })
+        .collect();
+    log.apply(&discover).unwrap();
+    // One key per state block and per frontier block, not per URL.
+    assert_eq!(log.by_state.len(), 1);
+    assert_eq!(log.frontier.len(), 1);
+    assert_eq!(log.lock_writer().blocks.len(), 2);
+
+    // Ten moves and a change that fails: nothing of it stays.
+    let taken: Vec<(u64, UrlRecord)> = (1..=10)
+        .map(|id| {
+            let mut r = log.get(id).unwrap().unwrap();
+            r.state = State::InFlight;
+            (id, r)
+        })
+        .collect();
+    let mut batch: Vec<Change<'_>> = Change::updates(&taken).collect();
+    batch.extend((1..=10).map(|id| Change::Dequeue {
+        id,
+        level: 2,
+        queue: 4,
+    }));
+    let missing = rec("http://b/missing", State::Saved);
+    batch.push(Change::Update {
+        id: 999,
+        record: &missing,
+        enqueue: None,
+    });
+    assert!(matches!(log.apply(&batch), Err(StoreError::NotFound(999))));
+    assert_eq!(
+        log.lock_writer().blocks.len(),
+        0,
+        "forgotten after a failure"
+    );
+    assert_eq!(log.counts().queued, 50);
+    assert_eq!(log.frontier(2, 4, None, 3).unwrap(), [1, 2, 3]);
+
+    // The same batch without the failing change: all in.
+    batch.pop();
+    log.apply(&batch).unwrap();
+    assert_eq!(log.counts().in_flight, 10);
+    assert_eq!(log.frontier(2, 4, None, 3).unwrap(), [11, 12, 13]);
+    assert_eq!(log.frontier_len(), 40);
+    check_consistent(&log);
+    // Moved back from memory, and the same after reopening.
+    assert_eq!(log.requeue_in_flight().unwrap(), 10);
+    assert_eq!(log.frontier(2, 4, None, 3).unwrap(), [1, 2, 3]);
+    check_consistent(&log);
+}
+
+/// A discovery that enqueues an id already in that queue (enqueued
+/// before it was discovered) counts it in the frontier once.
+#[test]
+fn discovering_into_a_queue_that_holds_the_id_counts_it_once() {
+    let (dir, log) = fresh();
+    for i in 0..3 {
+        log.discover(&rec(&format!("http://q/{i}"), State::Fetched))
+            .unwrap();
+    }
+    log.enqueue(4, 2, 4).unwrap();
+    assert_eq!(log.frontier_len(), 1);
+    let id = log
+        .apply(&[Change::Discover {
+            record: &rec("http://q/3", State::Queued),
+            enqueue: Some((2, 4)),
+        }])
+        .unwrap()[0];
+    assert_eq!(id, Some(4));
+    assert_eq!(log.frontier(2, 4, None, 10).unwrap(), [4]);
+    assert_eq!(log.frontier_len(), 1);
+    check_consistent(&log);
+    drop(log);
+    let log = open(dir.path());
+    assert_eq!(log.frontier_len(), 1);
+}
+
+/// Each queue's content, not only its order and the total, against a
+/// model of the changes applied: discoveries with and without a queue,
+/// enqueues (some twice), dequeues (some from the wrong queue), over
+/// several blocks, in batches.
+#[test]
+fn each_queue_holds_exactly_what_the_changes_put_there() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let (dir, log) = fresh();
+    let mut model: BTreeMap<(u8, u8), BTreeSet<u64>> = BTreeMap::new();
+    let records: Vec<UrlRecord> = (0..9000u64)
+        .map(|i| rec(&format!("http://f/{i}"), State::Queued))
+        .collect();
+    // A cheap deterministic mix (no RNG dependency): slot of step n.
+    let slot = |n: u64| (((n * 7) % 5) as u8, ((n * 11 + n / 3) % 6) as u8);
+    for (c, chunk) in records.chunks(1500).enumerate() {
+        let changes: Vec<Change<'_>> = chunk
+            .iter()
+            .enumerate()
+            .map(|(i, record)| {
+                let n = (c * 1500 + i) as u64;
+                Change::Discover {
+                    record,
+                    enqueue: (n % 4 != 0).then(|| slot(n)),
+                }
+            })
+            .collect();
+        let got = log.apply(&changes).unwrap();
+        for (change, id) in changes.iter().zip(got) {
+            if let (
+                Change::Discover {
+                    enqueue: Some(s), ..
+                },
+                Some(id),
+            ) = (change, id)
+            {
+                model.entry(*s).or_default().insert(id);
+            }
+        }
+    }
+    for round in 0..3u64 {
+        let mut changes = Vec::new();
+        for id in (1 + round..=9000).step_by(7) {
+            let (level, queue) = slot(id * 3 + round);
+            changes.push(if (id + round) % 3 == 0 {
+                Change::Dequeue { id, level, queue }
+            } else {
+                Change::Enqueue { id, level, queue }
+            });
+        }
+        log.apply(&changes).unwrap();
+        for change in &changes {
+            match *change {
+                Change::Enqueue { id, level, queue } => {
+                    model.entry((level, queue)).or_default().insert(id);
+                }
+                Change::Dequeue { id, level, queue } => {
+                    model.entry((level, queue)).or_default().remove(&id);
+                }
+                _ => {}
+            }
+        }
+    }
+    let check = |log: &UrlLog| {
+        let mut total = 0;
+        for level in 0..LEVELS {
+            for queue in 0..QUEUE_NAMES.len() as u8 {
+                let want: Vec<u64> = model
+                    .get(&(level, queue))
+                    .map(|s| s.iter().copied().collect())
+                    .unwrap_or_default();
+                let mut got: Vec<u64> = Vec::new();
+                loop {
+                    let chunk = log
+                        .frontier(level, queue, got.last().copied(), 777)
+                        .unwrap();
+                    if chunk.is_empty() {
+                        break;
+                    }
+                    got.extend(chunk);
+                }
+                assert_eq!(got, want, "queue ({level}, {queue})");
+                total += want.len() as u64;
+            }
+        }
+        assert_eq!(log.frontier_len(), total);
+    };
+    check(&log);
+    check_consistent(&log);
+    drop(log);
+    let log = open(dir.path());
+    check(&log);
+}
