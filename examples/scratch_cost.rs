@@ -7,48 +7,39 @@
 //! cargo run --release --example scratch_cost
 //! ```
 
-use crawlspace::rules::{CompiledRules, Known, TraceMode, UrlFacts, synth};
+use crawlspace::rules::{CompiledRules, Known, TraceMode, UrlFacts, Verdict, synth};
 use std::time::Instant;
+use url::Url;
 /// Times both ways over the same URLs; the count of fetched verdicts is
 /// printed so that the work cannot be optimized away.
 fn main() {
     for n in [10usize, 1000, 10000] {
         let set = synth::rule_set(n, 7);
         let rules = CompiledRules::new(&set);
-        let urls: Vec<url::Url> = synth::urls(2000, 9, &set)
+        let urls: Vec<Url> = synth::urls(2000, 9, &set)
             .iter()
-            .filter_map(|u| url::Url::parse(u).ok())
+            .filter_map(|u| Url::parse(u).ok())
             .collect();
-        let known = Known::default();
         let mut fetched = 0u64;
-        let started = Instant::now();
-        for u in &urls {
-            fetched += u64::from(
-                rules
-                    .evaluate(
-                        &UrlFacts::new(u, &known),
-                        &mut rules.scratch(),
-                        TraceMode::Decisive,
-                    )
-                    .fetch,
-            );
-        }
-        let fresh = started.elapsed().as_secs_f64() * 1e6 / urls.len() as f64;
-        let started = Instant::now();
-        for u in &urls {
-            fetched += u64::from(
-                rules
-                    .evaluate(
-                        &UrlFacts::new(u, &known),
-                        &mut rules.lend_scratch(),
-                        TraceMode::Decisive,
-                    )
-                    .fetch,
-            );
-        }
-        let lent = started.elapsed().as_secs_f64() * 1e6 / urls.len() as f64;
+        let fresh = per_verdict(&urls, &mut fetched, |facts| {
+            rules.evaluate(facts, &mut rules.scratch(), TraceMode::Decisive)
+        });
+        let lent = per_verdict(&urls, &mut fetched, |facts| {
+            rules.evaluate(facts, &mut rules.lend_scratch(), TraceMode::Decisive)
+        });
         println!(
             "{n} rules: fresh scratch {fresh:.1} µs per verdict, lent {lent:.1} µs ({fetched})"
         );
     }
+}
+
+/// Microseconds per verdict of `verdict` over `urls`; counts the fetched
+/// ones into `fetched`.
+fn per_verdict(urls: &[Url], fetched: &mut u64, verdict: impl Fn(&UrlFacts) -> Verdict) -> f64 {
+    let known = Known::default();
+    let started = Instant::now();
+    for url in urls {
+        *fetched += u64::from(verdict(&UrlFacts::new(url, &known)).fetch);
+    }
+    started.elapsed().as_secs_f64() * 1e6 / urls.len() as f64
 }
