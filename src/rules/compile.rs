@@ -44,9 +44,10 @@ pub struct CompiledRules {
     /// nodes, not two headers and two lists.
     pub(crate) atom_links: Vec<AtomLinks>,
     pub(crate) links: Vec<u32>,
-    /// The conditions that are more than one test, flattened (see [`Op`]):
-    /// a walk that evaluates one reads a line or two of this array instead
-    /// of the node and then its `Expr` tree, a heap block per level.
+    /// The conditions of enabled nodes other than a single test, flattened
+    /// (see [`Op`]): a walk that evaluates one reads a line or two of this
+    /// array instead of the node and then its `Expr` tree, a heap block per
+    /// level.
     pub(crate) ops: Vec<Op>,
     /// Enabled nodes that can hold without any atom matching; visited always.
     pub(crate) always: Vec<u32>,
@@ -253,8 +254,7 @@ impl Hot {
     pub const MAY_NOT_HAVE: u32 = 1 << 11;
     pub const LOG_SET: u32 = 1 << 12;
     pub const LOG: u32 = 1 << 13;
-    pub const HAS_COND: u32 = 1 << 14;
-    /// The condition is more than one test: [`Hot::atom`] is where it
+    /// The condition is other than a single test: [`Hot::atom`] is where it
     /// starts in [`CompiledRules::ops`].
     pub const COMPOUND: u32 = 1 << 15;
 
@@ -279,7 +279,6 @@ impl Hot {
         set(node.filter == Some(Filter::MayNotHave), Hot::MAY_NOT_HAVE);
         set(node.log.is_some(), Hot::LOG_SET);
         set(node.log == Some(true), Hot::LOG);
-        set(node.cond.is_some(), Hot::HAS_COND);
         let flag = |f: Option<bool>| match f {
             None => 0,
             Some(false) => 1,
@@ -349,7 +348,8 @@ impl Op {
 /// Appends `expr` to `ops` in prefix order (see [`Op`]).
 pub(crate) fn flatten(expr: &Expr, ops: &mut Vec<Op>) {
     let at = ops.len();
-    let span = |ops: &Vec<Op>| (ops.len() - at) as u32;
+    let span =
+        |ops: &Vec<Op>| u32::try_from(ops.len() - at).expect("a condition of over 4 billion ops");
     match expr {
         Expr::Atom(a) => ops.push(Op::Atom(*a)),
         Expr::Not(c) => {
@@ -362,7 +362,10 @@ pub(crate) fn flatten(expr: &Expr, ops: &mut Vec<Op>) {
             for c in cs {
                 flatten(c, ops);
             }
-            let (children, span) = (cs.len() as u32, span(ops));
+            let (children, span) = (
+                u32::try_from(cs.len()).expect("over 4 billion children in a condition"),
+                span(ops),
+            );
             ops[at] = match expr {
                 Expr::All(_) => Op::All { children, span },
                 _ => Op::Any { children, span },
@@ -682,11 +685,15 @@ impl Builder {
             .map(|n| Hot::of(n, n.parent.is_some_and(|p| nodes[p as usize].first_match)))
             .collect();
         let mut ops = Vec::new();
-        for (h, node) in hot.iter_mut().zip(&nodes) {
+        // Disabled nodes are never evaluated: their conditions need no ops.
+        for (h, node) in hot.iter_mut().zip(&nodes).filter(|(_, n)| n.enabled) {
             if let Some(cond) = &node.cond
                 && !matches!(cond, Expr::Atom(_))
             {
-                h.atom = ops.len() as u32;
+                h.atom = u32::try_from(ops.len())
+                    .ok()
+                    .filter(|&at| at != Hot::NONE)
+                    .expect("over 4 billion flattened condition ops");
                 h.bits |= Hot::COMPOUND;
                 flatten(cond, &mut ops);
             }

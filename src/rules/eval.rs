@@ -12,7 +12,7 @@ use url::Url;
 
 use super::compile::{Atom, AtomKind, CompiledRules, Expr, Hot, Op};
 use super::facts::{Known, UrlError, UrlFacts, normalize};
-use super::index::{FieldScratch, LiteralOp, lower_cased};
+use super::index::{FieldScratch, LiteralOp, lower_cased, lower_cased_ascii};
 use super::model::Disposition;
 use super::verdict::{Pending, Step, TraceEntry, Verdict};
 
@@ -215,20 +215,20 @@ impl CompiledRules {
         // is a slice of the URL: lower-case the URL once (ASCII, as
         // serialized) and take each field's lower-cased text from it.
         let url = facts.url;
-        let lower_url = lower_cased(url);
+        let (lower_url, url_ascii) = lower_cased_ascii(url);
         for (index, field_scratch) in self.fields.iter().zip(fields.iter_mut()) {
             if let Some(text) = facts.text_slice(index.field) {
                 // Where `text` lies in the URL's buffer, if it does.
                 let start = (text.as_ptr() as usize).wrapping_sub(url.as_ptr() as usize);
-                let lower = match start
+                let (lower, ascii) = match start
                     .checked_add(text.len())
                     .filter(|&end| end <= url.len())
                     .and_then(|end| lower_url.get(start..end))
                 {
-                    Some(lower) => std::borrow::Cow::Borrowed(lower),
-                    None => lower_cased(text),
+                    Some(lower) => (std::borrow::Cow::Borrowed(lower), url_ascii),
+                    None => lower_cased_ascii(text),
                 };
-                index.scan(text, &lower, field_scratch, &mut hit);
+                index.scan_known(text, &lower, ascii, field_scratch, &mut hit);
             }
         }
         for &atom in &self.direct {
@@ -577,6 +577,10 @@ fn walk(
         let truth = if quiet {
             Truth::from(node.has(Hot::QUIET_TRUE))
         } else if node.has(Hot::COMPOUND) {
+            debug_assert!(
+                (node.atom as usize) < rules.ops.len(),
+                "rule {id}: its condition starts past the flattened ops"
+            );
             rules
                 .ops
                 .get(node.atom as usize..)
@@ -700,7 +704,7 @@ mod tests {
             return Expr::Atom(rng.below(8) as u32);
         }
         let children = |rng: &mut crate::rules::synth::Rng| {
-            (0..1 + rng.below(3))
+            (0..rng.below(4))
                 .map(|_| random_expr(rng, depth - 1))
                 .collect()
         };
@@ -708,6 +712,53 @@ mod tests {
             0 => Expr::All(children(rng)),
             1 => Expr::Any(children(rng)),
             _ => Expr::Not(Box::new(random_expr(rng, depth - 1))),
+        }
+    }
+
+    /// In a compiled rule set, every node flagged [`Hot::COMPOUND`] reads
+    /// its condition from the flattened ops with the truth of its tree, for
+    /// random truths of its atoms (unknown ones included).
+    #[test]
+    fn compiled_compound_conditions_agree_with_their_trees() {
+        let mut rng = crate::rules::synth::Rng::new(11);
+        for seed in [1, 2, 3] {
+            let set = crate::rules::synth::rule_set(1_000, seed);
+            let c = crate::rules::compile::CompiledRules::new(&set);
+            let atoms = c
+                .nodes
+                .iter()
+                .filter_map(|n| n.cond.as_ref())
+                .map(max_atom)
+                .max()
+                .map_or(0, |a| a as usize + 1);
+            let mut compound = 0;
+            for (h, node) in c.hot.iter().zip(&c.nodes) {
+                if !h.has(Hot::COMPOUND) {
+                    continue;
+                }
+                compound += 1;
+                let cond = node.cond.as_ref().expect("a compound node has a condition");
+                for _ in 0..4 {
+                    let truths: Vec<Truth> = (0..atoms)
+                        .map(|_| *rng.pick(&[Truth::True, Truth::False, Truth::Unknown]))
+                        .collect();
+                    let f = |a: u32| truths[a as usize];
+                    assert_eq!(
+                        ops_truth(&c.ops[h.atom as usize..], &f),
+                        expr_truth(cond, &f),
+                        "{cond:?}"
+                    );
+                }
+            }
+            assert!(compound > 50, "seed {seed}: only {compound} compound nodes");
+        }
+    }
+
+    fn max_atom(expr: &Expr) -> u32 {
+        match expr {
+            Expr::Atom(a) => *a,
+            Expr::All(cs) | Expr::Any(cs) => cs.iter().map(max_atom).max().unwrap_or(0),
+            Expr::Not(c) => max_atom(c),
         }
     }
 

@@ -399,10 +399,24 @@ impl FieldIndex {
     /// lower-cased and matched case-sensitively against it, which lets the
     /// automata skip case folding (and their prefilters see fewer distinct
     /// first bytes).
+    #[cfg(test)]
     pub fn scan(
         &self,
         text: &str,
         lower: &str,
+        scratch: &mut FieldScratch,
+        hit: &mut impl FnMut(u32),
+    ) {
+        self.scan_known(text, lower, text.is_ascii(), scratch, hit);
+    }
+
+    /// `scan` (the tests' entry) where the caller knows whether `text` is ASCII
+    /// (`ascii`; see [`lower_cased_ascii`]): gates hold on ASCII text only.
+    pub fn scan_known(
+        &self,
+        text: &str,
+        lower: &str,
+        ascii: bool,
         scratch: &mut FieldScratch,
         hit: &mut impl FnMut(u32),
     ) {
@@ -480,7 +494,7 @@ impl FieldIndex {
                 }
             }
         }
-        self.run_gated(text, lower, scratch, hit);
+        self.run_gated(text, lower, ascii, scratch, hit);
         for (ci, chunk) in self.regexes.iter().enumerate() {
             chunk.run(text, &mut scratch.caches[ci], &mut scratch.sets[ci], hit);
         }
@@ -504,18 +518,30 @@ impl FieldIndex {
         &self,
         text: &str,
         lower: &str,
+        ascii: bool,
         scratch: &mut FieldScratch,
         hit: &mut impl FnMut(u32),
     ) {
-        if !scratch.starts.is_empty() {
-            if text.is_ascii() {
-                self.run_split(text, lower, scratch, hit);
-            } else {
-                // Heads hold for ASCII text only: run those patterns whole.
-                for i in 0..scratch.starts.len() {
-                    self.whole_chunk(scratch.starts[i].0, scratch);
-                }
+        if self.gated.is_empty() {
+            return;
+        }
+        // Gates and heads are ASCII and hold for ASCII text only: on other
+        // text a gated pattern can match without its gate (`(?i)ss` matches
+        // `\u{17F}s`), so every gated chunk runs whole and every pattern
+        // it matches counts.
+        if !ascii {
+            for (c, chunk) in self.gated.iter().enumerate() {
+                chunk.run(
+                    text,
+                    &mut scratch.gated_caches[c],
+                    &mut scratch.gated_sets[c],
+                    hit,
+                );
             }
+            return;
+        }
+        if !scratch.starts.is_empty() {
+            self.run_split(text, lower, scratch, hit);
         }
         // A pattern can match only if its gate was seen (a gate is a literal
         // every match contains), so only those patterns are read from their
@@ -997,15 +1023,21 @@ fn reversed(s: &str) -> String {
 
 /// `text` lower-cased, borrowing when it already is.
 pub(crate) fn lower_cased(text: &str) -> std::borrow::Cow<'_, str> {
+    lower_cased_ascii(text).0
+}
+
+/// [`lower_cased`], and whether `text` is ASCII, from one pass over it.
+pub(crate) fn lower_cased_ascii(text: &str) -> (std::borrow::Cow<'_, str>, bool) {
     // No early exit: the whole-slice fold vectorizes, and URLs are short.
-    let upper = text
-        .bytes()
-        .fold(false, |seen, b| seen | b.is_ascii_uppercase());
-    if upper {
+    let (upper, bits) = text.bytes().fold((false, 0u8), |(seen, bits), b| {
+        (seen | b.is_ascii_uppercase(), bits | b)
+    });
+    let lower = if upper {
         std::borrow::Cow::Owned(text.to_ascii_lowercase())
     } else {
         std::borrow::Cow::Borrowed(text)
-    }
+    };
+    (lower, bits < 0x80)
 }
 
 /// Literals at least one of which every match of a regex contains.
@@ -1290,6 +1322,25 @@ mod tests {
             }
             needles.push((op, needle, insensitive));
         }
+        // Exact needles of 40 to 100 bytes, in both case modes: a whole
+        // text that long is one of the table's long keys.
+        let first_exact_long = needles.len();
+        let mut exact_long = Vec::new();
+        for i in 0..6 {
+            let len = 40 + rng.below(61);
+            let mut needle = String::new();
+            while needle.len() < len {
+                let piece = *rng.pick(&pieces);
+                needle.push_str(piece);
+            }
+            needle.truncate(len);
+            let insensitive = i % 2 == 0;
+            if insensitive {
+                needle = needle.to_ascii_lowercase();
+            }
+            needles.push((LiteralOp::Exact, needle.clone(), insensitive));
+            exact_long.push(needle);
+        }
         let entries: Vec<Entry<'_>> = needles
             .iter()
             .enumerate()
@@ -1303,8 +1354,23 @@ mod tests {
         let (index, direct) = FieldIndex::build(Field::Path, &entries);
         assert!(direct.is_empty());
         let mut scratch = index.scratch();
+        let mut exact_long_hits = 0;
         for _ in 0..3_000 {
-            let text = word(&mut rng, 12);
+            let text = if rng.chance(10) {
+                // A long exact needle, as it is, upper-cased, or a byte off.
+                let mut text = rng.pick(&exact_long).clone();
+                match rng.below(4) {
+                    0 => text = text.to_ascii_uppercase(),
+                    1 => {
+                        text.pop();
+                    }
+                    2 => text.push('a'),
+                    _ => {}
+                }
+                text
+            } else {
+                word(&mut rng, 12)
+            };
             let lower = lower_cased(&text);
             let mut got = Vec::new();
             index.scan(&text, &lower, &mut scratch, &mut |a| got.push(a));
@@ -1325,8 +1391,13 @@ mod tests {
                 })
                 .map(|(i, _)| i as u32)
                 .collect();
+            exact_long_hits += want
+                .iter()
+                .filter(|&&a| a as usize >= first_exact_long && a as usize - first_exact_long < 6)
+                .count();
             assert_eq!(got, want, "{text}");
         }
+        assert!(exact_long_hits > 10, "{exact_long_hits} long exact hits");
         index
     }
 
@@ -1781,48 +1852,39 @@ mod tests {
             let mut scratch = index.scratch();
             for _ in 0..2_000 {
                 let text: String = (0..rng.below(10)).map(|_| *rng.pick(&letters)).collect();
-                if text.is_ascii() {
-                    assert_scan_is_regex_by_regex(&index, &mut scratch, &regexes, &text);
-                } else {
-                    assert_scan_within_gates(&index, &mut scratch, &regexes, &text, insensitive);
-                }
+                assert_scan_is_regex_by_regex(&index, &mut scratch, &regexes, &text);
             }
         }
     }
 
-    /// On text that is not ASCII, gates can miss: they are ASCII literals
-    /// (URL fields are ASCII after normalization), and `\u{17F}` matches `s`
-    /// when the case is ignored. There the scan finds only regexes that
-    /// match, and at least those that match with a gate literal in the text
-    /// or that have no gate: what splitting changes must not lose more.
-    fn assert_scan_within_gates(
-        index: &FieldIndex,
-        scratch: &mut FieldScratch,
-        regexes: &[Regex],
-        text: &str,
-        insensitive: bool,
-    ) {
-        let lower = lower_cased(text);
-        let mut got = Vec::new();
-        index.scan(text, &lower, scratch, &mut |a| got.push(a));
-        for (i, regex) in regexes.iter().enumerate() {
-            let found = got.contains(&(i as u32));
-            let gate_seen = gate_of(regex.as_str(), insensitive).is_none_or(|gate| {
-                gate.literals.iter().any(|l| {
-                    if gate.anchored {
-                        lower.starts_with(l.as_str())
-                    } else {
-                        lower.contains(l.as_str())
-                    }
-                })
-            });
-            let matches = regex.is_match(text);
-            assert!(!found || matches, "{text:?}: {} found", regex.as_str());
-            assert!(
-                found || !matches || !gate_seen,
-                "{text:?}: {} missed",
-                regex.as_str()
-            );
+    /// A gate is an ASCII literal, so on text that is not ASCII a
+    /// case-insensitive pattern can match without it: `(?i)aaaS|\u{17F}s`
+    /// has the gate `ss` and matches `\u{17F}s`, and `(?i)\bkey=` (gate
+    /// `key=`) matches `\u{212A}ey=`. Such text runs every gated chunk.
+    #[test]
+    fn gated_patterns_match_non_ascii_text_without_their_gate() {
+        let patterns = vec![
+            "aaaS|\u{17F}s".to_string(),
+            "\\bkey=".to_string(),
+            "^/ss/[0-9]+x".to_string(),
+            "other".to_string(),
+        ];
+        let (regexes, index) = indexed(patterns, true);
+        assert_eq!(regexes.len(), 4);
+        for (i, r) in regexes.iter().enumerate() {
+            assert!(gate_of(r.as_str(), true).is_some(), "{i}: gated");
+        }
+        let mut scratch = index.scratch();
+        for text in [
+            "/a/\u{17F}s",
+            "/a/\u{17F}S/\u{212A}ey=1",
+            "/\u{17F}s/12x",
+            "/ss/12x\u{E9}",
+            "/ss/12x",
+            "/aaas",
+            "\u{E9}",
+        ] {
+            assert_scan_is_regex_by_regex(&index, &mut scratch, &regexes, text);
         }
     }
 

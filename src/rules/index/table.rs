@@ -9,7 +9,8 @@
 //! `https://news12.example.com/section/`) and what it means (one value in
 //! place, more behind a pointer): with `compact_str` keys a slot was 48
 //! bytes, half of them across two lines, and keys over 24 bytes were a
-//! third line on the heap. The caller gives the hash, so that the lookups
+//! third line on the heap; keys over 38 bytes still read a second cache
+//! line, from the heap. The caller gives the hash, so that the lookups
 //! at each separator reuse the hash their walk builds anyway.
 
 use hashbrown::HashTable;
@@ -76,17 +77,17 @@ impl<T: Copy> Table<T> {
     /// Adds `value` to those `key` names; `hash` is how the caller hashes
     /// keys (the same for every key of the table).
     pub(super) fn insert(&mut self, key: &[u8], value: T, hash: impl Fn(&[u8]) -> u64) {
-        match self.slots.find_mut(hash(key), |s| s.key.as_bytes() == key) {
-            Some(slot) => slot.values.push(value),
-            None => {
-                self.slots.insert_unique(
-                    hash(key),
-                    Slot {
-                        key: Key::new(key),
-                        values: Few::One(value),
-                    },
-                    |s| hash(s.key.as_bytes()),
-                );
+        let h = hash(key);
+        match self
+            .slots
+            .entry(h, |s| s.key.as_bytes() == key, |s| hash(s.key.as_bytes()))
+        {
+            hashbrown::hash_table::Entry::Occupied(mut slot) => slot.get_mut().values.push(value),
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(Slot {
+                    key: Key::new(key),
+                    values: Few::One(value),
+                });
             }
         }
     }
