@@ -25,6 +25,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
 use super::StoreError;
 use super::bitmap::{Bitmap, block_of};
+use super::generations::Generations;
 use super::index::{frontier_key, state_key};
 use super::record::State;
 
@@ -69,21 +70,21 @@ impl BlockKey {
 }
 
 /// The blocks the writer last wrote or read in a committed transaction,
-/// exactly as sled holds them (an empty bitmap: no key). Two generations,
-/// as in `written.rs`: when the newer fills up it becomes the older and
-/// the older is dropped, so the blocks a crawl keeps touching (the tail
-/// it discovers into, the front it fetches from) are noted again into
-/// the newer one and survive, where emptying the whole cache would drop
-/// them with the rest.
-#[derive(Debug, Default)]
-pub(super) struct Cached {
-    newer: HashMap<BlockKey, Bitmap>,
-    older: HashMap<BlockKey, Bitmap>,
+/// exactly as sled holds them (an empty bitmap: no key). Two generations
+/// (`generations.rs`), so that the blocks a crawl keeps touching (the
+/// tail it discovers into, the front it fetches from) survive a bound.
+#[derive(Debug)]
+pub(super) struct Cached(Generations<BlockKey, Bitmap>);
+
+impl Default for Cached {
+    fn default() -> Self {
+        Cached(Generations::new(GENERATION))
+    }
 }
 
 impl Cached {
     fn get(&self, key: BlockKey) -> Option<&Bitmap> {
-        self.newer.get(&key).or_else(|| self.older.get(&key))
+        self.0.get(&key)
     }
 
     /// Notes what a committed transaction left in the blocks it touched.
@@ -91,37 +92,26 @@ impl Cached {
     /// block, which goes when the older generation is dropped.
     pub(super) fn note(&mut self, touched: Vec<(BlockKey, Bitmap)>) {
         for (key, bits) in touched {
-            if self.newer.len() >= GENERATION && !self.newer.contains_key(&key) {
-                self.older = std::mem::take(&mut self.newer);
-            }
-            self.newer.insert(key, bits);
+            self.0.insert(key, bits);
         }
     }
 
     /// Forgets everything: after a failed transaction, a repair, or when
     /// a test damages blocks behind the log's back.
     pub(super) fn clear(&mut self) {
-        self.newer.clear();
-        self.older.clear();
+        self.0.clear();
     }
 
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
-        self.newer.len() + self.older.len()
+        self.0.len()
     }
 
     /// Every block noted, as [`Cached::get`] finds it, with its key in its
     /// tree: for the tests' check against sled.
     #[cfg(test)]
     pub(super) fn iter(&self) -> impl Iterator<Item = (BlockKey, Vec<u8>, &Bitmap)> + '_ {
-        let older = self
-            .older
-            .iter()
-            .filter(|(key, _)| !self.newer.contains_key(key));
-        self.newer
-            .iter()
-            .chain(older)
-            .map(|(key, bits)| (*key, key.bytes(), bits))
+        self.0.iter().map(|(key, bits)| (*key, key.bytes(), bits))
     }
 }
 

@@ -57,6 +57,7 @@ mod blocks;
 mod brief;
 mod briefs;
 mod counters;
+mod generations;
 mod index;
 mod migrate;
 mod record;

@@ -17,7 +17,7 @@
 //! is short; an entry that is gone just means the old record is read, as
 //! before.
 
-use std::collections::HashMap;
+use super::generations::Generations;
 
 use super::record::State;
 
@@ -39,16 +39,19 @@ pub(super) struct Stored {
 }
 
 /// The records this process wrote last (see the module docs).
-#[derive(Debug, Default)]
-pub(super) struct Written {
-    newer: HashMap<u64, Stored>,
-    older: HashMap<u64, Stored>,
+#[derive(Debug)]
+pub(super) struct Written(Generations<u64, Stored>);
+
+impl Default for Written {
+    fn default() -> Self {
+        Written(Generations::new(GENERATION))
+    }
 }
 
 impl Written {
     /// What record `id` holds on disk, if this process wrote it lately.
     pub(super) fn get(&self, id: u64) -> Option<&Stored> {
-        self.newer.get(&id).or_else(|| self.older.get(&id))
+        self.0.get(&id)
     }
 
     /// Notes what a committed transaction wrote to record `id`. A record
@@ -56,26 +59,21 @@ impl Written {
     /// note of it outlives the write.
     pub(super) fn note(&mut self, id: u64, stored: Stored) {
         if stored.url.len() > MAX_URL_BYTES {
-            self.newer.remove(&id);
-            self.older.remove(&id);
+            self.0.remove(&id);
             return;
         }
-        if self.newer.len() >= GENERATION && !self.newer.contains_key(&id) {
-            self.older = std::mem::take(&mut self.newer);
-        }
-        self.newer.insert(id, stored);
+        self.0.insert(id, stored);
     }
 
     /// Forgets everything: after a failed transaction, or in tests that
     /// damage records behind the log's back.
     pub(super) fn clear(&mut self) {
-        self.newer.clear();
-        self.older.clear();
+        self.0.clear();
     }
 
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
-        self.newer.len() + self.older.len()
+        self.0.len()
     }
 }
 
