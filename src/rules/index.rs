@@ -1492,10 +1492,7 @@ mod tests {
                 pattern.insert(0, '^');
             }
             let insensitive = rng.chance(50);
-            let Ok(regex) = regex::RegexBuilder::new(&pattern)
-                .case_insensitive(insensitive)
-                .build()
-            else {
+            let Ok(regex) = build(&pattern, insensitive) else {
                 continue;
             };
             let Some(gate) = gate_of(&pattern, insensitive) else {
@@ -1534,24 +1531,8 @@ mod tests {
             r"[?&]page7=[0-9]{3,}",        // unanchored gate: the substring scan
             r"/thumbs3/[a-z]+\.png$",
         ];
-        let regexes: Vec<Regex> = patterns
-            .iter()
-            .map(|p| {
-                regex::RegexBuilder::new(p)
-                    .case_insensitive(true)
-                    .build()
-                    .unwrap()
-            })
-            .collect();
-        let mut entries: Vec<Entry<'_>> = regexes
-            .iter()
-            .enumerate()
-            .map(|(i, regex)| Entry::Regex {
-                atom: i as u32,
-                regex,
-                insensitive: true,
-            })
-            .collect();
+        let regexes = compile_all(&patterns, true);
+        let mut entries = regex_entries(&regexes, true);
         for (atom, op, needle) in [
             (10, LiteralOp::Prefix, "/pro"),
             (11, LiteralOp::Suffix, "views"),
@@ -1646,25 +1627,9 @@ mod tests {
                     }
                 }
             }
-            let regexes: Vec<Regex> = patterns
-                .iter()
-                .map(|p| {
-                    regex::RegexBuilder::new(p)
-                        .case_insensitive(insensitive)
-                        .build()
-                        .unwrap()
-                })
-                .collect();
-            let entries: Vec<Entry<'_>> = regexes
-                .iter()
-                .enumerate()
-                .map(|(i, regex)| Entry::Regex {
-                    atom: i as u32,
-                    regex,
-                    insensitive,
-                })
-                .collect();
-            let (index, direct) = FieldIndex::build(Field::Path, &entries);
+            let regexes = compile_all(&patterns, insensitive);
+            let (index, direct) =
+                FieldIndex::build(Field::Path, &regex_entries(&regexes, insensitive));
             assert!(direct.is_empty());
             let split = index
                 .gate_targets
@@ -1686,31 +1651,10 @@ mod tests {
     /// that the index would test one by one left out.
     fn indexed(mut patterns: Vec<String>, insensitive: bool) -> (Vec<Regex>, FieldIndex) {
         loop {
-            patterns.retain(|p| {
-                regex::RegexBuilder::new(p)
-                    .case_insensitive(insensitive)
-                    .build()
-                    .is_ok()
-            });
-            let regexes: Vec<Regex> = patterns
-                .iter()
-                .filter_map(|p| {
-                    regex::RegexBuilder::new(p)
-                        .case_insensitive(insensitive)
-                        .build()
-                        .ok()
-                })
-                .collect();
-            let entries: Vec<Entry<'_>> = regexes
-                .iter()
-                .enumerate()
-                .map(|(i, regex)| Entry::Regex {
-                    atom: i as u32,
-                    regex,
-                    insensitive,
-                })
-                .collect();
-            let (index, direct) = FieldIndex::build(Field::Path, &entries);
+            patterns.retain(|p| build(p, insensitive).is_ok());
+            let regexes = compile_all(&patterns, insensitive);
+            let (index, direct) =
+                FieldIndex::build(Field::Path, &regex_entries(&regexes, insensitive));
             if direct.is_empty() {
                 return (regexes, index);
             }
@@ -1888,6 +1832,34 @@ mod tests {
         }
     }
 
+    /// `pattern` compiled in one case mode.
+    fn build(pattern: &str, insensitive: bool) -> Result<Regex, regex::Error> {
+        regex::RegexBuilder::new(pattern)
+            .case_insensitive(insensitive)
+            .build()
+    }
+
+    /// `patterns` compiled in one case mode; every one must compile.
+    fn compile_all<S: AsRef<str>>(patterns: &[S], insensitive: bool) -> Vec<Regex> {
+        patterns
+            .iter()
+            .map(|p| build(p.as_ref(), insensitive).expect("test pattern compiles"))
+            .collect()
+    }
+
+    /// An index entry per regex, atom `i` being `regexes[i]`.
+    fn regex_entries(regexes: &[Regex], insensitive: bool) -> Vec<Entry<'_>> {
+        regexes
+            .iter()
+            .enumerate()
+            .map(|(i, regex)| Entry::Regex {
+                atom: i as u32,
+                regex,
+                insensitive,
+            })
+            .collect()
+    }
+
     /// The atoms `index` finds in `text` are those of the regexes (atom `i`
     /// being `regexes[i]`) that match it on their own.
     fn assert_scan_is_regex_by_regex(
@@ -1923,25 +1895,9 @@ mod tests {
             "(?x)\n  /blog/ (19|20)[0-9]{2}  # by year\n  /\n",
         ];
         for insensitive in [false, true] {
-            let regexes: Vec<Regex> = patterns
-                .iter()
-                .map(|p| {
-                    regex::RegexBuilder::new(p)
-                        .case_insensitive(insensitive)
-                        .build()
-                        .unwrap()
-                })
-                .collect();
-            let entries: Vec<Entry<'_>> = regexes
-                .iter()
-                .enumerate()
-                .map(|(i, regex)| Entry::Regex {
-                    atom: i as u32,
-                    regex,
-                    insensitive,
-                })
-                .collect();
-            let (index, direct) = FieldIndex::build(Field::Path, &entries);
+            let regexes = compile_all(&patterns, insensitive);
+            let (index, direct) =
+                FieldIndex::build(Field::Path, &regex_entries(&regexes, insensitive));
             assert!(direct.is_empty(), "{direct:?} tested one by one");
             let in_sets: usize = index
                 .gated

@@ -3,11 +3,12 @@
 
 use super::*;
 
-type Owned = (u64, String, State, u32, Option<String>);
+/// A brief with its id, owned.
+pub(super) type Owned = (u64, String, State, u32, Option<String>);
 
 /// Every brief of `(after, upto]` as `scan_briefs` walks it (the packed
 /// tree, on a log that has one).
-fn packed(log: &UrlLog, after: Option<u64>, upto: Option<u64>) -> Vec<Owned> {
+pub(super) fn packed(log: &UrlLog, after: Option<u64>, upto: Option<u64>) -> Vec<Owned> {
     collect(|visit| log.scan_briefs(after, upto, visit))
 }
 

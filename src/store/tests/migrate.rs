@@ -60,8 +60,21 @@ struct Snapshot {
     frontier_len: u64,
     by_state: Vec<(State, Vec<u64>, Vec<u64>)>,
     frontier: Vec<Vec<u64>>,
-    briefs: Vec<(u64, String, State, u32, Option<String>)>,
+    briefs: Vec<super::briefs::Owned>,
     records: Vec<(u64, UrlRecord)>,
+}
+
+/// A filled log in `dir` rewritten as layout `layout` left it (4: kept
+/// as it is), then `change`d and flushed; what it read before.
+fn old_log(dir: &Path, layout: u8, change: impl FnOnce(&UrlLog)) -> Snapshot {
+    let log = filled(dir);
+    let before = snapshot(&log);
+    if layout < 4 {
+        downgrade(&log, layout);
+    }
+    change(&log);
+    log.flush().unwrap();
+    before
 }
 
 fn snapshot(log: &UrlLog) -> Snapshot {
@@ -104,18 +117,7 @@ fn snapshot(log: &UrlLog) -> Snapshot {
             frontier.push(queued);
         }
     }
-    let mut briefs = Vec::new();
-    log.scan_briefs(None, None, |id, b| {
-        briefs.push((
-            id,
-            b.url.to_string(),
-            b.state,
-            b.link_depth,
-            b.content_type.map(str::to_string),
-        ));
-        true
-    })
-    .unwrap();
+    let briefs = super::briefs::packed(log, None, None);
     Snapshot {
         counts: log.counts(),
         frontier_len: log.frontier_len(),
@@ -191,12 +193,7 @@ fn still_writes(log: &UrlLog) {
 fn logs_of_layouts_1_to_3_read_the_same_after_migration() {
     for layout in [1, 2, 3] {
         let dir = tempfile::tempdir().unwrap();
-        let before = {
-            let log = filled(dir.path());
-            let before = snapshot(&log);
-            downgrade(&log, layout);
-            before
-        };
+        let before = old_log(dir.path(), layout, |_| {});
         let log = open(dir.path());
         assert_eq!(layout_of(&log), Some(4), "layout {layout}");
         assert_snapshot_matches_records(&before);
@@ -306,16 +303,9 @@ fn an_unknown_layout_is_refused_not_migrated() {
 fn a_log_without_its_layout_key_is_migrated_not_taken_for_new() {
     for layout in [2, 3, 4] {
         let dir = tempfile::tempdir().unwrap();
-        let before = {
-            let log = filled(dir.path());
-            let before = snapshot(&log);
-            if layout < 4 {
-                downgrade(&log, layout);
-            }
+        let before = old_log(dir.path(), layout, |log| {
             log.meta.remove(LAYOUT).unwrap();
-            log.flush().unwrap();
-            before
-        };
+        });
         for round in 0..2 {
             let log = open(dir.path());
             assert_eq!(layout_of(&log), Some(4), "layout {layout}, open {round}");
@@ -332,18 +322,13 @@ fn a_log_without_its_layout_key_is_migrated_not_taken_for_new() {
 fn malformed_record_keys_do_not_stop_a_migration() {
     for layout in [1, 4] {
         let dir = tempfile::tempdir().unwrap();
-        {
-            let log = filled(dir.path());
-            if layout < 4 {
-                downgrade(&log, layout);
-            }
+        old_log(dir.path(), layout, |log| {
             // Right after id 5, and after every id.
             log.urls
                 .insert(&[0, 0, 0, 0, 0, 0, 0, 5, 0][..], &b"x"[..])
                 .unwrap();
             log.urls.insert(&[0xff][..], &b"x"[..]).unwrap();
-            log.flush().unwrap();
-        }
+        });
         let log = open(dir.path());
         assert_eq!(layout_of(&log), Some(4), "layout {layout}");
         let briefs = log.scan_briefs(None, None, |_, _| true).unwrap();
@@ -389,10 +374,7 @@ fn a_migration_keeps_a_higher_stored_next_id() {
 fn a_migration_passes_over_damaged_old_entries() {
     for layout in [1, 3] {
         let dir = tempfile::tempdir().unwrap();
-        let before = {
-            let log = filled(dir.path());
-            let before = snapshot(&log);
-            downgrade(&log, layout);
+        let before = old_log(dir.path(), layout, |log| {
             let old_by_state = log.db.open_tree(OLD_BY_STATE).unwrap();
             old_by_state.insert(&[99u8, 0, 0][..], &[][..]).unwrap();
             old_by_state
@@ -401,9 +383,7 @@ fn a_migration_passes_over_damaged_old_entries() {
             let old_frontier = log.db.open_tree(OLD_FRONTIER).unwrap();
             old_frontier.insert(&[2u8, 4, 0, 1][..], &[][..]).unwrap();
             old_frontier.insert(&[9u8][..], &[][..]).unwrap();
-            log.flush().unwrap();
-            before
-        };
+        });
         let log = open(dir.path());
         assert_eq!(layout_of(&log), Some(4), "layout {layout}");
         assert_eq!(snapshot(&log), before, "layout {layout}");

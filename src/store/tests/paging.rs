@@ -2,6 +2,26 @@
 
 use super::*;
 
+/// The pages of `listed` (ids in ascending order) that `page` and
+/// `page_back` should give from `bound` with `limit`: the first `limit`
+/// ids above it, and the last `limit` below it, nearest first.
+fn expected_pages(listed: &[u64], bound: Option<u64>, limit: usize) -> (Vec<u64>, Vec<u64>) {
+    let after = listed
+        .iter()
+        .copied()
+        .filter(|id| bound.is_none_or(|b| *id > b))
+        .take(limit)
+        .collect();
+    let before = listed
+        .iter()
+        .rev()
+        .copied()
+        .filter(|id| bound.is_none_or(|b| *id < b))
+        .take(limit)
+        .collect();
+    (after, before)
+}
+
 #[test]
 fn paging_by_state_respects_after_before_and_limit() {
     let (_dir, log, model) = mixed_log();
@@ -28,28 +48,20 @@ fn paging_by_state_respects_after_before_and_limit() {
         ] {
             for limit in [0, 1, 3, 100] {
                 let forward = log.page(&query, bound, limit).unwrap();
-                let want: Vec<u64> = listed
-                    .iter()
-                    .copied()
-                    .filter(|id| bound.is_none_or(|a| *id > a))
-                    .take(limit)
-                    .collect();
+                let (after, before) = expected_pages(&listed, bound, limit);
                 assert_eq!(
                     ids(&forward),
-                    want,
+                    after,
                     "{state:?} after {bound:?} limit {limit}"
                 );
                 assert!(forward.iter().all(|(_, r)| query.matches(r)));
 
                 let back = log.page_back(&query, bound, limit).unwrap();
-                let want: Vec<u64> = listed
-                    .iter()
-                    .rev()
-                    .copied()
-                    .filter(|id| bound.is_none_or(|b| *id < b))
-                    .take(limit)
-                    .collect();
-                assert_eq!(ids(&back), want, "{state:?} before {bound:?} limit {limit}");
+                assert_eq!(
+                    ids(&back),
+                    before,
+                    "{state:?} before {bound:?} limit {limit}"
+                );
                 assert!(back.iter().all(|(_, r)| query.matches(r)));
             }
         }
@@ -199,19 +211,7 @@ fn pages_and_queues_across_block_boundaries() {
     ];
     for bound in bounds.into_iter().map(Some).chain([None]) {
         for limit in [1, 2, 100] {
-            let after: Vec<u64> = chosen
-                .iter()
-                .copied()
-                .filter(|id| bound.is_none_or(|b| *id > b))
-                .take(limit)
-                .collect();
-            let before: Vec<u64> = chosen
-                .iter()
-                .rev()
-                .copied()
-                .filter(|id| bound.is_none_or(|b| *id < b))
-                .take(limit)
-                .collect();
+            let (after, before) = expected_pages(&chosen, bound, limit);
             let what = format!("bound {bound:?} limit {limit}");
             assert_eq!(
                 ids(&log.page(&queued, bound, limit).unwrap()),
