@@ -7,7 +7,7 @@
 //!
 //! Between transactions the writer keeps the blocks it last wrote
 //! ([`Cached`]), so that the next move in them reads nothing. Why that can
-//! be trusted is the argument of `written.rs`: every write to the two
+//! be trusted: every write to the two
 //! trees goes through [`super::UrlLog::apply`] under the writer lock, which
 //! notes what a transaction wrote only once it has committed and forgets
 //! everything when one fails. Two writers do write the trees outside

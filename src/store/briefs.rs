@@ -34,7 +34,7 @@ use std::sync::Arc;
 use sled::IVec;
 
 use super::brief::{Brief, decode_brief};
-use super::index::{id_key, parse_id};
+use super::index::parse_id;
 use super::record::{State, UrlRecord};
 use super::{StoreError, UrlLog};
 
@@ -538,7 +538,7 @@ impl UrlLog {
                     Ok(content_type) => (link_depth, content_type),
                     Err(()) => {
                         // Rare: the brief is the record's.
-                        let Some(bytes) = self.urls.get(id_key(id))? else {
+                        let Ok(Some(bytes)) = self.record_bytes(id)? else {
                             continue;
                         };
                         let Ok(brief) = decode_brief(&bytes) else {

@@ -4,7 +4,7 @@
 //! new key comes, it becomes the older one and the older is dropped. A key
 //! the writer keeps touching is noted again into the newer generation and
 //! survives, where emptying the whole map at a bound would drop the hot
-//! entries with the cold ones. Used by the record notes (`written.rs`) and
+//! entries with the cold ones. Used by the pack cache (`packs.rs`) and
 //! the block cache (`blocks.rs`).
 
 use std::collections::HashMap;
@@ -39,12 +39,6 @@ impl<K: Hash + Eq, V> Generations<K, V> {
             self.older = std::mem::take(&mut self.newer);
         }
         self.newer.insert(key, value);
-    }
-
-    /// Forgets `key` in both generations.
-    pub(super) fn remove(&mut self, key: &K) {
-        self.newer.remove(key);
-        self.older.remove(key);
     }
 
     pub(super) fn clear(&mut self) {

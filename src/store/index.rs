@@ -6,7 +6,7 @@
 //!
 //! | tree       | key                                   | value                 |
 //! |------------|---------------------------------------|-----------------------|
-//! | `urls`     | id (u64 BE)                           | [`super::record`] codec |
+//! | `record_packs` | id / 8 (u64 BE)                   | the records of those 8 ids, each in the [`super::record`] codec (`packs.rs`) |
 //! | `by_url`   | URL bytes                             | id (u64 BE)           |
 //! | `state_blocks` | state byte ++ id / 4096 (u64 BE)  | bitmap of that block's ids in that state (`bitmap.rs`) |
 //! | `frontier_blocks` | level byte ++ queue byte ++ id / 4096 (u64 BE) | bitmap of that block's ids in that queue |
@@ -20,15 +20,20 @@
 //! layout is rebuilt in layout 4 when it is opened (`migrate.rs`). The
 //! new trees have new names so that the two forms never mix.
 //!
+//! Layouts 1 to 4 kept an entry per record in `urls` (id (u64 BE) →
+//! record); layout 5 packs eight to an entry in `record_packs`, for the
+//! same reason (`packs.rs`), and a log of layout 4 has its records packed
+//! when it is opened (`migrate_packs.rs`).
+//!
 //! | layout | what it added |
 //! |--------|---------------|
 //! | 1 | `urls`, `by_url`, `by_state`, `frontier`, a `meta` key per counter |
 //! | 2 | `briefs` |
 //! | 3 | the counters packed in one `meta` key |
 //! | 4 | `state_blocks` and `frontier_blocks` in place of `by_state` and `frontier` |
+//! | 5 | `record_packs` in place of `urls` |
 //!
-//! A layout 5 (the URL index in hash buckets) was tried on a branch and
-//! never released: a log that says 5 is refused like any later layout.
+//! A log that says 6 or more is refused: this build does not know it.
 
 use super::bitmap::{BLOCK_IDS, block_of};
 use super::record::State;
@@ -50,11 +55,14 @@ pub(crate) const LAYOUT: &[u8] = b"layout";
 /// absent when none is. A key added beside the others: builds that do not
 /// know it ignore it, so the layout version stays.
 pub(crate) const REFRESH_SINCE: &[u8] = b"refresh_since";
-/// The layout this build reads and writes: 4 keeps the state index and the
-/// frontier as bitmaps per block of ids (`bitmap.rs`). Builds that read
-/// only layouts 1 to 3 refuse it, since they would find the old trees
-/// empty.
-pub(crate) const LAYOUT_VERSION: u8 = 4;
+/// The layout this build reads and writes: 5 keeps the records eight to
+/// an entry (`packs.rs`). Builds that read only layouts 1 to 4 refuse it,
+/// since they would find `urls` empty.
+pub(crate) const LAYOUT_VERSION: u8 = 5;
+/// The layout with a record per entry in `urls` and the state index and
+/// frontier as bitmaps per block of ids (`bitmap.rs`): its records are
+/// packed on open.
+pub(crate) const LAYOUT_BITMAPS: u8 = 4;
 /// The layout with the counters packed in one `meta` key and an entry per
 /// URL in `by_state` and `frontier`: migrated on open.
 pub(crate) const LAYOUT_PACKED_COUNTERS: u8 = 3;
@@ -70,6 +78,8 @@ pub(crate) const STATE_BLOCKS: &str = "state_blocks";
 pub(crate) const FRONTIER_BLOCKS: &str = "frontier_blocks";
 /// Tree name of the URL index: URL → id, an entry per URL (all layouts).
 pub(crate) const BY_URL: &str = "by_url";
+/// Tree name of the records of layouts 1 to 4: id → record.
+pub(crate) const OLD_URLS: &str = "urls";
 /// Tree names of the per-URL state index and frontier of layouts 1 to 3.
 pub(crate) const OLD_BY_STATE: &str = "by_state";
 pub(crate) const OLD_FRONTIER: &str = "frontier";

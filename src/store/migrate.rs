@@ -1,7 +1,9 @@
-//! Opening a log of layout 1, 2 or 3: its state index and frontier (an
-//! entry per URL, in `by_state` and `frontier`) are rebuilt as bitmaps per
-//! block in layout 4's trees (`index.rs`), its counters packed, and for
-//! layout 1 its briefs built from the records.
+//! Opening a log of layout 1 to 4: its records are packed eight to an
+//! entry (`migrate_packs.rs`, first, since everything after reads the
+//! records through the packs); for layouts 1 to 3 its state index and
+//! frontier (an entry per URL, in `by_state` and `frontier`) are rebuilt
+//! as bitmaps per block in layout 4's trees (`index.rs`), its counters
+//! packed, and for layout 1 its briefs built from the records.
 //!
 //! Crash-safe by order. The old trees are only read until the very end,
 //! and the log stays in its old layout (which an older build still opens)
@@ -9,10 +11,11 @@
 //!
 //! 1. Clear the new trees: they hold what an interrupted migration left.
 //! 2. Build them from the old ones, in batches.
-//! 3. Flush, then write the packed counters and layout 4 in one atomic
+//! 3. Flush, then write the packed counters and the layout in one atomic
 //!    `meta` batch, and flush again.
 //! 4. Drop the old trees. A crash before that leaves them behind in a
-//!    layout 4 log; [`UrlLog::drop_old_trees`] drops them on the next open.
+//!    log of this layout; [`UrlLog::drop_old_trees`] drops them on the
+//!    next open.
 //!
 //! A damaged entry in an old tree is passed over: it could not be listed
 //! before either, and one bad key must not keep the log from opening.
@@ -24,9 +27,9 @@ use super::bitmap::{Bitmap, block_of};
 use super::briefs::{self, BriefWrites};
 use super::counters::{COUNTERS, Counters};
 use super::index::{
-    FRONTIER_LEN, LAYOUT, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, OLD_BY_STATE,
-    OLD_FRONTIER, count_key, frontier_key, parse_frontier_key, parse_id, parse_state_key,
-    state_key,
+    FRONTIER_LEN, LAYOUT, LAYOUT_BITMAPS, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID,
+    OLD_BY_STATE, OLD_FRONTIER, OLD_URLS, count_key, frontier_key, parse_frontier_key, parse_id,
+    parse_state_key, state_key,
 };
 use super::record::{State, UrlRecord};
 use super::{StoreError, UrlLog};
@@ -38,10 +41,13 @@ const BLOCK_BATCH: usize = 256;
 const BRIEF_BATCH: usize = 1_000;
 
 impl UrlLog {
-    /// Rebuilds a log of layout `from` (1 to 3) in layout 4; see the
+    /// Rebuilds a log of layout `from` (1 to 4) in this layout; see the
     /// module docs for why each step is where it is.
     pub(super) fn migrate(&self, from: u8) -> Result<(), StoreError> {
-        self.migrate_indexes(from)?;
+        self.migrate_record_packs()?;
+        if from < LAYOUT_BITMAPS {
+            self.migrate_indexes(from)?;
+        }
         // The counters from what was just built: the old ones, a key each
         // in layouts 1 and 2, are not trusted further than the open check
         // trusts them. The next id is the one the log stored when that
@@ -106,11 +112,11 @@ impl UrlLog {
         Ok(())
     }
 
-    /// Drops the trees of layouts 1 to 3 left by a migration that
-    /// stopped after it had written layout 4.
+    /// Drops the trees of older layouts left by a migration that
+    /// stopped after it had written this layout.
     pub(super) fn drop_old_trees(&self) -> Result<(), StoreError> {
         let names = self.db.tree_names();
-        for old in [OLD_BY_STATE, OLD_FRONTIER] {
+        for old in [OLD_BY_STATE, OLD_FRONTIER, OLD_URLS] {
             if names.iter().any(|name| name == old.as_bytes()) {
                 self.db.drop_tree(old)?;
             }

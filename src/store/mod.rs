@@ -8,8 +8,12 @@
 //! engine (sled 0.34 has a reported panic on recovery after a hard kill).
 //!
 //! Trees (key layouts in `index.rs`):
-//! - `urls`: id → record (codec in `record.rs`). Ids start at 1, are dense and
-//!   follow discovery order, so a range over `urls` is the log in order.
+//! - `record_packs`: id / 8 → the records of those 8 ids (`packs.rs`; each
+//!   record in the codec of `record.rs`). Ids start at 1, are dense and
+//!   follow discovery order, so a range over `record_packs` is the log in
+//!   order. Eight records to an entry because sled's memory and write
+//!   cost go with entries (layouts 1 to 4 had an entry per record, in
+//!   `urls`).
 //! - `by_url`: URL → id, for deduplication and look-up by URL.
 //! - `state_blocks`: state byte ++ block of 4096 ids → a bitmap of that
 //!   block's ids in that state (`bitmap.rs`): a secondary index, so paging
@@ -24,9 +28,10 @@
 //! - `briefs`: every URL's [`Brief`] packed many to an entry, for walks
 //!   over every URL (`briefs.rs`).
 //!
-//! Logs of layouts 1 to 3 (an entry per URL in the state index and the
-//! frontier, counters a key each in 1 and 2, no briefs in 1) are rebuilt
-//! in layout 4 when opened (`migrate.rs`). A damaged state or frontier
+//! Logs of layouts 1 to 4 (an entry per record in `urls`; 1 to 3 also an
+//! entry per URL in the state index and the frontier, counters a key each
+//! in 1 and 2, no briefs in 1) are rebuilt in layout 5 when opened
+//! (`migrate.rs`, `migrate_packs.rs`). A damaged state or frontier
 //! block is rebuilt from the records when a write, the resume or the
 //! open-time recount meets it (`repair.rs`).
 //!
@@ -36,9 +41,9 @@
 //! crash a URL is either fully recorded (record, URL index, state index,
 //! counts, frontier entry) or not at all. `apply` holds a writer lock
 //! around its transaction, so writes never conflict and retry, and what
-//! the writer keeps in memory (the counters, the state of records it
-//! wrote lately: `written.rs`; the state and frontier blocks it wrote
-//! lately: `blocks.rs`) is exactly what is on disk, which spares the
+//! the writer keeps in memory (the counters; the record packs it wrote
+//! lately: `packs.rs`; the state and frontier blocks it wrote lately:
+//! `blocks.rs`) is exactly what is on disk, which spares the
 //! transactions most reads. The per-state counts and the frontier
 //! length are persisted in `meta` inside those transactions and mirrored in
 //! atomics for the status bar. Open never trusts them blindly: the next id
@@ -60,13 +65,14 @@ mod counters;
 mod generations;
 mod index;
 mod migrate;
+mod migrate_packs;
+mod packs;
 mod record;
 mod refresh;
 mod repair;
 #[cfg(test)]
 mod tests;
 mod write;
-mod written;
 
 use std::ops::Bound;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -86,11 +92,12 @@ pub use write::Change;
 use bitmap::{Bitmap, block_of};
 use counters::{COUNTERS, Counters};
 use index::{
-    BY_URL, FRONTIER_BLOCKS, LAYOUT, LAYOUT_PACKED_COUNTERS, LAYOUT_SEPARATE_COUNTERS,
-    LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, OLD_BY_STATE, OLD_FRONTIER, STATE_BLOCKS,
-    frontier_block_key, frontier_key, id_key, parse_frontier_block_key, parse_id,
-    parse_state_block_key, state_key,
+    BY_URL, FRONTIER_BLOCKS, LAYOUT, LAYOUT_BITMAPS, LAYOUT_PACKED_COUNTERS,
+    LAYOUT_SEPARATE_COUNTERS, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, OLD_BY_STATE,
+    OLD_FRONTIER, OLD_URLS, STATE_BLOCKS, frontier_block_key, frontier_key,
+    parse_frontier_block_key, parse_id, parse_state_block_key, state_key,
 };
+use packs::{PACK_IDS, PackReader, RECORD_PACKS, Records, Slot, first_id, frame, parse_pack_key};
 use record::decode;
 use write::check_slot;
 
@@ -235,7 +242,8 @@ const REQUEUE_BATCH: usize = 1_000;
 #[derive(Debug)]
 pub struct UrlLog {
     db: sled::Db,
-    urls: Tree,
+    /// The `record_packs` tree: the records, eight to an entry (layout 5).
+    packs: Tree,
     /// The `by_url` tree: URL → id, an entry per URL.
     by_url: Tree,
     /// The `state_blocks` tree: bitmaps per state and block (layout 4).
@@ -263,12 +271,13 @@ pub struct UrlLog {
 }
 
 /// What the writer knows without reading the log, exact because only
-/// `apply` writes and it holds the lock (see `written.rs`).
+/// `apply` writes and it holds the lock (see `blocks.rs`).
 #[derive(Debug, Default)]
 struct Writer {
     /// The counters as persisted; `counts` and `frontier_len` mirror them.
     counters: Counters,
-    written: written::Written,
+    /// The record packs it wrote lately (`packs.rs`).
+    packs: packs::Cached,
     /// The state and frontier blocks it wrote lately (`blocks.rs`).
     blocks: blocks::Cached,
 }
@@ -343,7 +352,7 @@ impl UrlLog {
             }
         };
         let log = UrlLog {
-            urls: db.open_tree("urls")?,
+            packs: db.open_tree(RECORD_PACKS)?,
             by_url: db.open_tree(BY_URL)?,
             by_state: db.open_tree(STATE_BLOCKS)?,
             frontier: db.open_tree(FRONTIER_BLOCKS)?,
@@ -369,7 +378,8 @@ impl UrlLog {
                 &[
                     old @ (LAYOUT_WITHOUT_BRIEFS
                     | LAYOUT_SEPARATE_COUNTERS
-                    | LAYOUT_PACKED_COUNTERS),
+                    | LAYOUT_PACKED_COUNTERS
+                    | LAYOUT_BITMAPS),
                 ],
             ) => log.migrate_reporting(old, report)?,
             Some(other) => {
@@ -417,15 +427,18 @@ impl UrlLog {
     /// writing layout 4 over it would drop its old trees on the next open
     /// with its index and frontier in them. The per-URL trees
     /// (`by_state`, `frontier`) or a `next_id` key mean layouts 1 to 3:
-    /// migrating from layout 1 rebuilds everything, briefs included. A
-    /// log with records and none of these is of this layout: migrating it
-    /// from layout 1 would clear its indexes and rebuild them from
-    /// nothing.
+    /// migrating from layout 1 rebuilds everything, briefs included.
+    /// Records in `urls` and none of these mean layout 4: only its
+    /// records are packed (migrating it from layout 1 would clear its
+    /// indexes and rebuild them from nothing). A log with none of these
+    /// is of this layout.
     fn unlabelled_layout(&self) -> Result<Option<u8>, StoreError> {
         let names = self.db.tree_names();
         let has = |tree: &str| names.iter().any(|name| name == tree.as_bytes());
         if has(OLD_BY_STATE) || has(OLD_FRONTIER) || self.meta.contains_key(NEXT_ID)? {
             Ok(Some(LAYOUT_WITHOUT_BRIEFS))
+        } else if has(OLD_URLS) && !self.db.open_tree(OLD_URLS)?.is_empty() {
+            Ok(Some(LAYOUT_BITMAPS))
         } else {
             Ok(None)
         }
@@ -491,14 +504,26 @@ impl UrlLog {
         )
     }
 
-    /// The id after the last record's, read from `urls`. Keys that are
-    /// not ids (damage) are passed over from the end: they cannot be the
-    /// key of an id given out again, and one must not keep the log from
-    /// opening. Usually one read.
+    /// The id after the last record's, read from the last pack. Keys
+    /// that are not packs' (damage) are passed over from the end: they
+    /// cannot be the key of an id given out again, and one must not keep
+    /// the log from opening. A last pack that does not parse counts as
+    /// full: none of its ids may be given out again. Usually one read.
     fn id_after_last(&self) -> Result<u64, StoreError> {
-        for key in self.urls.iter().keys().rev() {
-            if let Some(id) = parse_id(&key?) {
-                return Ok(id.saturating_add(1));
+        for entry in self.packs.iter().rev() {
+            let (key, value) = entry?;
+            let Some(pack) = parse_pack_key(&key) else {
+                continue;
+            };
+            let used = match frame(&value) {
+                Ok(slots) => slots
+                    .iter()
+                    .rposition(Option::is_some)
+                    .map(|s| s as u64 + 1),
+                Err(_) => Some(PACK_IDS),
+            };
+            if let Some(used) = used {
+                return Ok(first_id(pack).saturating_add(used));
             }
         }
         Ok(1)
@@ -548,7 +573,7 @@ impl UrlLog {
         self.writer.lock().unwrap_or_else(|poisoned| {
             self.writer.clear_poison();
             let mut writer = poisoned.into_inner();
-            writer.written.clear();
+            writer.packs.clear();
             writer.blocks.clear();
             writer
         })
@@ -568,12 +593,19 @@ impl UrlLog {
     /// The record with id `id`; [`StoreError::Corrupt`] when its bytes do
     /// not decode.
     pub fn get(&self, id: u64) -> Result<Option<UrlRecord>, StoreError> {
-        match self.urls.get(id_key(id))? {
-            None => Ok(None),
-            Some(bytes) => decode(&bytes)
+        match self.record_bytes(id)? {
+            Ok(None) => Ok(None),
+            Ok(Some(bytes)) => decode(&bytes)
                 .map(Some)
                 .map_err(|source| StoreError::Corrupt { id, source }),
+            Err(source) => Err(StoreError::Corrupt { id, source }),
         }
+    }
+
+    /// The stored bytes of record `id`, found in its pack; an `Err` slot
+    /// when the pack does not parse.
+    fn record_bytes(&self, id: u64) -> Result<Slot, StoreError> {
+        PackReader::default().get(&self.packs, id)
     }
 
     /// Records in the log.
@@ -632,16 +664,19 @@ impl UrlLog {
         upto: Option<u64>,
         mut visit: impl FnMut(u64, Brief<'_>) -> bool,
     ) -> Result<u64, StoreError> {
-        let lo = after.map_or(Bound::Unbounded, |id| Bound::Excluded(id_key(id)));
-        let hi = upto.map_or(Bound::Unbounded, |id| Bound::Included(id_key(id)));
         let mut visited = 0;
-        for entry in self.urls.range((lo, hi)) {
-            let (k, bytes) = entry?;
-            // A damaged key or record is passed over: one bad entry must
-            // not end a walk over millions, nor keep a layout 1 log from
-            // migrating (`get` reports a damaged record when asked for).
-            let Some(id) = parse_id(&k) else {
-                continue;
+        let Some((first, last)) = id_bounds(after, upto) else {
+            return Ok(0);
+        };
+        for entry in Records::new(&self.packs, first, last, false) {
+            // A damaged key, pack or record is passed over: one bad entry
+            // must not end a walk over millions, nor keep a layout 1 log
+            // from migrating (`get` reports a damaged record when asked
+            // for).
+            let (id, bytes) = match entry {
+                Ok((id, Ok(Some(bytes)))) => (id, bytes),
+                Ok(_) | Err(StoreError::BadEntry { .. }) => continue,
+                Err(e) => return Err(e),
             };
             let Ok(brief) = brief::decode_brief(&bytes) else {
                 continue;
@@ -654,32 +689,33 @@ impl UrlLog {
         Ok(visited)
     }
 
-    /// Walks the stored keys and values with ids in `(after, upto]`, doing
-    /// nothing with them but counting their bytes: the floor under any walk
-    /// over every URL, which the console benchmark measures.
+    /// Walks the stored records with ids in `(after, upto]`, doing
+    /// nothing with them but counting them and their bytes (found in
+    /// their packs, not decoded): the floor under any walk over every URL,
+    /// which the console benchmark measures.
     #[doc(hidden)]
     pub fn scan_raw(
         &self,
         after: Option<u64>,
         upto: Option<u64>,
     ) -> Result<(u64, u64), StoreError> {
-        let lo = after.map_or(Bound::Unbounded, |id| Bound::Excluded(id_key(id)));
-        let hi = upto.map_or(Bound::Unbounded, |id| Bound::Included(id_key(id)));
         let (mut entries, mut bytes) = (0, 0);
-        for entry in self.urls.range((lo, hi)) {
-            let (k, v) = entry?;
-            entries += 1;
-            bytes += (k.len() + v.len()) as u64;
+        let Some((first, last)) = id_bounds(after, upto) else {
+            return Ok((0, 0));
+        };
+        for entry in Records::new(&self.packs, first, last, false) {
+            if let (_, Ok(Some(record))) = entry? {
+                entries += 1;
+                bytes += record.len() as u64;
+            }
         }
         Ok((entries, bytes))
     }
 
-    /// The highest id in the log (the latest discovery), if any.
+    /// The highest id in the log (the latest discovery), if any; the last
+    /// id of the last pack when that pack does not parse.
     pub fn last_id(&self) -> Result<Option<u64>, StoreError> {
-        match self.urls.last()? {
-            Some((k, _)) => Ok(parse_id(&k)),
-            None => Ok(None),
-        }
+        Ok(self.id_after_last()?.checked_sub(1).filter(|id| *id > 0))
     }
 
     /// Up to `limit` records the query lists with ids below `before`, the
@@ -705,8 +741,34 @@ impl UrlLog {
         if limit == 0 {
             return Ok(page);
         }
-        let mut take = |id: u64, bytes: &[u8]| -> Result<bool, StoreError> {
-            let record = decode(bytes).map_err(|source| StoreError::Corrupt { id, source })?;
+        // The bounds as ids included; none when they exclude every id.
+        let first = match ids.0 {
+            Bound::Included(id) => Some(id),
+            Bound::Excluded(id) => id.checked_add(1),
+            Bound::Unbounded => Some(0),
+        };
+        let last = match ids.1 {
+            Bound::Included(id) => Some(id),
+            Bound::Excluded(id) => id.checked_sub(1),
+            Bound::Unbounded => Some(u64::MAX),
+        };
+        let (Some(first), Some(last)) = (first, last) else {
+            return Ok(page);
+        };
+        if first > last {
+            return Ok(page);
+        }
+        // A missing record is passed over (an index entry without a
+        // record cannot come from our transactions; skipping it keeps the
+        // rest readable); a damaged one, or one in a damaged pack, ends
+        // the page with an error naming it.
+        let mut take = |id: u64, slot: Slot| -> Result<bool, StoreError> {
+            let bytes = match slot {
+                Ok(Some(bytes)) => bytes,
+                Ok(None) => return Ok(false),
+                Err(source) => return Err(StoreError::Corrupt { id, source }),
+            };
+            let record = decode(&bytes).map_err(|source| StoreError::Corrupt { id, source })?;
             if query.matches(&record) {
                 page.push((id, record));
             }
@@ -714,21 +776,6 @@ impl UrlLog {
         };
         match query.state {
             Some(state) => {
-                // The bounds as ids included; none when they exclude
-                // every id.
-                let first = match ids.0 {
-                    Bound::Included(id) => Some(id),
-                    Bound::Excluded(id) => id.checked_add(1),
-                    Bound::Unbounded => Some(0),
-                };
-                let last = match ids.1 {
-                    Bound::Included(id) => Some(id),
-                    Bound::Excluded(id) => id.checked_sub(1),
-                    Bound::Unbounded => Some(u64::MAX),
-                };
-                let (Some(first), Some(last)) = (first, last) else {
-                    return Ok(page);
-                };
                 let lo = match ids.0 {
                     Bound::Included(id) | Bound::Excluded(id) => block_of(id),
                     Bound::Unbounded => 0,
@@ -740,6 +787,7 @@ impl UrlLog {
                 let range = self
                     .by_state
                     .range(state_key(state, lo)..=state_key(state, hi));
+                let mut packs = PackReader::default();
                 'blocks: for entry in directed(range, back) {
                     let (k, v) = entry?;
                     let bad = || StoreError::BadEntry {
@@ -760,28 +808,17 @@ impl UrlLog {
                         in_block.collect()
                     };
                     for id in in_block {
-                        // An index entry without a record cannot come from
-                        // our transactions; skipping it keeps the rest
-                        // readable.
-                        let Some(bytes) = self.urls.get(id_key(id))? else {
-                            continue;
-                        };
-                        if take(id, &bytes)? {
+                        // Consecutive ids of a state share packs: read once.
+                        if take(id, packs.get(&self.packs, id)?)? {
                             break 'blocks;
                         }
                     }
                 }
             }
             None => {
-                let key = |b: Bound<u64>| b.map(id_key);
-                let range = self.urls.range((key(ids.0), key(ids.1)));
-                for entry in directed(range, back) {
-                    let (k, bytes) = entry?;
-                    let id = parse_id(&k).ok_or_else(|| StoreError::BadEntry {
-                        tree: "urls",
-                        key: k.to_vec(),
-                    })?;
-                    if take(id, &bytes)? {
+                for entry in Records::new(&self.packs, first, last, back) {
+                    let (id, slot) = entry?;
+                    if take(id, slot)? {
                         break;
                     }
                 }
@@ -916,6 +953,13 @@ impl UrlLog {
     pub fn size_on_disk(&self) -> Result<u64, StoreError> {
         Ok(self.db.size_on_disk()?)
     }
+}
+
+/// The ids in `(after, upto]` as an inclusive range; `None` when empty.
+fn id_bounds(after: Option<u64>, upto: Option<u64>) -> Option<(u64, u64)> {
+    let first = after.map_or(Some(0), |id| id.checked_add(1))?;
+    let last = upto.unwrap_or(u64::MAX);
+    (first <= last).then_some((first, last))
 }
 
 /// Forward or newest-first over a sled range.

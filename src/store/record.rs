@@ -220,6 +220,10 @@ pub enum DecodeError {
     Trailing(usize),
     #[error("header says {header}, body says {body}")]
     StateMismatch { header: State, body: State },
+    /// The pack of eight records holding this one does not parse
+    /// (`packs.rs`): all eight are hidden.
+    #[error("its pack of records is damaged: {0}")]
+    Pack(&'static str),
 }
 
 /// The stored bytes of a record.

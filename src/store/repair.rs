@@ -23,9 +23,9 @@ use sled::Tree;
 use super::bitmap::{BLOCK_IDS, Bitmap};
 use super::counters::Counters;
 use super::index::{
-    FRONTIER_BLOCKS, STATE_BLOCKS, frontier_slot, id_key, parse_frontier_block_key, parse_id,
-    parse_state_block_key,
+    FRONTIER_BLOCKS, STATE_BLOCKS, frontier_slot, parse_frontier_block_key, parse_state_block_key,
 };
+use super::packs::Records;
 use super::record::{State, decode, header_state};
 use super::{StoreError, UrlLog, Writer};
 
@@ -74,15 +74,14 @@ impl UrlLog {
         // does not overflow.
         let first = block * BLOCK_IDS;
         let mut bits = Bitmap::default();
-        for entry in self
-            .urls
-            .range(id_key(first)..=id_key(first + (BLOCK_IDS - 1)))
-        {
-            let (id, bytes) = entry?;
-            if let Some(id) = parse_id(&id)
-                && holds(&bytes)
-            {
-                bits.insert(id);
+        for entry in Records::new(&self.packs, first, first + (BLOCK_IDS - 1), false) {
+            // A damaged pack key or pack holds no id this can name.
+            match entry {
+                Ok((id, Ok(Some(bytes)))) if holds(&bytes) => {
+                    bits.insert(id);
+                }
+                Ok(_) | Err(StoreError::BadEntry { .. }) => {}
+                Err(e) => return Err(e),
             }
         }
         match bits.encode() {

@@ -12,12 +12,14 @@
 //! Reads inside a transaction cost too, so `apply` avoids them: it holds
 //! the writer lock from its checks to its notes, so the counters it keeps
 //! in memory are the persisted ones, a URL not in the URL index before the
-//! transaction is not in it during the transaction, a record it wrote
-//! lately (`written.rs`) needs no read of its old state, and a state or
-//! frontier block it wrote lately (`blocks.rs`) needs no read either. The
-//! moves of one batch within a block are written as one write of it.
+//! transaction is not in it during the transaction, a pack of records it
+//! wrote lately (`packs.rs`) needs no read (the old state of a record it
+//! rewrites is in its slot), and a state or frontier block it wrote
+//! lately (`blocks.rs`) needs no read either. The records one batch
+//! writes into a pack are one write of it, as are the moves of one batch
+//! within a block.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 
 use sled::transaction::{
@@ -29,8 +31,8 @@ use super::brief::decode_brief;
 use super::briefs::BriefWrites;
 use super::counters::COUNTERS;
 use super::index::{id_key, parse_id};
+use super::packs::PackWrites;
 use super::record::{State, UrlRecord, encode, header_state, stored_url};
-use super::written::{Stored, Written};
 use super::{LEVELS, QUEUE_NAMES, StoreError, UrlLog, Writer};
 
 /// One write in an [`UrlLog::apply`] batch. Frontier slots are
@@ -94,28 +96,26 @@ struct Delta {
     frontier: i64,
 }
 
-/// The old state of record `id`, and its link depth when readable, from
-/// the record itself: for a record this process has not written lately.
-/// Refuses an update that would change the URL.
-fn read_old(
-    urls: &TransactionalTree,
+/// The old state of record `id` and its link depth when readable, from
+/// its stored bytes `old_bytes` (as the batch has them so far: from the
+/// batch, the writer's cached pack, or read). Refuses an update that
+/// would change the URL.
+fn old_of(
+    old_bytes: &[u8],
     by_url: &TransactionalTree,
     id: u64,
     record: &UrlRecord,
 ) -> TxResult<(State, Option<u32>)> {
-    let Some(old_bytes) = urls.get(id_key(id))? else {
-        return abort(StoreError::NotFound(id));
-    };
     // The header alone names the old state, so a record with a damaged
     // body can be rewritten.
-    let old = match header_state(&old_bytes) {
+    let old = match header_state(old_bytes) {
         Ok(state) => state,
         Err(source) => return abort(StoreError::Corrupt { id, source }),
     };
     // The old body's leading URL says whether the URL is the same, without
     // decoding the rest; when it cannot (a damaged body), the URL index
     // says.
-    if stored_url(&old_bytes) != Some(record.url.as_bytes()) {
+    if stored_url(old_bytes) != Some(record.url.as_bytes()) {
         let owner = by_url.get(record.url.as_bytes())?;
         if owner.as_deref().and_then(parse_id) != Some(id) {
             return abort(StoreError::UrlChanged {
@@ -124,71 +124,8 @@ fn read_old(
             });
         }
     }
-    let depth = decode_brief(&old_bytes).ok().map(|old| old.link_depth);
+    let depth = decode_brief(old_bytes).ok().map(|old| old.link_depth);
     Ok((old, depth))
-}
-
-/// What a transaction wrote to records, as it goes: the URLs it
-/// discovered (a URL twice in a batch is one discovery) and the latest
-/// state of each record it wrote, for a later change in the same batch
-/// and, once committed, for the writer's notes.
-#[derive(Default)]
-struct Notes<'a> {
-    urls: HashSet<&'a str>,
-    at: HashMap<u64, usize>,
-    records: Vec<(u64, State, u32, &'a str)>,
-}
-
-impl<'a> Notes<'a> {
-    /// Whether `url` was discovered earlier in the batch.
-    fn discovered(&self, url: &str) -> bool {
-        self.urls.contains(url)
-    }
-
-    fn wrote(&mut self, id: u64, record: &'a UrlRecord, discovered: bool) {
-        if discovered {
-            self.urls.insert(&record.url);
-        }
-        let entry = (id, record.state, record.link_depth, record.url.as_str());
-        match self.at.get(&id) {
-            Some(&at) => self.records[at] = entry,
-            None => {
-                self.at.insert(id, self.records.len());
-                self.records.push(entry);
-            }
-        }
-    }
-
-    /// The state and link depth record `id` holds at this point of the
-    /// batch, when known without reading it and its URL is `url`.
-    fn old(&self, id: u64, url: &str, written: &Written) -> Option<(State, u32)> {
-        let (state, link_depth, stored_url) = match self.at.get(&id) {
-            Some(&at) => {
-                let (_, state, link_depth, url) = self.records[at];
-                (state, link_depth, url)
-            }
-            None => {
-                let stored = written.get(id)?;
-                (stored.state, stored.link_depth, &*stored.url)
-            }
-        };
-        (stored_url == url).then_some((state, link_depth))
-    }
-
-    fn into_stored(self) -> impl Iterator<Item = (u64, Stored)> + 'a {
-        self.records
-            .into_iter()
-            .map(|(id, state, link_depth, url)| {
-                (
-                    id,
-                    Stored {
-                        state,
-                        link_depth,
-                        url: url.into(),
-                    },
-                )
-            })
-    }
 }
 
 /// Refuses a frontier slot outside 5 levels × 6 queues.
@@ -295,7 +232,7 @@ impl UrlLog {
             return Ok(vec![None; changes.len()]);
         }
         let trees = (
-            &self.urls,
+            &self.packs,
             &self.by_url,
             &self.by_state,
             &self.frontier,
@@ -304,25 +241,28 @@ impl UrlLog {
         );
         let content_types = self.content_types_known();
         let before = writer.counters;
-        let written = &writer.written;
+        let cached_packs = &writer.packs;
         let cached = &writer.blocks;
-        let committed = trees.transaction(|(urls, by_url, by_state, frontier, meta, briefs)| {
+        let committed = trees.transaction(|(packs, by_url, by_state, frontier, meta, briefs)| {
             let mut brief_writes = BriefWrites::new(&content_types);
-            // Each state and frontier block is read and written once.
+            // Each pack, state and frontier block is read and written once.
+            let mut packs = PackWrites::new(cached_packs, packs, before.next_id);
             let mut blocks = BlockWrites::new(cached, by_state, frontier);
             let mut ids = vec![None; changes.len()];
             let mut delta = Delta::default();
             let mut next_id = before.next_id;
-            let mut notes = Notes::default();
+            // The URLs this batch discovered: a URL twice in it is one
+            // discovery.
+            let mut discovered: HashSet<&str> = HashSet::new();
             for (i, change) in changes.iter().enumerate() {
                 ids[i] = match *change {
                     Change::Discover { record, enqueue } => {
-                        if known[i] || notes.discovered(&record.url) {
+                        if known[i] || !discovered.insert(&record.url) {
                             continue;
                         }
                         let id = next_id;
                         next_id += 1;
-                        urls.insert(&id_key(id), values[i].as_slice())?;
+                        packs.put(id, values[i].as_slice())?;
                         by_url.insert(record.url.as_bytes(), &id_key(id))?;
                         blocks.insert(BlockKey::state(record.state, id), id)?;
                         delta.counts[record.state as usize] += 1;
@@ -335,7 +275,6 @@ impl UrlLog {
                             delta.frontier += 1;
                         }
                         brief_writes.discovered(briefs, meta, id, record)?;
-                        notes.wrote(id, record, true);
                         Some(id)
                     }
                     Change::Update {
@@ -343,15 +282,11 @@ impl UrlLog {
                         record,
                         enqueue,
                     } => {
-                        let key = id_key(id);
-                        // Read back only when this process has not
-                        // written the record lately (or the URL differs,
-                        // which `read_old` refuses).
-                        let (old, old_depth) = match notes.old(id, &record.url, written) {
-                            Some((state, depth)) => (state, Some(depth)),
-                            None => read_old(urls, by_url, id, record)?,
+                        let (old, old_depth) = match packs.stored(id)? {
+                            Some(old_bytes) => old_of(old_bytes, by_url, id, record)?,
+                            None => return abort(StoreError::NotFound(id)),
                         };
-                        urls.insert(&key, values[i].as_slice())?;
+                        packs.put(id, values[i].as_slice())?;
                         // A URL revived from a nofollow link comes back at
                         // the depth it was met again.
                         let depth_moved = old_depth != Some(record.link_depth);
@@ -368,7 +303,6 @@ impl UrlLog {
                         {
                             delta.frontier += 1;
                         }
-                        notes.wrote(id, record, false);
                         Some(id)
                     }
                     Change::Enqueue { id, level, queue } => blocks
@@ -393,13 +327,14 @@ impl UrlLog {
             }
             let grown_table = brief_writes.finish(briefs, meta)?;
             let touched = blocks.finish()?;
-            Ok((ids, after, grown_table, notes, touched))
+            let written = packs.finish()?;
+            Ok((ids, after, grown_table, written, touched))
         });
-        let (ids, after, grown_table, notes, touched) = match committed {
+        let (ids, after, grown_table, written, touched) = match committed {
             Ok(committed) => committed,
             Err(e) => {
                 // Nothing was written; forgetting is only caution.
-                writer.written.clear();
+                writer.packs.clear();
                 writer.blocks.clear();
                 return Err(tx_error(e));
             }
@@ -407,9 +342,7 @@ impl UrlLog {
         self.transactions.fetch_add(1, Ordering::Relaxed);
         writer.counters = after;
         writer.blocks.note(touched);
-        for (id, stored) in notes.into_stored() {
-            writer.written.note(id, stored);
-        }
+        writer.packs.note(written);
         // Mirrors of what was just persisted, stored under the writer lock
         // so that two writers' stores land in commit order and the last
         // one stands; readers see each counter move on its own (`Relaxed`).

@@ -116,8 +116,9 @@ fn corrupt_records_are_errors_not_panics() {
 }
 
 /// A log of 20 URLs in three states, 5 of them in the frontier, written
-/// in `layout` (2: a counter per key; 3: packed, both migrated on open;
-/// 4: packed, bitmaps), then damaged by `damage` and reopened.
+/// in `layout` (2: a counter per key; 3: packed; 4: packed, bitmaps, all
+/// migrated on open; 5: records packed too), then damaged by `damage`
+/// and reopened.
 fn reopened_after(dir: &Path, layout: u8, damage: impl FnOnce(&UrlLog)) -> UrlLog {
     {
         let log = open(dir);
@@ -130,7 +131,7 @@ fn reopened_after(dir: &Path, layout: u8, damage: impl FnOnce(&UrlLog)) -> UrlLo
             }])
             .unwrap();
         }
-        if layout < 4 {
+        if layout < 5 {
             downgrade(&log, layout);
         }
         damage(&log);
@@ -183,7 +184,7 @@ fn damaged_counts_are_rebuilt_on_open() {
         log.meta.insert(NEXT_ID, &3u64.to_be_bytes()).unwrap();
     };
     type Damage<'a> = &'a dyn Fn(&UrlLog);
-    let cases: [(u8, Damage<'_>); 14] = [
+    let cases: [(u8, Damage<'_>); 19] = [
         (2, &|log| {
             bad_count(log);
             junk_count(log);
@@ -201,13 +202,18 @@ fn damaged_counts_are_rebuilt_on_open() {
         (4, &lost_packed),
         (4, &small_packed),
         (4, &|_| {}),
+        (5, &bad_packed),
+        (5, &junk_packed),
+        (5, &lost_packed),
+        (5, &small_packed),
+        (5, &|_| {}),
     ];
     for (case, (layout, damage)) in cases.into_iter().enumerate() {
         let dir = tempfile::tempdir().unwrap();
         let log = reopened_after(dir.path(), layout, damage);
         assert_eq!(
             log.meta.get(LAYOUT).unwrap().as_deref(),
-            Some(&[4][..]),
+            Some(&[5][..]),
             "case {case}: migrated"
         );
         assert!(log.meta.contains_key(COUNTERS).unwrap(), "case {case}");

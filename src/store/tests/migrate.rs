@@ -1,6 +1,6 @@
-//! Logs of layouts 1 to 3 opened by this build: rebuilt in layout 4
-//! (`migrate.rs`), they read exactly as before, also when a migration was
-//! interrupted.
+//! Logs of layouts 1 to 4 opened by this build: rebuilt in layout 5
+//! (`migrate.rs`, `migrate_packs.rs`), they read exactly as before, also
+//! when a migration was interrupted.
 
 use super::*;
 
@@ -64,12 +64,12 @@ struct Snapshot {
     records: Vec<(u64, UrlRecord)>,
 }
 
-/// A filled log in `dir` rewritten as layout `layout` left it (4: kept
+/// A filled log in `dir` rewritten as layout `layout` left it (5: kept
 /// as it is), then `change`d and flushed; what it read before.
 fn old_log(dir: &Path, layout: u8, change: impl FnOnce(&UrlLog)) -> Snapshot {
     let log = filled(dir);
     let before = snapshot(&log);
-    if layout < 4 {
+    if layout < 5 {
         downgrade(&log, layout);
     }
     change(&log);
@@ -190,15 +190,26 @@ fn still_writes(log: &UrlLog) {
 }
 
 #[test]
-fn logs_of_layouts_1_to_3_read_the_same_after_migration() {
-    for layout in [1, 2, 3] {
+fn logs_of_layouts_1_to_4_read_the_same_after_migration() {
+    for layout in [1, 2, 3, 4] {
         let dir = tempfile::tempdir().unwrap();
-        let before = old_log(dir.path(), layout, |_| {});
+        // The records as the old layout holds them, an entry each.
+        let mut records = Vec::new();
+        let before = old_log(dir.path(), layout, |log| {
+            for entry in log.db.open_tree(OLD_URLS).unwrap().iter() {
+                let (key, value) = entry.unwrap();
+                records.push((parse_id(&key).unwrap(), value.to_vec()));
+            }
+        });
+        assert_eq!(records.len() as u64, URLS);
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
         assert_snapshot_matches_records(&before);
         assert!(!log.meta.contains_key(NEXT_ID).unwrap(), "layout {layout}");
         assert!(log.by_state.len() < 40, "a key per block, not per URL");
+        assert_eq!(log.packs.len() as u64, URLS / 8 + 1, "a key per 8 records");
+        // Every record byte for byte as it was stored.
+        assert!(stored_records(&log) == records, "layout {layout}");
         assert_eq!(snapshot(&log), before, "layout {layout}");
         check_consistent(&log);
         still_writes(&log);
@@ -211,11 +222,11 @@ fn logs_of_layouts_1_to_3_read_the_same_after_migration() {
 
 /// A migration that stopped while building the new trees left them
 /// partial (and, for layout 1, the briefs): the next open clears them and
-/// starts again. One that stopped after writing layout 4 left the old
+/// starts again. One that stopped after writing layout 5 left the old
 /// trees: the next open drops them.
 #[test]
 fn interrupted_migrations_start_again() {
-    for layout in [1, 3] {
+    for layout in [1, 3, 4] {
         let dir = tempfile::tempdir().unwrap();
         let before = {
             let log = filled(dir.path());
@@ -224,25 +235,41 @@ fn interrupted_migrations_start_again() {
             // with wrong bits, one that is not a bitmap.
             let kept: Vec<_> = log.by_state.iter().take(3).map(Result::unwrap).collect();
             let frontier_kept: Vec<_> = log.frontier.iter().take(2).map(Result::unwrap).collect();
+            let packs_kept: Vec<_> = log.packs.iter().take(5).map(Result::unwrap).collect();
             downgrade(&log, layout);
+            // Packs: some right, one that does not parse, one past the
+            // last record, one of another record's bytes.
+            for (key, value) in packs_kept {
+                log.packs.insert(key, value).unwrap();
+            }
+            log.packs.insert(pack_key(7), &b"junk"[..]).unwrap();
+            log.packs
+                .insert(pack_key(URLS), &[1, 3, 9, 9, 0, 0, 0, 0, 0, 0][..])
+                .unwrap();
+            let other = super::packs::encode([Some(&b"x"[..])]);
+            log.packs.insert(pack_key(9), other).unwrap();
             for (key, value) in kept {
                 log.by_state.insert(key, value).unwrap();
             }
             for (key, value) in frontier_kept {
                 log.frontier.insert(key, value).unwrap();
             }
-            let mut wrong = Bitmap::default();
-            wrong.insert(7);
-            let wrong = wrong.encode().unwrap();
-            log.by_state
-                .insert(state_key(State::Error, 0), wrong.clone())
-                .unwrap();
-            log.by_state
-                .insert(state_key(State::Saved, 1), &b"junk"[..])
-                .unwrap();
-            log.frontier
-                .insert(frontier_key(0, 0, 0), &b"\xff"[..])
-                .unwrap();
+            // Layout 4's blocks are kept, not rebuilt: only the packs
+            // are half-built then.
+            if layout < 4 {
+                let mut wrong = Bitmap::default();
+                wrong.insert(7);
+                let wrong = wrong.encode().unwrap();
+                log.by_state
+                    .insert(state_key(State::Error, 0), wrong.clone())
+                    .unwrap();
+                log.by_state
+                    .insert(state_key(State::Saved, 1), &b"junk"[..])
+                    .unwrap();
+                log.frontier
+                    .insert(frontier_key(0, 0, 0), &b"\xff"[..])
+                    .unwrap();
+            }
             if layout == 1 {
                 log.briefs
                     .insert(&b"r\0\0\0\0\0\0\0\x01"[..], &b"half"[..])
@@ -252,12 +279,12 @@ fn interrupted_migrations_start_again() {
             before
         };
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
         assert_eq!(snapshot(&log), before, "layout {layout}");
         check_consistent(&log);
     }
 
-    // Stopped after the flip to layout 4, before the old trees were
+    // Stopped after the flip to layout 5, before the old trees were
     // dropped.
     let dir = tempfile::tempdir().unwrap();
     let before = {
@@ -266,6 +293,8 @@ fn interrupted_migrations_start_again() {
         let old = log.db.open_tree(OLD_BY_STATE).unwrap();
         old.insert(state_key(State::Queued, 1), &[][..]).unwrap();
         log.db.open_tree(OLD_FRONTIER).unwrap();
+        let urls = log.db.open_tree(OLD_URLS).unwrap();
+        urls.insert(id_key(1), &b"old"[..]).unwrap();
         log.flush().unwrap();
         before
     };
@@ -274,12 +303,11 @@ fn interrupted_migrations_start_again() {
     check_consistent(&log);
 }
 
-/// A build that knows layout 4 refuses a layout it does not know, rather
-/// than migrate or write it: 5 too (the URL index in hash buckets, tried
-/// on a branch and dropped, never released).
+/// A build that knows layout 5 refuses a layout it does not know, rather
+/// than migrate or write it.
 #[test]
 fn an_unknown_layout_is_refused_not_migrated() {
-    for layout in [5u8, 6] {
+    for layout in [6u8, 9] {
         let dir = tempfile::tempdir().unwrap();
         {
             let log = filled(dir.path());
@@ -296,41 +324,46 @@ fn an_unknown_layout_is_refused_not_migrated() {
 }
 
 /// A log whose `meta` lost its `layout` key is not taken for a new log:
-/// layouts 1 to 3 (old per-URL trees) are migrated as from layout 1, and
-/// a layout 4 log is kept. Written as new, the next open would drop its
-/// old trees with its index and frontier.
+/// layouts 1 to 3 (old per-URL trees) are migrated as from layout 1, a
+/// layout 4 log (records in `urls`) as from layout 4, and a layout 5 log
+/// is kept. Written as new, the next open would drop its old trees with
+/// its records, index and frontier.
 #[test]
 fn a_log_without_its_layout_key_is_migrated_not_taken_for_new() {
-    for layout in [2, 3, 4] {
+    for layout in [2, 3, 4, 5] {
         let dir = tempfile::tempdir().unwrap();
         let before = old_log(dir.path(), layout, |log| {
             log.meta.remove(LAYOUT).unwrap();
         });
         for round in 0..2 {
             let log = open(dir.path());
-            assert_eq!(layout_of(&log), Some(4), "layout {layout}, open {round}");
+            assert_eq!(layout_of(&log), Some(5), "layout {layout}, open {round}");
             assert_eq!(snapshot(&log), before, "layout {layout}, open {round}");
             check_consistent(&log);
         }
     }
 }
 
-/// Keys of `urls` that are not ids (damage) keep neither a layout 1 log
-/// from migrating (its briefs are built from the records) nor any log
-/// from opening; the ids of the others are not given out again.
+/// Keys of `urls` (or of `record_packs`) that are not ids (packs) keep
+/// neither a layout 1 log from migrating (its briefs are built from the
+/// records) nor any log from opening; the ids of the others are not given
+/// out again.
 #[test]
 fn malformed_record_keys_do_not_stop_a_migration() {
-    for layout in [1, 4] {
+    for layout in [1, 4, 5] {
         let dir = tempfile::tempdir().unwrap();
         old_log(dir.path(), layout, |log| {
-            // Right after id 5, and after every id.
-            log.urls
-                .insert(&[0, 0, 0, 0, 0, 0, 0, 5, 0][..], &b"x"[..])
+            let tree = match layout {
+                5 => log.packs.clone(),
+                _ => log.db.open_tree(OLD_URLS).unwrap(),
+            };
+            // Right after id (pack) 5, and after every id.
+            tree.insert(&[0, 0, 0, 0, 0, 0, 0, 5, 0][..], &b"x"[..])
                 .unwrap();
-            log.urls.insert(&[0xff][..], &b"x"[..]).unwrap();
+            tree.insert(&[0xff][..], &b"x"[..]).unwrap();
         });
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
         let briefs = log.scan_briefs(None, None, |_, _| true).unwrap();
         assert_eq!(briefs, URLS, "layout {layout}");
         assert_eq!(log.len(), URLS, "layout {layout}");
@@ -361,7 +394,7 @@ fn a_migration_keeps_a_higher_stored_next_id() {
             log.flush().unwrap();
         }
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
         let id = log.discover(&rec("http://m/new", State::Queued)).unwrap();
         assert_eq!(id, Some(URLS + 50), "layout {layout}");
     }
@@ -385,7 +418,7 @@ fn a_migration_passes_over_damaged_old_entries() {
             old_frontier.insert(&[9u8][..], &[][..]).unwrap();
         });
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
         assert_eq!(snapshot(&log), before, "layout {layout}");
         check_consistent(&log);
     }
@@ -406,8 +439,8 @@ fn a_migration_is_reported_to_the_caller() {
     assert_eq!(
         steps,
         [
-            Migration::Started { from: 3, to: 4 },
-            Migration::Finished { from: 3, to: 4 }
+            Migration::Started { from: 3, to: 5 },
+            Migration::Finished { from: 3, to: 5 }
         ]
     );
     drop(log);

@@ -19,9 +19,10 @@ use tempfile::TempDir;
 use super::bitmap::{Bitmap, block_of};
 use super::counters::COUNTERS;
 use super::index::{
-    FRONTIER_LEN, LAYOUT, OLD_BY_STATE, OLD_FRONTIER, count_key, frontier_key, id_key,
+    FRONTIER_LEN, LAYOUT, OLD_BY_STATE, OLD_FRONTIER, OLD_URLS, count_key, frontier_key, id_key,
     parse_frontier_block_key, parse_id, parse_state_block_key, state_key,
 };
+use super::packs::{pack_key, pack_of, slot_of};
 use super::record::{FORMAT, decode, encode};
 use super::*;
 
@@ -37,21 +38,52 @@ fn fresh() -> (TempDir, UrlLog) {
     (dir, log)
 }
 
-/// Damages record `id` behind the log's back, as a disk would. The writer's
-/// notes of what it wrote lately (`written.rs`) go with it: they would
-/// still say what the record held, whereas damage on disk is met by a
-/// process that has just opened the log, with no notes yet.
+/// Damages record `id` behind the log's back, as a disk would: its slot
+/// holds `bytes`, in a pack whose frame still parses. The writer's cache
+/// of the packs it wrote lately (`packs.rs`) goes with it: it would still
+/// say what the pack held, whereas damage on disk is met by a process
+/// that has just opened the log, with nothing cached yet.
 fn damage_record(log: &UrlLog, id: u64, bytes: Vec<u8>) {
-    log.urls.insert(id_key(id), bytes).expect("damage");
+    let mut slots = pack_slots(log, pack_of(id));
+    slots[slot_of(id)] = Some(bytes);
+    let value = super::packs::encode(slots.iter().map(Option::as_deref));
+    damage_pack(log, pack_of(id), value);
+}
+
+/// Pack `pack`'s value replaced by `bytes` behind the log's back.
+fn damage_pack(log: &UrlLog, pack: u64, bytes: Vec<u8>) {
+    log.packs.insert(pack_key(pack), bytes).expect("damage");
     forget_writes(log);
 }
 
-/// Drops what the writer remembers of records and blocks (`written.rs`,
+/// The records of pack `pack` by slot, from a pack that parses.
+fn pack_slots(log: &UrlLog, pack: u64) -> Vec<Option<Vec<u8>>> {
+    let value = log.packs.get(pack_key(pack)).unwrap();
+    let value = value.as_deref().unwrap_or(&[1, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let frame = super::packs::frame(value).expect("a pack that parses");
+    frame
+        .iter()
+        .map(|slot| slot.map(|(start, end)| value[start..end].to_vec()))
+        .collect()
+}
+
+/// Drops what the writer remembers of packs and blocks (`packs.rs`,
 /// `blocks.rs`), as a test that writes behind the log's back must.
 fn forget_writes(log: &UrlLog) {
     let mut writer = log.lock_writer();
-    writer.written.clear();
+    writer.packs.clear();
     writer.blocks.clear();
+}
+
+/// Every stored record as (id, bytes), in id order, from the packs.
+fn stored_records(log: &UrlLog) -> Vec<(u64, Vec<u8>)> {
+    super::packs::Records::new(&log.packs, 0, u64::MAX, false)
+        .map(|entry| {
+            let (id, slot) = entry.expect("pack key");
+            let bytes = slot.unwrap_or_else(|e| panic!("pack of {id}: {e}"));
+            (id, bytes.expect("listed records exist").to_vec())
+        })
+        .collect()
 }
 
 /// Every id in a bitmap tree, with its key's prefix (state byte, or level
@@ -69,10 +101,23 @@ fn bitmap_ids(tree: &sled::Tree, prefix_len: usize) -> Vec<(Vec<u8>, u64)> {
     ids
 }
 
-/// Rewrites a layout 4 log, as the builds that wrote `layout` (1 to 3)
-/// would have left it: an entry per URL in `by_state` and `frontier`,
-/// a `meta` key per counter (1, 2), no briefs and no layout key (1).
+/// Rewrites a log of this layout as the builds that wrote `layout` (1 to
+/// 4) would have left it: an entry per record in `urls` (1 to 4), an
+/// entry per URL in `by_state` and `frontier` (1 to 3), a `meta` key per
+/// counter (1, 2), no briefs and no layout key (1). Record bytes are kept
+/// as they are, damaged or not.
 fn downgrade(log: &UrlLog, layout: u8) {
+    let urls = log.db.open_tree(OLD_URLS).unwrap();
+    for (id, bytes) in stored_records(log) {
+        urls.insert(id_key(id), bytes).unwrap();
+    }
+    log.packs.clear().unwrap();
+    forget_writes(log);
+    log.meta.insert(LAYOUT, &[layout][..]).unwrap();
+    if layout == 4 {
+        log.flush().unwrap();
+        return;
+    }
     let old_by_state = log.db.open_tree(OLD_BY_STATE).unwrap();
     for (state, id) in bitmap_ids(&log.by_state, 1) {
         let state = State::from_byte(state[0]).unwrap();
@@ -196,9 +241,10 @@ fn mixed_log() -> (TempDir, UrlLog, Vec<(u64, State)>) {
 fn check_consistent(log: &UrlLog) {
     let mut counts = [0u64; 7];
     let mut records = 0u64;
-    for entry in log.urls.iter() {
-        let (key, value) = entry.unwrap();
-        let id = parse_id(&key).expect("8-byte id key");
+    for key in log.packs.iter().keys() {
+        super::packs::parse_pack_key(&key.unwrap()).expect("pack key");
+    }
+    for (id, value) in stored_records(log) {
         records += 1;
         assert_eq!(id, records, "ids are dense from 1");
         let record = decode(&value).unwrap_or_else(|e| panic!("record {id}: {e}"));
@@ -250,8 +296,13 @@ fn check_consistent(log: &UrlLog) {
             "cached block {key:?} as sled holds it"
         );
     }
+    // And so are the packs it keeps (`packs.rs`).
+    for (pack, cached) in log.lock_writer().packs.iter() {
+        let stored = log.packs.get(pack_key(pack)).unwrap();
+        assert_eq!(stored.as_ref(), Some(cached), "cached pack {pack}");
+    }
     let names = log.db.tree_names();
-    for old in [OLD_BY_STATE, OLD_FRONTIER] {
+    for old in [OLD_BY_STATE, OLD_FRONTIER, OLD_URLS] {
         assert!(!names.iter().any(|n| n == old.as_bytes()), "{old} dropped");
     }
 }

@@ -434,10 +434,10 @@ fn requeue_in_flight_puts_urls_back_in_their_queue() {
     assert_eq!(log.requeue_in_flight().unwrap(), 0);
 }
 
-/// The writer's notes of what it wrote (`written.rs`) spare updates a
-/// read; they must never say what the disk does not. Past the notes'
-/// bound (two generations of 8,192), after a batch that failed, and for
-/// a record written twice in one batch, the state index stays exact.
+/// The writer's cache of the packs it wrote (`packs.rs`) spares updates a
+/// read; it must never say what the disk does not. Past the cache's
+/// bound (two generations of 512 packs), after a batch that failed, and
+/// for a record written twice in one batch, the state index stays exact.
 #[test]
 fn updates_stay_right_whatever_the_writer_remembers() {
     let (dir, log) = fresh();
