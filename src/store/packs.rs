@@ -333,11 +333,6 @@ impl Cached {
         self.0.clear();
     }
 
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
-        self.0.len()
-    }
-
     /// Every pack noted with its value: for the tests' check against sled.
     #[cfg(test)]
     pub(crate) fn iter(&self) -> impl Iterator<Item = (u64, &IVec)> + '_ {
@@ -394,7 +389,8 @@ impl<'a> PackWrites<'a> {
         match self.touched.entry(pack) {
             Entry::Occupied(entry) => Ok(entry.into_mut()),
             Entry::Vacant(entry) => {
-                let old = if first_id(pack) >= self.next_id {
+                // Id 0 is never given out: pack 0 is new at next id 1.
+                let old = if first_id(pack).max(1) >= self.next_id {
                     None
                 } else if let Some(value) = self.cached.0.get(&pack) {
                     Some(value.clone())
@@ -455,5 +451,178 @@ impl<'a> PackWrites<'a> {
             written.push((pack, value));
         }
         Ok(written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn slots_of(value: &[u8]) -> Vec<Option<Vec<u8>>> {
+        frame(value)
+            .expect("frame")
+            .iter()
+            .map(|slot| slot.map(|(start, end)| value[start..end].to_vec()))
+            .collect()
+    }
+
+    /// Empty slots, a record of zero bytes (damage carried over), one
+    /// long enough for a two-byte length, fewer than eight given.
+    #[test]
+    fn packs_round_trip_with_empty_slots() {
+        let long = vec![7u8; 300];
+        let cases: Vec<Vec<Option<&[u8]>>> = vec![
+            vec![None; 8],
+            vec![
+                None,
+                Some(b"ab"),
+                None,
+                Some(b""),
+                Some(&long),
+                None,
+                None,
+                Some(b"z"),
+            ],
+            vec![Some(b"first")],
+            vec![Some(b"a"); 8],
+        ];
+        for records in cases {
+            let value = encode(records.iter().copied());
+            let mut expected: Vec<Option<Vec<u8>>> =
+                records.iter().map(|r| r.map(<[u8]>::to_vec)).collect();
+            expected.resize(8, None);
+            assert_eq!(slots_of(&value), expected);
+        }
+        // Nine given: the ninth has no slot.
+        let value = encode([Some(&b"x"[..]); 9]);
+        assert_eq!(slots_of(&value).len(), 8);
+        assert_eq!(value.len(), 1 + 8 * 2);
+    }
+
+    #[test]
+    fn damaged_frames_are_errors() {
+        let good = encode([None, Some(&b"abc"[..]), Some(&b"de"[..])]);
+        assert!(frame(&good).is_ok());
+        for len in 0..good.len() {
+            assert!(frame(&good[..len]).is_err(), "truncated to {len}");
+        }
+        let mut trailing = good.clone();
+        trailing.push(0);
+        assert!(frame(&trailing).is_err());
+        let mut format = good.clone();
+        format[0] = 2;
+        assert!(frame(&format).is_err());
+        // A length past the end, and one that overflows.
+        assert!(frame(&[PACK_FORMAT, 0x7f]).is_err());
+        let huge = [
+            PACK_FORMAT,
+            0xff,
+            0xff,
+            0xff,
+            0xff,
+            0xff,
+            0xff,
+            0xff,
+            0xff,
+            0xff,
+            0x01,
+        ];
+        assert!(frame(&huge).is_err());
+        assert!(frame(&[PACK_FORMAT, 0x80, 0x80, 0x80]).is_err());
+    }
+
+    proptest! {
+        /// Any bytes: an error or a frame whose slots lie inside the
+        /// value, in order, never a panic.
+        #[test]
+        fn no_bytes_make_a_frame_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            if let Ok(frame) = frame(&bytes) {
+                let mut at = 1;
+                for (start, end) in frame.iter().flatten() {
+                    prop_assert!(at <= *start && start <= end && *end <= bytes.len());
+                    at = *end;
+                }
+            }
+        }
+
+        /// A good pack with one byte changed: never a panic, and what
+        /// parses still lies inside the value.
+        #[test]
+        fn flipped_packs_never_panic(
+            records in proptest::collection::vec(
+                proptest::option::of(proptest::collection::vec(any::<u8>(), 0..40)), 0..9),
+            at in any::<usize>(),
+            flip in 1u8..,
+        ) {
+            let mut value = encode(records.iter().map(Option::as_deref));
+            let mut expected = records.clone();
+            expected.resize(8, None);
+            expected.truncate(8);
+            prop_assert_eq!(slots_of(&value), expected);
+            let at = at % value.len();
+            value[at] ^= flip;
+            if let Ok(frame) = frame(&value) {
+                for (start, end) in frame.iter().flatten() {
+                    prop_assert!(start <= end && *end <= value.len());
+                }
+            }
+        }
+    }
+
+    /// A batch's records in one pack are one write of it; what it wrote is
+    /// handed back for the cache, and a batch finding the pack cached
+    /// reads nothing. A pack that does not parse takes no write.
+    #[test]
+    fn a_batch_writes_each_pack_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = sled::Config::new().path(dir.path()).open().unwrap();
+        let tree = db.open_tree(RECORD_PACKS).unwrap();
+        let mut cached = Cached::default();
+        let records: Vec<Vec<u8>> = (0..20u8).map(|i| vec![i; 3]).collect();
+        // Ids 1 to 19: packs 0, 1 and 2, none stored before (next id 1).
+        let run = |cached: &Cached, next_id: u64, ids: &[u64]| {
+            tree.transaction(|tree| {
+                let mut writes = PackWrites::new(cached, tree, next_id);
+                for &id in ids {
+                    writes.put(id, &records[id as usize])?;
+                }
+                let reads = writes.reads;
+                Ok((writes.finish()?, reads))
+            })
+        };
+        let ids: Vec<u64> = (1..20).collect();
+        let (written, reads) = run(&cached, 1, &ids).unwrap();
+        assert_eq!(reads, 0, "packs past the last id are not read");
+        let mut packs: Vec<u64> = written.iter().map(|(pack, _)| *pack).collect();
+        packs.sort_unstable();
+        assert_eq!(packs, [0, 1, 2], "one write per pack");
+        assert_eq!(tree.len(), 3);
+        for (pack, value) in &written {
+            assert_eq!(tree.get(pack_key(*pack)).unwrap().as_ref(), Some(value));
+        }
+        cached.note(written);
+        // Rewrites in packs 1 (cached) and 2 (forgotten: read once).
+        let mut partial = Cached::default();
+        partial.note(vec![(1, tree.get(pack_key(1)).unwrap().unwrap())]);
+        let (written, reads) = run(&partial, 20, &[8, 9, 15, 16, 17]).unwrap();
+        assert_eq!(reads, 1);
+        assert_eq!(written.len(), 2);
+        let (_, reads) = run(&cached, 20, &[8, 16]).unwrap();
+        assert_eq!(reads, 0, "cached packs are not read");
+        // A damaged pack is not rewritten over the records it held.
+        tree.insert(pack_key(1), &b"junk"[..]).unwrap();
+        let failed = run(&Cached::default(), 20, &[9]);
+        assert!(matches!(
+            failed,
+            Err(sled::transaction::TransactionError::Abort(
+                StoreError::Corrupt { id: 9, .. }
+            ))
+        ));
+        assert_eq!(
+            tree.get(pack_key(1)).unwrap().as_deref(),
+            Some(&b"junk"[..])
+        );
     }
 }

@@ -246,7 +246,7 @@ fn interrupted_migrations_start_again() {
             log.packs
                 .insert(pack_key(URLS), &[1, 3, 9, 9, 0, 0, 0, 0, 0, 0][..])
                 .unwrap();
-            let other = super::packs::encode([Some(&b"x"[..])]);
+            let other = crate::store::packs::encode([Some(&b"x"[..])]);
             log.packs.insert(pack_key(9), other).unwrap();
             for (key, value) in kept {
                 log.by_state.insert(key, value).unwrap();

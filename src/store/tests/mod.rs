@@ -6,6 +6,7 @@ mod briefs;
 mod crash;
 mod damage;
 mod migrate;
+mod packs;
 mod paging;
 mod record;
 mod scale;

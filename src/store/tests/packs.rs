@@ -1,0 +1,267 @@
+//! The records packed eight to a sled entry (`packs.rs`): a log of
+//! 10,000 records reads exactly as a plain list of them, written through
+//! the writer's pack cache or around it, and a damaged pack hides its
+//! own records and nothing else.
+
+use super::*;
+
+const RECORDS: u64 = 10_000;
+
+/// The state record `i` (0-based) is given, mixing runs and strides.
+fn state_of(i: u64) -> State {
+    State::ALL[((i * 5 + i / 17) % 7) as usize]
+}
+
+/// A log of [`RECORDS`] records in batches of 700 (batches end inside
+/// packs), and the same as a list by id.
+fn big_log() -> (TempDir, UrlLog, Vec<UrlRecord>) {
+    let (dir, log) = fresh();
+    let records: Vec<UrlRecord> = (0..RECORDS)
+        .map(|i| UrlRecord {
+            link_depth: (i % 4) as u32,
+            ..rec(&format!("http://p{}/{i}", i % 13), state_of(i))
+        })
+        .collect();
+    for chunk in records.chunks(700) {
+        let changes: Vec<Change<'_>> = chunk
+            .iter()
+            .map(|record| Change::Discover {
+                record,
+                enqueue: None,
+            })
+            .collect();
+        log.apply(&changes).unwrap();
+    }
+    (dir, log, records)
+}
+
+/// Every read of the public API against `reference` (record of id
+/// `i + 1` at `i`): each get, all records paged forward and back, each
+/// state paged forward and back, pages of a size that is no multiple of
+/// eight.
+fn assert_reads_as(log: &UrlLog, reference: &[UrlRecord]) {
+    for (i, expected) in reference.iter().enumerate() {
+        let id = i as u64 + 1;
+        assert_eq!(log.get(id).unwrap().as_ref(), Some(expected), "get {id}");
+    }
+    assert_eq!(log.get(0).unwrap(), None);
+    assert_eq!(log.get(reference.len() as u64 + 1).unwrap(), None);
+    assert_eq!(log.last_id().unwrap(), Some(reference.len() as u64));
+    let all: Vec<(u64, UrlRecord)> = reference
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (i as u64 + 1, r.clone()))
+        .collect();
+    let mut queries = vec![Query::default()];
+    queries.extend(State::ALL.map(|state| Query {
+        state: Some(state),
+        ..Query::default()
+    }));
+    for query in &queries {
+        let expected: Vec<(u64, UrlRecord)> = all
+            .iter()
+            .filter(|(_, r)| query.matches(r))
+            .cloned()
+            .collect();
+        let (mut forward, mut after) = (Vec::new(), None);
+        loop {
+            let page = log.page(query, after, 333).unwrap();
+            let Some(&(last, _)) = page.last() else {
+                break;
+            };
+            after = Some(last);
+            forward.extend(page);
+        }
+        assert!(forward == expected, "forward, {:?}", query.state);
+        let (mut back, mut before) = (Vec::new(), None);
+        loop {
+            let page = log.page_back(query, before, 251).unwrap();
+            let Some(&(last, _)) = page.last() else {
+                break;
+            };
+            before = Some(last);
+            back.extend(page);
+        }
+        back.reverse();
+        assert!(back == expected, "back, {:?}", query.state);
+    }
+    let (records, _) = log.scan_raw(None, None).unwrap();
+    assert_eq!(records, reference.len() as u64);
+    assert_eq!(log.scan_raw(Some(5), Some(21)).unwrap().0, 16);
+}
+
+#[test]
+fn ten_thousand_records_read_as_a_list_of_them() {
+    let (_dir, log, records) = big_log();
+    assert_eq!(log.packs.len() as u64, RECORDS / 8 + 1, "a key per 8 ids");
+    assert_reads_as(&log, &records);
+    check_consistent(&log);
+}
+
+/// Updates in packs the writer has cached (written just now) and in
+/// packs it has not (after reopening, and past the cache's bound),
+/// several to one pack in a batch, one record twice: the log reads as the
+/// reference after each, and after reopening.
+#[test]
+fn updates_in_cached_and_uncached_packs() {
+    let (dir, log, mut reference) = big_log();
+    let update = |log: &UrlLog, reference: &mut Vec<UrlRecord>, ids: &[u64], round: u64| {
+        let changed: Vec<(u64, UrlRecord)> = ids
+            .iter()
+            .map(|&id| {
+                let mut record = reference[(id - 1) as usize].clone();
+                record.state = State::ALL[((id + round) % 7) as usize];
+                record.reason = format!("round {round}");
+                record.title = Some("x".repeat((id % 50) as usize));
+                (id, record)
+            })
+            .collect();
+        log.apply(&Change::updates(&changed).collect::<Vec<_>>())
+            .unwrap();
+        for (id, record) in changed {
+            reference[(id - 1) as usize] = record;
+        }
+    };
+    // The tail: cached from the discoveries.
+    update(
+        &log,
+        &mut reference,
+        &[RECORDS, RECORDS - 1, RECORDS - 9],
+        1,
+    );
+    // The front: long out of the cache. A whole pack and a record twice.
+    let pack: Vec<u64> = (8..16).collect();
+    update(&log, &mut reference, &pack, 2);
+    update(&log, &mut reference, &[1, 3, 3, 17], 3);
+    assert_reads_as(&log, &reference);
+    check_consistent(&log);
+    // Reopened: nothing cached, every pack read once.
+    drop(log);
+    let log = open(dir.path());
+    update(&log, &mut reference, &[9, 10, 5_000, RECORDS], 4);
+    // Again in the same packs: from the cache now.
+    update(&log, &mut reference, &[11, 5_001, RECORDS - 2], 5);
+    // Spread over more packs than the cache holds.
+    let spread: Vec<u64> = (1..=RECORDS).step_by(3).collect();
+    for chunk in spread.chunks(500) {
+        update(&log, &mut reference, chunk, 6);
+    }
+    update(&log, &mut reference, &[2, 4, RECORDS], 7);
+    assert_reads_as(&log, &reference);
+    check_consistent(&log);
+    // Discoveries after reopening go on in the last pack.
+    let new = rec("http://p/new", State::Queued);
+    assert_eq!(log.discover(&new).unwrap(), Some(RECORDS + 1));
+    reference.push(new);
+    drop(log);
+    let log = open(dir.path());
+    assert_reads_as(&log, &reference);
+    check_consistent(&log);
+}
+
+/// A pack whose frame does not parse hides its eight records and no
+/// other: each is `Corrupt` when read, paging stops at it and goes on
+/// past it, a write into it is refused (rewriting it would lose the
+/// others), the rest of the log is written as usual, and open gives out
+/// no id of it again.
+#[test]
+fn a_damaged_pack_hides_its_eight_records_only() {
+    let (dir, log) = fresh();
+    for i in 0..30 {
+        log.discover(&rec(&format!("http://d/{i}"), State::Queued))
+            .unwrap();
+    }
+    damage_pack(&log, 1, b"\x01\xff\xff".to_vec());
+    for id in 8..16 {
+        assert!(
+            matches!(log.get(id), Err(StoreError::Corrupt { id: i, source: DecodeError::Pack(_) }) if i == id),
+            "get {id}"
+        );
+    }
+    assert_eq!(log.get(7).unwrap().unwrap().url, "http://d/6");
+    assert_eq!(log.get(16).unwrap().unwrap().url, "http://d/15");
+    let all = Query::default();
+    let queued = Query {
+        state: Some(State::Queued),
+        ..Query::default()
+    };
+    for query in [&all, &queued] {
+        assert!(matches!(
+            log.page(query, None, 100),
+            Err(StoreError::Corrupt { id: 8, .. })
+        ));
+        assert!(matches!(
+            log.page_back(query, None, 100),
+            Err(StoreError::Corrupt { id: 15, .. })
+        ));
+        assert_eq!(
+            ids(&log.page(query, None, 7).unwrap()),
+            (1..=7).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            ids(&log.page(query, Some(15), 100).unwrap()),
+            (16..=30).collect::<Vec<_>>()
+        );
+        assert!(matches!(
+            log.page(query, Some(8), 100),
+            Err(StoreError::Corrupt { id: 9, .. })
+        ));
+        assert_eq!(
+            ids(&log.page_back(query, Some(8), 100).unwrap()),
+            (1..=7).rev().collect::<Vec<_>>()
+        );
+    }
+    let mut moved = rec("http://d/9", State::Fetched);
+    assert!(matches!(
+        log.update(10, &moved),
+        Err(StoreError::Corrupt { id: 10, .. })
+    ));
+    moved.url = "http://d/20".into();
+    log.update(21, &moved).unwrap();
+    assert_eq!(log.counts().fetched, 1);
+    // Walks over every URL pass it over (briefs are their own tree).
+    assert_eq!(log.scan_briefs(None, None, |_, _| true).unwrap(), 30);
+    assert_eq!(log.scan_raw(None, None).unwrap().0, 22);
+
+    // The last pack damaged: its ids are not given out again.
+    damage_pack(&log, 3, b"junk".to_vec());
+    drop(log);
+    let log = open(dir.path());
+    assert_eq!(log.last_id().unwrap(), Some(31));
+    let id = log.discover(&rec("http://d/new", State::Queued)).unwrap();
+    assert_eq!(id, Some(32));
+    assert_eq!(log.get(32).unwrap().unwrap().url, "http://d/new");
+    assert_eq!(log.get(20).unwrap().unwrap().url, "http://d/19");
+}
+
+/// A key of `record_packs` that is no pack's is a damaged entry when a
+/// page of every record meets it, never a panic; open and the walks over
+/// every URL pass it over.
+#[test]
+fn a_key_that_is_no_packs_is_a_bad_entry() {
+    let (dir, log) = fresh();
+    for i in 0..20 {
+        log.discover(&rec(&format!("http://k/{i}"), State::Queued))
+            .unwrap();
+    }
+    log.packs
+        .insert(&[0, 0, 0, 0, 0, 0, 0, 1, 7][..], &b"x"[..])
+        .unwrap();
+    assert!(matches!(
+        log.page(&Query::default(), Some(7), 100),
+        Err(StoreError::BadEntry {
+            tree: "record_packs",
+            ..
+        })
+    ));
+    assert_eq!(
+        ids(&log.page(&Query::default(), None, 7).unwrap()),
+        (1..=7).collect::<Vec<_>>()
+    );
+    drop(log);
+    let log = open(dir.path());
+    assert_eq!(
+        log.discover(&rec("http://k/new", State::Queued)).unwrap(),
+        Some(21)
+    );
+}
