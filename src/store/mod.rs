@@ -566,9 +566,9 @@ impl UrlLog {
     }
 
     /// The writer lock (see [`Writer`]). A panic while it was held (none
-    /// is known) does not stop later writes; what the writer noted of
-    /// records is dropped then, in case the panic came between a commit
-    /// and its notes.
+    /// is known) does not stop later writes; the packs and blocks the
+    /// writer cached are dropped then, in case the panic came between a
+    /// commit and its notes.
     fn lock_writer(&self) -> std::sync::MutexGuard<'_, Writer> {
         self.writer.lock().unwrap_or_else(|poisoned| {
             self.writer.clear_poison();
