@@ -7,11 +7,11 @@
 //! | tree       | key                                   | value                 |
 //! |------------|---------------------------------------|-----------------------|
 //! | `urls`     | id (u64 BE)                           | [`super::record`] codec |
-//! | `by_url`   | URL bytes                             | id (u64 BE)           |
+//! | `url_buckets` | lowest top 64 bits of its fingerprints (u64 BE) | format byte ++ sorted (fingerprint: 16 bytes ++ id: 6 bytes BE) (`url_index.rs`) |
 //! | `state_blocks` | state byte ++ id / 4096 (u64 BE)  | bitmap of that block's ids in that state (`bitmap.rs`) |
 //! | `frontier_blocks` | level byte ++ queue byte ++ id / 4096 (u64 BE) | bitmap of that block's ids in that queue |
 //! | `briefs`   | `r` ++ first id, `s` ++ id / 256 (u64 BE) | runs of URLs, status blocks (`briefs.rs`) |
-//! | `meta`     | `counters` (layouts 3, 4), or [`NEXT_ID`], [`FRONTIER_LEN`], `count/<state>` (layouts 1, 2); [`LAYOUT`], [`REFRESH_SINCE`] | u64 BE, `counters` nine of them (`counters.rs`); layout: one byte |
+//! | `meta`     | `counters` (layouts 3 to 5), or [`NEXT_ID`], [`FRONTIER_LEN`], `count/<state>` (layouts 1, 2); [`LAYOUT`], [`REFRESH_SINCE`]; `url_hash_key` (layout 5) | u64 BE, `counters` nine of them (`counters.rs`); layout: one byte; the URL index's 16-byte SipHash key |
 //!
 //! Layouts 1 to 3 kept an entry per URL instead of a bitmap per block, in
 //! trees of other names: `by_state` (state byte ++ id → empty) and
@@ -20,15 +20,23 @@
 //! layout is rebuilt in layout 4 when it is opened (`migrate.rs`). The
 //! new trees have new names so that the two forms never mix.
 //!
+//! Layouts 1 to 4 also kept an entry per URL in the URL index, `by_url`
+//! (URL bytes → id, u64 BE). Layout 5 packs it in `url_buckets`, about
+//! 40 URLs to an entry, in buckets that split as they fill; a layout 4 log
+//! gets it when opened (`migrate_index.rs`, after `migrate.rs` for
+//! layouts 1 to 3), and `by_url` is dropped.
+//!
 //! | layout | what it added |
 //! |--------|---------------|
 //! | 1 | `urls`, `by_url`, `by_state`, `frontier`, a `meta` key per counter |
 //! | 2 | `briefs` |
 //! | 3 | the counters packed in one `meta` key |
 //! | 4 | `state_blocks` and `frontier_blocks` in place of `by_state` and `frontier` |
+//! | 5 | `url_buckets` (and `meta` `url_hash_key`) in place of `by_url` |
 //!
-//! A layout 5 (the URL index in hash buckets) was tried on a branch and
-//! never released: a log that says 5 is refused like any later layout.
+//! An earlier layout 5 (the URL index in 2^18 fixed buckets under an
+//! unkeyed hash) was tried on a branch and never released; this layout 5
+//! is the real one. A log that says 6 or more is refused.
 
 use super::bitmap::{BLOCK_IDS, block_of};
 use super::record::State;
@@ -50,11 +58,15 @@ pub(crate) const LAYOUT: &[u8] = b"layout";
 /// absent when none is. A key added beside the others: builds that do not
 /// know it ignore it, so the layout version stays.
 pub(crate) const REFRESH_SINCE: &[u8] = b"refresh_since";
-/// The layout this build reads and writes: 4 keeps the state index and the
-/// frontier as bitmaps per block of ids (`bitmap.rs`). Builds that read
-/// only layouts 1 to 3 refuse it, since they would find the old trees
-/// empty.
-pub(crate) const LAYOUT_VERSION: u8 = 4;
+/// The layout this build reads and writes: 5 keeps the URL index in hash
+/// buckets (`url_index.rs`). Builds that read only layouts 1 to 4 refuse
+/// it, since they would find `by_url` empty.
+pub(crate) const LAYOUT_VERSION: u8 = 5;
+/// The layout with the state index and the frontier as bitmaps per block
+/// of ids (`bitmap.rs`) and an entry per URL in `by_url`: its URL index is
+/// rebuilt in buckets on open (`migrate_index.rs`); layouts 1 to 3 are
+/// migrated to it first (`migrate.rs`).
+pub(crate) const LAYOUT_BITMAPS: u8 = 4;
 /// The layout with the counters packed in one `meta` key and an entry per
 /// URL in `by_state` and `frontier`: migrated on open.
 pub(crate) const LAYOUT_PACKED_COUNTERS: u8 = 3;
@@ -68,7 +80,8 @@ pub(crate) const LAYOUT_WITHOUT_BRIEFS: u8 = 1;
 /// Tree names of layout 4's state index and frontier.
 pub(crate) const STATE_BLOCKS: &str = "state_blocks";
 pub(crate) const FRONTIER_BLOCKS: &str = "frontier_blocks";
-/// Tree name of the URL index: URL → id, an entry per URL (all layouts).
+/// Tree name of the URL index of layouts 1 to 4: URL → id, an entry per
+/// URL; dropped once the log is of layout 5.
 pub(crate) const BY_URL: &str = "by_url";
 /// Tree names of the per-URL state index and frontier of layouts 1 to 3.
 pub(crate) const OLD_BY_STATE: &str = "by_state";

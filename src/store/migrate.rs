@@ -24,7 +24,7 @@ use super::bitmap::{Bitmap, block_of};
 use super::briefs::{self, BriefWrites};
 use super::counters::{COUNTERS, Counters};
 use super::index::{
-    FRONTIER_LEN, LAYOUT, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, OLD_BY_STATE,
+    FRONTIER_LEN, LAYOUT, LAYOUT_BITMAPS, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, OLD_BY_STATE,
     OLD_FRONTIER, count_key, frontier_key, parse_frontier_key, parse_id, parse_state_key,
     state_key,
 };
@@ -38,9 +38,18 @@ const BLOCK_BATCH: usize = 256;
 const BRIEF_BATCH: usize = 1_000;
 
 impl UrlLog {
-    /// Rebuilds a log of layout `from` (1 to 3) in layout 4; see the
-    /// module docs for why each step is where it is.
+    /// Rebuilds a log of layout `from` (1 to 4) in this layout: 1 to 3
+    /// in layout 4 first (see the module docs for why each step is where
+    /// it is), then its URL index in buckets (`migrate_index.rs`).
     pub(super) fn migrate(&self, from: u8) -> Result<(), StoreError> {
+        if from < LAYOUT_BITMAPS {
+            self.migrate_to_bitmaps(from)?;
+        }
+        self.migrate_url_index()
+    }
+
+    /// Rebuilds a log of layout `from` (1 to 3) in layout 4.
+    fn migrate_to_bitmaps(&self, from: u8) -> Result<(), StoreError> {
         self.migrate_indexes(from)?;
         // The counters from what was just built: the old ones, a key each
         // in layouts 1 and 2, are not trusted further than the open check
@@ -55,7 +64,7 @@ impl UrlLog {
         self.db.flush()?;
         let mut flip = Batch::default();
         flip.insert(COUNTERS, &counters.pack()[..]);
-        flip.insert(LAYOUT, &[LAYOUT_VERSION]);
+        flip.insert(LAYOUT, &[LAYOUT_BITMAPS]);
         for key in [NEXT_ID, FRONTIER_LEN] {
             flip.remove(key);
         }

@@ -10,7 +10,10 @@
 //! Trees (key layouts in `index.rs`):
 //! - `urls`: id → record (codec in `record.rs`). Ids start at 1, are dense and
 //!   follow discovery order, so a range over `urls` is the log in order.
-//! - `by_url`: URL → id, for deduplication and look-up by URL.
+//! - `url_buckets`: URL → id, for deduplication and look-up by URL: keyed
+//!   128-bit fingerprints of the URLs packed in hash buckets that split as
+//!   they fill, about 40 URLs to an entry (`url_index.rs`; layouts 1 to 4
+//!   had `by_url`, an entry per URL).
 //! - `state_blocks`: state byte ++ block of 4096 ids → a bitmap of that
 //!   block's ids in that state (`bitmap.rs`): a secondary index, so paging
 //!   one state walks only that state's ids, in order, never the whole log.
@@ -26,9 +29,12 @@
 //!
 //! Logs of layouts 1 to 3 (an entry per URL in the state index and the
 //! frontier, counters a key each in 1 and 2, no briefs in 1) are rebuilt
-//! in layout 4 when opened (`migrate.rs`). A damaged state or frontier
-//! block is rebuilt from the records when a write, the resume or the
-//! open-time recount meets it (`repair.rs`).
+//! in layout 4 when opened (`migrate.rs`), and logs of layout 4 (an entry
+//! per URL in `by_url`) get the bucketed URL index of layout 5
+//! (`migrate_index.rs`). A damaged state or frontier block is rebuilt
+//! from the records when a write, the resume or the open-time recount
+//! meets it (`repair.rs`), a damaged URL index bucket when a write meets
+//! it (`url_index.rs`).
 //!
 //! Consistency: every write is a batch of [`Change`]s applied in one sled
 //! transaction over all six trees ([`UrlLog::apply`]; `discover`,
@@ -60,11 +66,13 @@ mod counters;
 mod generations;
 mod index;
 mod migrate;
+mod migrate_index;
 mod record;
 mod refresh;
 mod repair;
 #[cfg(test)]
 mod tests;
+mod url_index;
 mod write;
 mod written;
 
@@ -86,12 +94,13 @@ pub use write::Change;
 use bitmap::{Bitmap, block_of};
 use counters::{COUNTERS, Counters};
 use index::{
-    BY_URL, FRONTIER_BLOCKS, LAYOUT, LAYOUT_PACKED_COUNTERS, LAYOUT_SEPARATE_COUNTERS,
-    LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, OLD_BY_STATE, OLD_FRONTIER, STATE_BLOCKS,
-    frontier_block_key, frontier_key, id_key, parse_frontier_block_key, parse_id,
-    parse_state_block_key, state_key,
+    BY_URL, FRONTIER_BLOCKS, LAYOUT, LAYOUT_BITMAPS, LAYOUT_PACKED_COUNTERS,
+    LAYOUT_SEPARATE_COUNTERS, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, OLD_BY_STATE,
+    OLD_FRONTIER, STATE_BLOCKS, frontier_block_key, frontier_key, id_key, parse_frontier_block_key,
+    parse_id, parse_state_block_key, state_key,
 };
 use record::decode;
+use url_index::{URL_BUCKETS, UrlHash};
 use write::check_slot;
 
 /// Why a URL log operation failed. A damaged record or index entry is one
@@ -236,8 +245,11 @@ const REQUEUE_BATCH: usize = 1_000;
 pub struct UrlLog {
     db: sled::Db,
     urls: Tree,
-    /// The `by_url` tree: URL → id, an entry per URL.
-    by_url: Tree,
+    /// The `url_buckets` tree: the URL index in hash buckets
+    /// (`url_index.rs`).
+    url_buckets: Tree,
+    /// The keyed hash of the URL index, read (or made) on open.
+    url_hash: UrlHash,
     /// The `state_blocks` tree: bitmaps per state and block (layout 4).
     by_state: Tree,
     /// The `frontier_blocks` tree: bitmaps per queue and block (layout 4).
@@ -342,9 +354,11 @@ impl UrlLog {
                 return Err(failed(format!("the database panicked on recovery: {what}")));
             }
         };
-        let log = UrlLog {
+        let mut log = UrlLog {
             urls: db.open_tree("urls")?,
-            by_url: db.open_tree(BY_URL)?,
+            url_buckets: db.open_tree(URL_BUCKETS)?,
+            // Read or made below, once the log is of this layout.
+            url_hash: UrlHash::random(),
             by_state: db.open_tree(STATE_BLOCKS)?,
             frontier: db.open_tree(FRONTIER_BLOCKS)?,
             meta: db.open_tree("meta")?,
@@ -363,13 +377,17 @@ impl UrlLog {
                     log.meta.insert(LAYOUT, &[LAYOUT_VERSION])?;
                 }
             },
-            Some([LAYOUT_VERSION]) => log.drop_old_trees()?,
+            Some([LAYOUT_VERSION]) => {
+                log.drop_old_trees()?;
+                log.drop_old_url_index()?;
+            }
             // Older layouts are rebuilt in this one (`migrate.rs`).
             Some(
                 &[
                     old @ (LAYOUT_WITHOUT_BRIEFS
                     | LAYOUT_SEPARATE_COUNTERS
-                    | LAYOUT_PACKED_COUNTERS),
+                    | LAYOUT_PACKED_COUNTERS
+                    | LAYOUT_BITMAPS),
                 ],
             ) => log.migrate_reporting(old, report)?,
             Some(other) => {
@@ -382,6 +400,7 @@ impl UrlLog {
                 )));
             }
         }
+        log.url_hash = log.load_url_hash()?;
         log.load_counts()?;
         log.learn_content_types(briefs::parse_table(
             log.meta
@@ -418,14 +437,17 @@ impl UrlLog {
     /// with its index and frontier in them. The per-URL trees
     /// (`by_state`, `frontier`) or a `next_id` key mean layouts 1 to 3:
     /// migrating from layout 1 rebuilds everything, briefs included. A
-    /// log with records and none of these is of this layout: migrating it
-    /// from layout 1 would clear its indexes and rebuild them from
-    /// nothing.
+    /// `by_url` with entries and none of these means layout 4: its URL
+    /// index is rebuilt in buckets. A log with records and none of these
+    /// is of this layout: migrating it from layout 1 would clear its
+    /// indexes and rebuild them from nothing.
     fn unlabelled_layout(&self) -> Result<Option<u8>, StoreError> {
         let names = self.db.tree_names();
         let has = |tree: &str| names.iter().any(|name| name == tree.as_bytes());
         if has(OLD_BY_STATE) || has(OLD_FRONTIER) || self.meta.contains_key(NEXT_ID)? {
             Ok(Some(LAYOUT_WITHOUT_BRIEFS))
+        } else if has(BY_URL) && !self.db.open_tree(BY_URL)?.is_empty() {
+            Ok(Some(LAYOUT_BITMAPS))
         } else {
             Ok(None)
         }
@@ -554,15 +576,11 @@ impl UrlLog {
         })
     }
 
-    /// The id of a URL already in the log.
+    /// The id of a URL already in the log. A URL index bucket that does
+    /// not read is [`StoreError::BadEntry`] naming its key (the next write
+    /// that meets it rebuilds it).
     pub fn id_of(&self, url: &str) -> Result<Option<u64>, StoreError> {
-        match self.by_url.get(url.as_bytes())? {
-            None => Ok(None),
-            Some(v) => parse_id(&v).map(Some).ok_or_else(|| StoreError::BadEntry {
-                tree: BY_URL,
-                key: url.as_bytes().to_vec(),
-            }),
-        }
+        self.indexed_id(url)
     }
 
     /// The record with id `id`; [`StoreError::Corrupt`] when its bytes do

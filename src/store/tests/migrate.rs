@@ -1,6 +1,7 @@
-//! Logs of layouts 1 to 3 opened by this build: rebuilt in layout 4
-//! (`migrate.rs`), they read exactly as before, also when a migration was
-//! interrupted.
+//! Logs of layouts 1 to 4 opened by this build: rebuilt in layout 4
+//! (`migrate.rs`) and given the bucketed URL index of layout 5
+//! (`migrate_index.rs`), they read exactly as before, also when a
+//! migration was interrupted.
 
 use super::*;
 
@@ -64,12 +65,12 @@ struct Snapshot {
     records: Vec<(u64, UrlRecord)>,
 }
 
-/// A filled log in `dir` rewritten as layout `layout` left it (4: kept
+/// A filled log in `dir` rewritten as layout `layout` left it (5: kept
 /// as it is), then `change`d and flushed; what it read before.
 fn old_log(dir: &Path, layout: u8, change: impl FnOnce(&UrlLog)) -> Snapshot {
     let log = filled(dir);
     let before = snapshot(&log);
-    if layout < 4 {
+    if layout < 5 {
         downgrade(&log, layout);
     }
     change(&log);
@@ -190,15 +191,17 @@ fn still_writes(log: &UrlLog) {
 }
 
 #[test]
-fn logs_of_layouts_1_to_3_read_the_same_after_migration() {
-    for layout in [1, 2, 3] {
+fn logs_of_layouts_1_to_4_read_the_same_after_migration() {
+    for layout in [1, 2, 3, 4] {
         let dir = tempfile::tempdir().unwrap();
         let before = old_log(dir.path(), layout, |_| {});
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
         assert_snapshot_matches_records(&before);
         assert!(!log.meta.contains_key(NEXT_ID).unwrap(), "layout {layout}");
         assert!(log.by_state.len() < 40, "a key per block, not per URL");
+        let buckets = url_buckets(&log).len() as u64;
+        assert!(buckets < URLS / 30, "{buckets} buckets, not a key per URL");
         assert_eq!(snapshot(&log), before, "layout {layout}");
         check_consistent(&log);
         still_writes(&log);
@@ -252,7 +255,7 @@ fn interrupted_migrations_start_again() {
             before
         };
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
         assert_eq!(snapshot(&log), before, "layout {layout}");
         check_consistent(&log);
     }
@@ -274,12 +277,11 @@ fn interrupted_migrations_start_again() {
     check_consistent(&log);
 }
 
-/// A build that knows layout 4 refuses a layout it does not know, rather
-/// than migrate or write it: 5 too (the URL index in hash buckets, tried
-/// on a branch and dropped, never released).
+/// A build that knows layout 5 refuses a layout it does not know, rather
+/// than migrate or write it.
 #[test]
 fn an_unknown_layout_is_refused_not_migrated() {
-    for layout in [5u8, 6] {
+    for layout in [6u8, 7, 255] {
         let dir = tempfile::tempdir().unwrap();
         {
             let log = filled(dir.path());
@@ -296,19 +298,20 @@ fn an_unknown_layout_is_refused_not_migrated() {
 }
 
 /// A log whose `meta` lost its `layout` key is not taken for a new log:
-/// layouts 1 to 3 (old per-URL trees) are migrated as from layout 1, and
-/// a layout 4 log is kept. Written as new, the next open would drop its
-/// old trees with its index and frontier.
+/// layouts 1 to 3 (old per-URL trees) are migrated as from layout 1, a
+/// layout 4 log (`by_url`) as from layout 4, and a layout 5 log is kept.
+/// Written as new, the next open would drop its old trees with its index
+/// and frontier.
 #[test]
 fn a_log_without_its_layout_key_is_migrated_not_taken_for_new() {
-    for layout in [2, 3, 4] {
+    for layout in [2, 3, 4, 5] {
         let dir = tempfile::tempdir().unwrap();
         let before = old_log(dir.path(), layout, |log| {
             log.meta.remove(LAYOUT).unwrap();
         });
         for round in 0..2 {
             let log = open(dir.path());
-            assert_eq!(layout_of(&log), Some(4), "layout {layout}, open {round}");
+            assert_eq!(layout_of(&log), Some(5), "layout {layout}, open {round}");
             assert_eq!(snapshot(&log), before, "layout {layout}, open {round}");
             check_consistent(&log);
         }
@@ -320,7 +323,7 @@ fn a_log_without_its_layout_key_is_migrated_not_taken_for_new() {
 /// from opening; the ids of the others are not given out again.
 #[test]
 fn malformed_record_keys_do_not_stop_a_migration() {
-    for layout in [1, 4] {
+    for layout in [1, 4, 5] {
         let dir = tempfile::tempdir().unwrap();
         old_log(dir.path(), layout, |log| {
             // Right after id 5, and after every id.
@@ -330,7 +333,7 @@ fn malformed_record_keys_do_not_stop_a_migration() {
             log.urls.insert(&[0xff][..], &b"x"[..]).unwrap();
         });
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
         let briefs = log.scan_briefs(None, None, |_, _| true).unwrap();
         assert_eq!(briefs, URLS, "layout {layout}");
         assert_eq!(log.len(), URLS, "layout {layout}");
@@ -361,7 +364,7 @@ fn a_migration_keeps_a_higher_stored_next_id() {
             log.flush().unwrap();
         }
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
         let id = log.discover(&rec("http://m/new", State::Queued)).unwrap();
         assert_eq!(id, Some(URLS + 50), "layout {layout}");
     }
@@ -385,7 +388,7 @@ fn a_migration_passes_over_damaged_old_entries() {
             old_frontier.insert(&[9u8][..], &[][..]).unwrap();
         });
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(4), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
         assert_eq!(snapshot(&log), before, "layout {layout}");
         check_consistent(&log);
     }
@@ -406,8 +409,8 @@ fn a_migration_is_reported_to_the_caller() {
     assert_eq!(
         steps,
         [
-            Migration::Started { from: 3, to: 4 },
-            Migration::Finished { from: 3, to: 4 }
+            Migration::Started { from: 3, to: 5 },
+            Migration::Finished { from: 3, to: 5 }
         ]
     );
     drop(log);
