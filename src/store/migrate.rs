@@ -1,7 +1,8 @@
 //! Opening a log of layout 1, 2 or 3: its state index and frontier (an
 //! entry per URL, in `by_state` and `frontier`) are rebuilt as bitmaps per
 //! block in layout 4's trees (`index.rs`), its counters packed, and for
-//! layout 1 its briefs built from the records.
+//! layout 1 its briefs built from the records. The log then goes on to
+//! layout 5 (its URL index in buckets: `migrate_index.rs`).
 //!
 //! Crash-safe by order. The old trees are only read until the very end,
 //! and the log stays in its old layout (which an older build still opens)

@@ -190,6 +190,48 @@ impl Bucket {
     }
 }
 
+/// The id of `f` in a stored bucket's bytes, without copying its entries
+/// out: the common look-up of a URL already known. `None` when the bytes
+/// are not a bucket filed under `key`, checked as [`Bucket::decode`]
+/// checks them.
+fn find_raw(key: u64, bytes: &[u8], f: Fingerprint) -> Option<Option<u64>> {
+    let (&format, body) = bytes.split_first()?;
+    if format != FORMAT || body.len() % ENTRY_BYTES != 0 {
+        return None;
+    }
+    let n = body.len() / ENTRY_BYTES;
+    // In bounds for i < n; the default never happens.
+    let fingerprint = |i: usize| {
+        let at = i * ENTRY_BYTES;
+        u128::from_be_bytes(
+            body[at..at + FINGERPRINT_BYTES]
+                .try_into()
+                .unwrap_or_default(),
+        )
+    };
+    if (1..n).any(|i| fingerprint(i - 1) >= fingerprint(i)) {
+        return None;
+    }
+    if n > 0 && top(fingerprint(0)) < key {
+        return None;
+    }
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match fingerprint(mid).cmp(&f) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => {
+                let at = mid * ENTRY_BYTES + FINGERPRINT_BYTES;
+                let mut id = [0; 8];
+                id[8 - ID_BYTES..].copy_from_slice(&body[at..at + ID_BYTES]);
+                return Some(Some(u64::from_be_bytes(id)));
+            }
+        }
+    }
+    Some(None)
+}
+
 /// Cuts `entries` (sorted, all with top64 >= `key`) into buckets of about
 /// `fill` entries, each cut where top64 changes: the first under `key`,
 /// each other under its first entry's top64. Entries that all share one
@@ -241,19 +283,23 @@ fn bad(key: &[u8]) -> StoreError {
     }
 }
 
-/// The bucket's key and entries from its raw entry.
-fn decode_raw(key: &[u8], value: &[u8]) -> Result<(u64, Bucket), StoreError> {
-    let k = parse_bucket_key(key).ok_or_else(|| bad(key))?;
-    let bucket = Bucket::decode(k, value).ok_or_else(|| bad(key))?;
-    Ok((k, bucket))
-}
-
 /// The id of fingerprint `f` in the stored index.
 pub(crate) fn stored_id(tree: &Tree, f: Fingerprint) -> Result<Option<u64>, StoreError> {
     match stored_raw(tree, top(f))? {
         None => Ok(None),
-        Some((key, value)) => Ok(decode_raw(&key, &value)?.1.get(f)),
+        Some((key, value)) => {
+            let k = parse_bucket_key(&key).ok_or_else(|| bad(&key))?;
+            find_raw(k, &value, f).ok_or_else(|| bad(&key))
+        }
     }
+}
+
+/// Where [`IndexBatch::locate`] found a fingerprint.
+enum Found {
+    /// In the log or the batch, with this id.
+    Known(u64),
+    /// Not there; its bucket, loaded into the batch, has this key.
+    Absent(u64),
 }
 
 /// The buckets one write batch touches: looked up and changed in memory
@@ -278,37 +324,50 @@ impl<'a> IndexBatch<'a> {
         }
     }
 
-    /// The key of the bucket that holds `f` now, loaded into the batch.
-    /// Splits only add keys, so the bucket is the one of the greatest key
-    /// <= top64 among the stored keys and those the batch added.
-    fn locate(&mut self, f: Fingerprint) -> Result<u64, StoreError> {
+    /// Finds `f` in the bucket that holds it now. Splits only add keys,
+    /// so that bucket is the one of the greatest key <= top64 among the
+    /// stored keys and those the batch added. A stored bucket is loaded
+    /// into the batch only when `f` is not in it (a new URL will go
+    /// there): a known URL is answered from the stored bytes.
+    fn locate(&mut self, f: Fingerprint) -> Result<Found, StoreError> {
         let t = top(f);
         let in_batch = self.buckets.range(..=t).next_back().map(|(k, _)| *k);
-        let stored = stored_raw(self.tree, t)?;
-        let stored_key = match &stored {
-            Some((key, _)) => Some(parse_bucket_key(key).ok_or_else(|| bad(key))?),
+        let stored = match stored_raw(self.tree, t)? {
+            Some((key, value)) => {
+                let k = parse_bucket_key(&key).ok_or_else(|| bad(&key))?;
+                Some((k, key, value))
+            }
             None => None,
         };
-        match (in_batch, stored_key, stored) {
-            (Some(k), s, _) if s.is_none_or(|s| s <= k) => Ok(k),
-            (_, Some(_), Some((key, value))) => {
-                let (k, bucket) = decode_raw(&key, &value)?;
+        let key = match (in_batch, stored) {
+            (Some(k), s) if s.as_ref().is_none_or(|(s, _, _)| *s <= k) => k,
+            (_, Some((k, key, value))) => {
+                if let Some(id) = find_raw(k, &value, f).ok_or_else(|| bad(&key))? {
+                    return Ok(Found::Known(id));
+                }
+                let bucket = Bucket::decode(k, &value).ok_or_else(|| bad(&key))?;
                 self.buckets.insert(k, bucket);
-                Ok(k)
+                k
             }
             // No bucket anywhere at or below: the implicit first one.
-            _ => {
+            (_, None) => {
                 self.buckets.insert(0, Bucket::default());
-                Ok(0)
+                0
             }
-        }
+        };
+        Ok(match self.buckets.get(&key).and_then(|b| b.get(f)) {
+            Some(id) => Found::Known(id),
+            None => Found::Absent(key),
+        })
     }
 
     /// The id `url` has in the log or was given earlier in this batch.
     pub(crate) fn id_of(&mut self, url: &str) -> Result<Option<u64>, StoreError> {
         let f = self.hash.fingerprint(url.as_bytes());
-        let key = self.locate(f)?;
-        Ok(self.buckets.get(&key).and_then(|b| b.get(f)))
+        Ok(match self.locate(f)? {
+            Found::Known(id) => Some(id),
+            Found::Absent(_) => None,
+        })
     }
 
     /// The id `url` has in the log or earlier in this batch; when it has
@@ -316,19 +375,19 @@ impl<'a> IndexBatch<'a> {
     /// [`MAX_ENTRIES`]) and returns `None`. One read of the stored index.
     pub(crate) fn find_or_insert(&mut self, url: &str, id: u64) -> Result<Option<u64>, StoreError> {
         let f = self.hash.fingerprint(url.as_bytes());
-        let key = self.locate(f)?;
-        let Some(bucket) = self.buckets.get_mut(&key) else {
-            return Ok(None);
+        let key = match self.locate(f)? {
+            Found::Known(known) => return Ok(Some(known)),
+            Found::Absent(key) => key,
         };
-        if let Some(known) = bucket.get(f) {
-            return Ok(Some(known));
-        }
         if id > MAX_ID {
             return Err(StoreError::Encode {
                 url: url.to_string(),
                 message: format!("id {id} is above the URL index's limit of {MAX_ID}"),
             });
         }
+        let Some(bucket) = self.buckets.get_mut(&key) else {
+            return Ok(None);
+        };
         bucket.insert(f, id);
         self.changed.insert(key);
         if bucket.0.len() > MAX_ENTRIES {
