@@ -7,11 +7,11 @@
 //! | tree       | key                                   | value                 |
 //! |------------|---------------------------------------|-----------------------|
 //! | `record_packs` | id / 8 (u64 BE)                   | the records of those 8 ids, each in the [`super::record`] codec (`packs.rs`) |
-//! | `by_url`   | URL bytes                             | id (u64 BE)           |
+//! | `url_buckets` | lowest top 64 bits of its fingerprints (u64 BE) | format byte ++ sorted (fingerprint: 16 bytes ++ id: 6 bytes BE) (`url_index.rs`) |
 //! | `state_blocks` | state byte ++ id / 4096 (u64 BE)  | bitmap of that block's ids in that state (`bitmap.rs`) |
 //! | `frontier_blocks` | level byte ++ queue byte ++ id / 4096 (u64 BE) | bitmap of that block's ids in that queue |
 //! | `briefs`   | `r` ++ first id, `s` ++ id / 256 (u64 BE) | runs of URLs, status blocks (`briefs.rs`) |
-//! | `meta`     | `counters` (layouts 3, 4), or [`NEXT_ID`], [`FRONTIER_LEN`], `count/<state>` (layouts 1, 2); [`LAYOUT`], [`REFRESH_SINCE`] | u64 BE, `counters` nine of them (`counters.rs`); layout: one byte |
+//! | `meta`     | `counters` (layouts 3, 4, 6), or [`NEXT_ID`], [`FRONTIER_LEN`], `count/<state>` (layouts 1, 2); [`LAYOUT`], [`REFRESH_SINCE`]; `url_hash_key` (layout 6) | u64 BE, `counters` nine of them (`counters.rs`); layout: one byte; the URL index's 16-byte SipHash key |
 //!
 //! Layouts 1 to 3 kept an entry per URL instead of a bitmap per block, in
 //! trees of other names: `by_state` (state byte ++ id → empty) and
@@ -21,9 +21,14 @@
 //! new trees have new names so that the two forms never mix.
 //!
 //! Layouts 1 to 4 kept an entry per record in `urls` (id (u64 BE) →
-//! record); layout 5 packs eight to an entry in `record_packs`, for the
-//! same reason (`packs.rs`), and a log of layout 4 has its records packed
-//! when it is opened (`migrate_packs.rs`).
+//! record); layout 6 packs eight to an entry in `record_packs`, for the
+//! same reason (`packs.rs`). They also kept an entry per URL in the URL
+//! index, `by_url` (URL bytes → id, u64 BE); layout 6 packs it in
+//! `url_buckets`, about 40 URLs to an entry, in buckets that split as
+//! they fill (`url_index.rs`). A log of layouts 1 to 4 gets both when it
+//! is opened (`migrate.rs`, `migrate_packs.rs`, `migrate_index.rs`), in
+//! one migration with one write of the layout key at its end, and `urls`
+//! and `by_url` are dropped after it.
 //!
 //! | layout | what it added |
 //! |--------|---------------|
@@ -31,9 +36,14 @@
 //! | 2 | `briefs` |
 //! | 3 | the counters packed in one `meta` key |
 //! | 4 | `state_blocks` and `frontier_blocks` in place of `by_state` and `frontier` |
-//! | 5 | `record_packs` in place of `urls` |
+//! | 5 | tried and never kept: refused |
+//! | 6 | `record_packs` in place of `urls`, `url_buckets` (and `meta` `url_hash_key`) in place of `by_url` |
 //!
-//! A log that says 6 or more is refused: this build does not know it.
+//! A layout 5 was committed and dropped in this repository's history (the
+//! URL index in 2^18 fixed buckets under an unkeyed hash, records in
+//! `urls`), and two branches later used 5 for the packs and the buckets
+//! apart: a log that says 5 may be any of those, so it is refused like
+//! a log that says 7 or more (an error, nothing dropped), never migrated.
 
 use super::bitmap::{BLOCK_IDS, block_of};
 use super::record::State;
@@ -55,13 +65,15 @@ pub(crate) const LAYOUT: &[u8] = b"layout";
 /// absent when none is. A key added beside the others: builds that do not
 /// know it ignore it, so the layout version stays.
 pub(crate) const REFRESH_SINCE: &[u8] = b"refresh_since";
-/// The layout this build reads and writes: 5 keeps the records eight to
-/// an entry (`packs.rs`). Builds that read only layouts 1 to 4 refuse it,
-/// since they would find `urls` empty.
-pub(crate) const LAYOUT_VERSION: u8 = 5;
-/// The layout with a record per entry in `urls` and the state index and
-/// frontier as bitmaps per block of ids (`bitmap.rs`): its records are
-/// packed on open.
+/// The layout this build reads and writes: 6 keeps the records eight to
+/// an entry (`packs.rs`) and the URL index in hash buckets
+/// (`url_index.rs`). Builds that read only layouts 1 to 4 refuse it,
+/// since they would find `urls` and `by_url` empty.
+pub(crate) const LAYOUT_VERSION: u8 = 6;
+/// The layout with a record per entry in `urls`, an entry per URL in
+/// `by_url` and the state index and frontier as bitmaps per block of ids
+/// (`bitmap.rs`): its records are packed and its URL index rebuilt in
+/// buckets on open.
 pub(crate) const LAYOUT_BITMAPS: u8 = 4;
 /// The layout with the counters packed in one `meta` key and an entry per
 /// URL in `by_state` and `frontier`: migrated on open.
@@ -76,7 +88,8 @@ pub(crate) const LAYOUT_WITHOUT_BRIEFS: u8 = 1;
 /// Tree names of layout 4's state index and frontier.
 pub(crate) const STATE_BLOCKS: &str = "state_blocks";
 pub(crate) const FRONTIER_BLOCKS: &str = "frontier_blocks";
-/// Tree name of the URL index: URL → id, an entry per URL (all layouts).
+/// Tree name of the URL index of layouts 1 to 4: URL → id, an entry per
+/// URL; dropped once the log is of layout 6.
 pub(crate) const BY_URL: &str = "by_url";
 /// Tree name of the records of layouts 1 to 4: id → record.
 pub(crate) const OLD_URLS: &str = "urls";
@@ -106,6 +119,8 @@ pub fn frontier_slot(priority: i8, queue: &str) -> (u8, u8) {
     (level, queue)
 }
 
+/// A key of `urls` (layouts 1 to 4): the tests write old logs with it.
+#[cfg(test)]
 pub(crate) fn id_key(id: u64) -> [u8; 8] {
     id.to_be_bytes()
 }

@@ -1,9 +1,12 @@
-//! Opening a log of layout 1 to 4: its records are packed eight to an
-//! entry (`migrate_packs.rs`, first, since everything after reads the
-//! records through the packs); for layouts 1 to 3 its state index and
-//! frontier (an entry per URL, in `by_state` and `frontier`) are rebuilt
-//! as bitmaps per block in layout 4's trees (`index.rs`), its counters
-//! packed, and for layout 1 its briefs built from the records.
+//! Opening a log of layout 1 to 4: everything of layout 6 is built
+//! beside the old trees, then the log says 6 in one write. Its records
+//! are packed eight to an entry (`migrate_packs.rs`, first, since
+//! everything after reads the records through the packs); for layouts 1
+//! to 3 its state index and frontier (an entry per URL, in `by_state` and
+//! `frontier`) are rebuilt as bitmaps per block in layout 4's trees
+//! (`index.rs`), its counters packed, and for layout 1 its briefs built
+//! from the records; its URL index, an entry per URL in `by_url`, is
+//! rebuilt in hash buckets under a new key (`migrate_index.rs`).
 //!
 //! Crash-safe by order. The old trees are only read until the very end,
 //! and the log stays in its old layout (which an older build still opens)
@@ -27,11 +30,12 @@ use super::bitmap::{Bitmap, block_of};
 use super::briefs::{self, BriefWrites};
 use super::counters::{COUNTERS, Counters};
 use super::index::{
-    FRONTIER_LEN, LAYOUT, LAYOUT_BITMAPS, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID,
+    BY_URL, FRONTIER_LEN, LAYOUT, LAYOUT_BITMAPS, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID,
     OLD_BY_STATE, OLD_FRONTIER, OLD_URLS, count_key, frontier_key, parse_frontier_key, parse_id,
     parse_state_key, state_key,
 };
 use super::record::{State, UrlRecord};
+use super::url_index::URL_HASH_KEY;
 use super::{StoreError, UrlLog};
 
 /// Blocks written per batch while building a new tree.
@@ -42,12 +46,16 @@ const BRIEF_BATCH: usize = 1_000;
 
 impl UrlLog {
     /// Rebuilds a log of layout `from` (1 to 4) in this layout; see the
-    /// module docs for why each step is where it is.
+    /// module docs for why each step is where it is. There is one flip,
+    /// after everything new is built and flushed: a crash anywhere before
+    /// it leaves the old log as it was (the next open starts over from
+    /// its trees), and anywhere after it a log of this layout.
     pub(super) fn migrate(&self, from: u8) -> Result<(), StoreError> {
         self.migrate_record_packs()?;
         if from < LAYOUT_BITMAPS {
             self.migrate_indexes(from)?;
         }
+        let hash = self.migrate_url_index()?;
         // The counters from what was just built: the old ones, a key each
         // in layouts 1 and 2, are not trusted further than the open check
         // trusts them. The next id is the one the log stored when that
@@ -61,6 +69,7 @@ impl UrlLog {
         self.db.flush()?;
         let mut flip = Batch::default();
         flip.insert(COUNTERS, &counters.pack()[..]);
+        flip.insert(URL_HASH_KEY, &hash.to_bytes()[..]);
         flip.insert(LAYOUT, &[LAYOUT_VERSION]);
         for key in [NEXT_ID, FRONTIER_LEN] {
             flip.remove(key);
@@ -113,11 +122,25 @@ impl UrlLog {
     }
 
     /// Drops the trees of older layouts left by a migration that
-    /// stopped after it had written this layout.
+    /// stopped after it had written this layout. Records in `urls` with
+    /// none in `record_packs` cannot come from a migration (the packs are
+    /// flushed before the flip): the log is refused rather than its only
+    /// records dropped.
     pub(super) fn drop_old_trees(&self) -> Result<(), StoreError> {
         let names = self.db.tree_names();
-        for old in [OLD_BY_STATE, OLD_FRONTIER, OLD_URLS] {
-            if names.iter().any(|name| name == old.as_bytes()) {
+        let has = |tree: &str| names.iter().any(|name| name == tree.as_bytes());
+        if has(OLD_URLS) && self.packs.is_empty() && !self.db.open_tree(OLD_URLS)?.is_empty() {
+            return Err(StoreError::Open {
+                path: self.dir.clone(),
+                message: format!(
+                    "the log says layout {LAYOUT_VERSION} but its records are only in the \
+                     `{OLD_URLS}` tree of layouts 1 to 4 (`record_packs` is empty); not \
+                     dropping them"
+                ),
+            });
+        }
+        for old in [OLD_BY_STATE, OLD_FRONTIER, OLD_URLS, BY_URL] {
+            if has(old) {
                 self.db.drop_tree(old)?;
             }
         }

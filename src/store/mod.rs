@@ -14,7 +14,10 @@
 //!   order. Eight records to an entry because sled's memory and write
 //!   cost go with entries (layouts 1 to 4 had an entry per record, in
 //!   `urls`).
-//! - `by_url`: URL → id, for deduplication and look-up by URL.
+//! - `url_buckets`: URL → id, for deduplication and look-up by URL: keyed
+//!   128-bit fingerprints of the URLs packed in hash buckets that split as
+//!   they fill, about 40 URLs to an entry (`url_index.rs`; layouts 1 to 4
+//!   had `by_url`, an entry per URL).
 //! - `state_blocks`: state byte ++ block of 4096 ids → a bitmap of that
 //!   block's ids in that state (`bitmap.rs`): a secondary index, so paging
 //!   one state walks only that state's ids, in order, never the whole log.
@@ -28,12 +31,14 @@
 //! - `briefs`: every URL's [`Brief`] packed many to an entry, for walks
 //!   over every URL (`briefs.rs`).
 //!
-//! Logs of layouts 1 to 4 (an entry per record in `urls`; 1 to 3 also an
-//! entry per URL in the state index and the frontier, counters a key each
-//! in 1 and 2, no briefs in 1) are rebuilt in layout 5 when opened
-//! (`migrate.rs`, `migrate_packs.rs`). A damaged state or frontier
-//! block is rebuilt from the records when a write, the resume or the
-//! open-time recount meets it (`repair.rs`).
+//! Logs of layouts 1 to 4 (an entry per record in `urls` and an entry
+//! per URL in `by_url`; 1 to 3 also an entry per URL in the state index
+//! and the frontier, counters a key each in 1 and 2, no briefs in 1) are
+//! rebuilt in layout 6 when opened (`migrate.rs`, `migrate_packs.rs`,
+//! `migrate_index.rs`), with one flip of the layout key at the end. A
+//! damaged state or frontier block is rebuilt from the records when a
+//! write, the resume or the open-time recount meets it (`repair.rs`), a
+//! damaged URL index bucket when a write meets it (`url_index.rs`).
 //!
 //! Consistency: every write is a batch of [`Change`]s applied in one sled
 //! transaction over all six trees ([`UrlLog::apply`]; `discover`,
@@ -65,6 +70,7 @@ mod counters;
 mod generations;
 mod index;
 mod migrate;
+mod migrate_index;
 mod migrate_packs;
 mod packs;
 mod record;
@@ -72,6 +78,7 @@ mod refresh;
 mod repair;
 #[cfg(test)]
 mod tests;
+mod url_index;
 mod write;
 
 use std::ops::Bound;
@@ -95,10 +102,11 @@ use index::{
     BY_URL, FRONTIER_BLOCKS, LAYOUT, LAYOUT_BITMAPS, LAYOUT_PACKED_COUNTERS,
     LAYOUT_SEPARATE_COUNTERS, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, OLD_BY_STATE,
     OLD_FRONTIER, OLD_URLS, STATE_BLOCKS, frontier_block_key, frontier_key,
-    parse_frontier_block_key, parse_id, parse_state_block_key, state_key,
+    parse_frontier_block_key, parse_state_block_key, state_key,
 };
 use packs::{PACK_IDS, PackReader, RECORD_PACKS, Records, Slot, first_id, frame, parse_pack_key};
 use record::decode;
+use url_index::{URL_BUCKETS, UrlHash};
 use write::check_slot;
 
 /// Why a URL log operation failed. A damaged record or index entry is one
@@ -242,10 +250,15 @@ const REQUEUE_BATCH: usize = 1_000;
 #[derive(Debug)]
 pub struct UrlLog {
     db: sled::Db,
-    /// The `record_packs` tree: the records, eight to an entry (layout 5).
+    /// The folder the log was opened from, for the errors that refuse it.
+    dir: PathBuf,
+    /// The `record_packs` tree: the records, eight to an entry (layout 6).
     packs: Tree,
-    /// The `by_url` tree: URL → id, an entry per URL.
-    by_url: Tree,
+    /// The `url_buckets` tree: the URL index in hash buckets
+    /// (`url_index.rs`).
+    url_buckets: Tree,
+    /// The keyed hash of the URL index, read (or made) on open.
+    url_hash: UrlHash,
     /// The `state_blocks` tree: bitmaps per state and block (layout 4).
     by_state: Tree,
     /// The `frontier_blocks` tree: bitmaps per queue and block (layout 4).
@@ -351,9 +364,12 @@ impl UrlLog {
                 return Err(failed(format!("the database panicked on recovery: {what}")));
             }
         };
-        let log = UrlLog {
+        let mut log = UrlLog {
+            dir: dir.to_path_buf(),
             packs: db.open_tree(RECORD_PACKS)?,
-            by_url: db.open_tree(BY_URL)?,
+            url_buckets: db.open_tree(URL_BUCKETS)?,
+            // Read or made below, once the log is of this layout.
+            url_hash: UrlHash::random(),
             by_state: db.open_tree(STATE_BLOCKS)?,
             frontier: db.open_tree(FRONTIER_BLOCKS)?,
             meta: db.open_tree("meta")?,
@@ -392,6 +408,7 @@ impl UrlLog {
                 )));
             }
         }
+        log.url_hash = log.load_url_hash()?;
         log.load_counts()?;
         log.learn_content_types(briefs::parse_table(
             log.meta
@@ -428,16 +445,19 @@ impl UrlLog {
     /// with its index and frontier in them. The per-URL trees
     /// (`by_state`, `frontier`) or a `next_id` key mean layouts 1 to 3:
     /// migrating from layout 1 rebuilds everything, briefs included.
-    /// Records in `urls` and none of these mean layout 4: only its
-    /// records are packed (migrating it from layout 1 would clear its
-    /// indexes and rebuild them from nothing). A log with none of these
-    /// is of this layout.
+    /// Records in `urls` or URLs in `by_url`, and none of these, mean
+    /// layout 4: its records are packed and its URL index rebuilt in
+    /// buckets (migrating it from layout 1 would clear its indexes and
+    /// rebuild them from nothing). A log with none of these (with
+    /// `record_packs` and `url_buckets` only) is of this layout.
     fn unlabelled_layout(&self) -> Result<Option<u8>, StoreError> {
         let names = self.db.tree_names();
         let has = |tree: &str| names.iter().any(|name| name == tree.as_bytes());
         if has(OLD_BY_STATE) || has(OLD_FRONTIER) || self.meta.contains_key(NEXT_ID)? {
             Ok(Some(LAYOUT_WITHOUT_BRIEFS))
-        } else if has(OLD_URLS) && !self.db.open_tree(OLD_URLS)?.is_empty() {
+        } else if (has(OLD_URLS) && !self.db.open_tree(OLD_URLS)?.is_empty())
+            || (has(BY_URL) && !self.db.open_tree(BY_URL)?.is_empty())
+        {
             Ok(Some(LAYOUT_BITMAPS))
         } else {
             Ok(None)
@@ -579,15 +599,11 @@ impl UrlLog {
         })
     }
 
-    /// The id of a URL already in the log.
+    /// The id of a URL already in the log. A URL index bucket that does
+    /// not read is [`StoreError::BadEntry`] naming its key (the next write
+    /// that meets it rebuilds it).
     pub fn id_of(&self, url: &str) -> Result<Option<u64>, StoreError> {
-        match self.by_url.get(url.as_bytes())? {
-            None => Ok(None),
-            Some(v) => parse_id(&v).map(Some).ok_or_else(|| StoreError::BadEntry {
-                tree: BY_URL,
-                key: url.as_bytes().to_vec(),
-            }),
-        }
+        self.indexed_id(url)
     }
 
     /// The record with id `id`; [`StoreError::Corrupt`] when its bytes do

@@ -1,5 +1,5 @@
 //! The records of the URL log, packed [`PACK_IDS`] consecutive ids to a
-//! sled entry (the `record_packs` tree, layout 5).
+//! sled entry (the `record_packs` tree, layout 6).
 //!
 //! Why packs: sled 0.34 keeps a page-table entry and a cache descriptor
 //! per page of every tree, and leaves split at 16 entries, so its resident
@@ -29,7 +29,7 @@
 //! Damage: a value whose frame does not parse (unknown format, a length
 //! past the end, bytes left over) hides its eight records, each read as
 //! [`DecodeError::Pack`]; a frame that parses with a damaged record in a
-//! slot hides only that record, as a damaged entry did before layout 5.
+//! slot hides only that record, as a damaged entry did before layout 6.
 //! Nothing here panics on any bytes.
 //!
 //! Writes go through [`PackWrites`]: a batch reads each pack it touches
@@ -50,7 +50,7 @@ use super::StoreError;
 use super::generations::Generations;
 use super::record::DecodeError;
 
-/// Tree name of layout 5's records.
+/// Tree name of layout 6's records.
 pub(crate) const RECORD_PACKS: &str = "record_packs";
 
 /// Ids per pack.

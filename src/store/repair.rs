@@ -27,17 +27,19 @@ use super::index::{
 };
 use super::packs::Records;
 use super::record::{State, decode, header_state};
+use super::url_index::URL_BUCKETS;
 use super::{StoreError, UrlLog, Writer};
 
 impl UrlLog {
     /// Whether a damaged entry of `tree` can be rebuilt by [`UrlLog::repair`].
     pub(super) fn repairable(tree: &str) -> bool {
-        [STATE_BLOCKS, FRONTIER_BLOCKS].contains(&tree)
+        [STATE_BLOCKS, FRONTIER_BLOCKS, URL_BUCKETS].contains(&tree)
     }
 
-    /// Rebuilds entry `key` of `tree` (a state block or a frontier block)
-    /// from the records. A key that names no block is removed: no read
-    /// can reach the ids it held under another key.
+    /// Rebuilds entry `key` of `tree` (a state block, a frontier block or
+    /// a URL index bucket: `url_index.rs`) from the records. A key that
+    /// names no block is removed: no read can reach the ids it held under
+    /// another key.
     pub(super) fn repair(&self, tree: &str, key: &[u8]) -> Result<(), StoreError> {
         match tree {
             STATE_BLOCKS => match parse_state_block_key(key) {
@@ -57,6 +59,7 @@ impl UrlLog {
                 }
                 None => self.frontier.remove(key).map(|_| ()).map_err(Into::into),
             },
+            URL_BUCKETS => self.repair_url_bucket(key),
             _ => Ok(()),
         }
     }

@@ -11,28 +11,27 @@
 //!
 //! Reads inside a transaction cost too, so `apply` avoids them: it holds
 //! the writer lock from its checks to its notes, so the counters it keeps
-//! in memory are the persisted ones, a URL not in the URL index before the
-//! transaction is not in it during the transaction, a pack of records it
-//! wrote lately (`packs.rs`) needs no read (the old state of a record it
-//! rewrites is in its slot), and a state or frontier block it wrote
-//! lately (`blocks.rs`) needs no read either. The records one batch
+//! in memory are the persisted ones, the URL index it reads before the
+//! transaction is the one the transaction writes over (so the buckets a
+//! batch changes are worked out beforehand: `url_index.rs`), a pack of
+//! records it wrote lately (`packs.rs`) needs no read (the old state of a
+//! record it rewrites is in its slot), and a state or frontier block it
+//! wrote lately (`blocks.rs`) needs no read either. The records one batch
 //! writes into a pack are one write of it, as are the moves of one batch
 //! within a block.
 
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 
-use sled::transaction::{
-    ConflictableTransactionError, TransactionError, Transactional, TransactionalTree,
-};
+use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
 
 use super::blocks::{BlockKey, BlockWrites};
 use super::brief::decode_brief;
 use super::briefs::BriefWrites;
 use super::counters::COUNTERS;
-use super::index::{id_key, parse_id};
 use super::packs::PackWrites;
 use super::record::{State, UrlRecord, encode, header_state, stored_url};
+use super::url_index::{IndexBatch, URL_BUCKETS};
 use super::{LEVELS, QUEUE_NAMES, StoreError, UrlLog, Writer};
 
 /// One write in an [`UrlLog::apply`] batch. Frontier slots are
@@ -100,9 +99,17 @@ struct Delta {
 /// its stored bytes `old_bytes` (as the batch has them so far: from the
 /// batch, the writer's cached pack, or read). Refuses an update that
 /// would change the URL.
+///
+/// When the old body cannot name its URL (damage), the URL index says
+/// whether `id` is `record`'s URL, but it cannot be read in here (a range
+/// read; and sled holds its lock over the closure): the update is
+/// aborted as [`StoreError::UrlChanged`], and `apply_locked` asks the
+/// index and runs the transaction again with `id` in `verified` when the
+/// index names it. A body that names another URL is refused whatever the
+/// index says: an update never changes a record's URL.
 fn old_of(
     old_bytes: &[u8],
-    by_url: &TransactionalTree,
+    verified: &HashSet<u64>,
     id: u64,
     record: &UrlRecord,
 ) -> TxResult<(State, Option<u32>)> {
@@ -114,15 +121,16 @@ fn old_of(
     };
     // The old body's leading URL says whether the URL is the same, without
     // decoding the rest; when it cannot (a damaged body), the URL index
-    // says.
-    if stored_url(old_bytes) != Some(record.url.as_bytes()) {
-        let owner = by_url.get(record.url.as_bytes())?;
-        if owner.as_deref().and_then(parse_id) != Some(id) {
-            return abort(StoreError::UrlChanged {
-                id,
-                url: record.url.clone(),
-            });
-        }
+    // says (`verified`).
+    let same_url = match stored_url(old_bytes) {
+        Some(url) => url == record.url.as_bytes(),
+        None => verified.contains(&id),
+    };
+    if !same_url {
+        return abort(StoreError::UrlChanged {
+            id,
+            url: record.url.clone(),
+        });
     }
     let depth = decode_brief(old_bytes).ok().map(|old| old.link_depth);
     Ok((old, depth))
@@ -154,11 +162,12 @@ impl UrlLog {
     /// new links (discovered with `enqueue`) in one batch; taking a URL to
     /// fetch as `Update` (in flight) plus `Dequeue` in one batch.
     ///
-    /// A state or frontier block that does not read (damage) is rebuilt
-    /// from the records (`repair.rs`) and the batch tried again, a few
-    /// times at most: rewriting the damaged value as it stands would lose
-    /// the ids it held, and refusing every write that meets it would stop
-    /// a crawl for one bad entry.
+    /// A state or frontier block or a URL index bucket that does not read
+    /// (damage) is rebuilt from the records (`repair.rs`,
+    /// `url_index.rs`) and the batch tried again, a few times at most:
+    /// rewriting the damaged value as it stands would lose the ids it
+    /// held, and refusing every write that meets it would stop a crawl
+    /// for one bad entry.
     pub fn apply(&self, changes: &[Change<'_>]) -> Result<Vec<Option<u64>>, StoreError> {
         // One writer at a time, from the checks below to the notes after
         // the commit: what it reads before the transaction and keeps in
@@ -174,7 +183,9 @@ impl UrlLog {
                 {
                     writer.blocks.clear();
                     self.repair(tree, &key)?;
-                    self.recount_after_repair(&mut writer)?;
+                    if tree != URL_BUCKETS {
+                        self.recount_after_repair(&mut writer)?;
+                    }
                     repaired.push(key);
                 }
                 done => return done,
@@ -193,21 +204,29 @@ impl UrlLog {
         // closure more than once.
         let mut values = Vec::with_capacity(changes.len());
         let mut known = Vec::with_capacity(changes.len());
-        for change in changes {
+        // The id each new URL gets, and the URL index buckets the batch
+        // changes (`url_index.rs`), all worked out here: the transaction
+        // cannot read a range, and only writes them.
+        let mut new_ids = vec![None; changes.len()];
+        let mut next_id = writer.counters.next_id;
+        let mut index = IndexBatch::new(&self.url_buckets, self.url_hash);
+        for (i, change) in changes.iter().enumerate() {
             let (value, is_known) = match change {
                 Change::Discover { record, enqueue } => {
                     if let Some((level, queue)) = enqueue {
                         check_slot(*level, *queue)?;
                     }
-                    // URLs are never removed, so a URL seen here is known
-                    // for good: the common duplicate link costs one read
-                    // and no transaction. One not seen here is not in the
-                    // log when the transaction runs either (the writer
-                    // lock), so the transaction need not look again.
-                    let is_known = self.by_url.contains_key(record.url.as_bytes())?;
+                    // URLs are never removed, so a URL found here (in the
+                    // log, or earlier in the batch) is known for good: the
+                    // common duplicate link costs one read and no
+                    // transaction. One not found is not in the log when
+                    // the transaction runs either (the writer lock).
+                    let is_known = index.find_or_insert(&record.url, next_id)?.is_some();
                     let value = if is_known {
                         Vec::new()
                     } else {
+                        new_ids[i] = Some(next_id);
+                        next_id += 1;
                         encode_record(record)?
                     };
                     (value, is_known)
@@ -231,9 +250,11 @@ impl UrlLog {
         if known.iter().all(|k| *k) {
             return Ok(vec![None; changes.len()]);
         }
+        let index_writes = index.finish();
+        let next_after = next_id;
         let trees = (
             &self.packs,
-            &self.by_url,
+            &self.url_buckets,
             &self.by_state,
             &self.frontier,
             &self.meta,
@@ -243,93 +264,107 @@ impl UrlLog {
         let before = writer.counters;
         let cached_packs = &writer.packs;
         let cached = &writer.blocks;
-        let committed = trees.transaction(|(packs, by_url, by_state, frontier, meta, briefs)| {
-            let mut brief_writes = BriefWrites::new(&content_types);
-            // Each pack, state and frontier block is read and written once.
-            let mut packs = PackWrites::new(cached_packs, packs, before.next_id);
-            let mut blocks = BlockWrites::new(cached, by_state, frontier);
-            let mut ids = vec![None; changes.len()];
-            let mut delta = Delta::default();
-            let mut next_id = before.next_id;
-            // The URLs this batch discovered: a URL twice in it is one
-            // discovery.
-            let mut discovered: HashSet<&str> = HashSet::new();
-            for (i, change) in changes.iter().enumerate() {
-                ids[i] = match *change {
-                    Change::Discover { record, enqueue } => {
-                        if known[i] || !discovered.insert(&record.url) {
-                            continue;
-                        }
-                        let id = next_id;
-                        next_id += 1;
-                        packs.put(id, values[i].as_slice())?;
-                        by_url.insert(record.url.as_bytes(), &id_key(id))?;
-                        blocks.insert(BlockKey::state(record.state, id), id)?;
-                        delta.counts[record.state as usize] += 1;
-                        // Counted only when the bit was clear: an id
-                        // enqueued before it was discovered is in the
-                        // frontier once.
-                        if let Some((level, queue)) = enqueue
-                            && blocks.insert(BlockKey::frontier(level, queue, id), id)?
-                        {
-                            delta.frontier += 1;
-                        }
-                        brief_writes.discovered(briefs, meta, id, record)?;
-                        Some(id)
-                    }
-                    Change::Update {
-                        id,
-                        record,
-                        enqueue,
-                    } => {
-                        let (old, old_depth) = match packs.stored(id)? {
-                            Some(old_bytes) => old_of(old_bytes, by_url, id, record)?,
-                            None => return abort(StoreError::NotFound(id)),
+        // Ids the URL index confirmed for updates whose stored body could
+        // not name its URL (`old_of`).
+        let mut verified = HashSet::new();
+        let committed = loop {
+            let attempt =
+                trees.transaction(|(packs, url_buckets, by_state, frontier, meta, briefs)| {
+                    let mut brief_writes = BriefWrites::new(&content_types);
+                    // Each pack, state and frontier block is read and written once.
+                    let mut packs = PackWrites::new(cached_packs, packs, before.next_id);
+                    let mut blocks = BlockWrites::new(cached, by_state, frontier);
+                    let mut ids = vec![None; changes.len()];
+                    let mut delta = Delta::default();
+                    for (i, change) in changes.iter().enumerate() {
+                        ids[i] = match *change {
+                            Change::Discover { record, enqueue } => {
+                                // Known, or met earlier in the batch: no id.
+                                let Some(id) = new_ids[i] else {
+                                    continue;
+                                };
+                                packs.put(id, values[i].as_slice())?;
+                                blocks.insert(BlockKey::state(record.state, id), id)?;
+                                delta.counts[record.state as usize] += 1;
+                                // Counted only when the bit was clear: an id
+                                // enqueued before it was discovered is in the
+                                // frontier once.
+                                if let Some((level, queue)) = enqueue
+                                    && blocks.insert(BlockKey::frontier(level, queue, id), id)?
+                                {
+                                    delta.frontier += 1;
+                                }
+                                brief_writes.discovered(briefs, meta, id, record)?;
+                                Some(id)
+                            }
+                            Change::Update {
+                                id,
+                                record,
+                                enqueue,
+                            } => {
+                                // The old record as the batch has it so far:
+                                // written earlier in it, in the writer's
+                                // cached pack, or read.
+                                let (old, old_depth) = match packs.stored(id)? {
+                                    Some(old_bytes) => old_of(old_bytes, &verified, id, record)?,
+                                    None => return abort(StoreError::NotFound(id)),
+                                };
+                                packs.put(id, values[i].as_slice())?;
+                                // A URL revived from a nofollow link comes back at
+                                // the depth it was met again.
+                                let depth_moved = old_depth != Some(record.link_depth);
+                                brief_writes.updated(briefs, meta, id, record, depth_moved)?;
+                                let new = record.state;
+                                if old != new {
+                                    blocks.remove(BlockKey::state(old, id), id)?;
+                                    blocks.insert(BlockKey::state(new, id), id)?;
+                                    delta.counts[old as usize] -= 1;
+                                    delta.counts[new as usize] += 1;
+                                }
+                                if let Some((level, queue)) = enqueue
+                                    && blocks.insert(BlockKey::frontier(level, queue, id), id)?
+                                {
+                                    delta.frontier += 1;
+                                }
+                                Some(id)
+                            }
+                            Change::Enqueue { id, level, queue } => blocks
+                                .insert(BlockKey::frontier(level, queue, id), id)?
+                                .then(|| {
+                                    delta.frontier += 1;
+                                    id
+                                }),
+                            Change::Dequeue { id, level, queue } => blocks
+                                .remove(BlockKey::frontier(level, queue, id), id)?
+                                .then(|| {
+                                    delta.frontier -= 1;
+                                    id
+                                }),
                         };
-                        packs.put(id, values[i].as_slice())?;
-                        // A URL revived from a nofollow link comes back at
-                        // the depth it was met again.
-                        let depth_moved = old_depth != Some(record.link_depth);
-                        brief_writes.updated(briefs, meta, id, record, depth_moved)?;
-                        let new = record.state;
-                        if old != new {
-                            blocks.remove(BlockKey::state(old, id), id)?;
-                            blocks.insert(BlockKey::state(new, id), id)?;
-                            delta.counts[old as usize] -= 1;
-                            delta.counts[new as usize] += 1;
-                        }
-                        if let Some((level, queue)) = enqueue
-                            && blocks.insert(BlockKey::frontier(level, queue, id), id)?
-                        {
-                            delta.frontier += 1;
-                        }
-                        Some(id)
                     }
-                    Change::Enqueue { id, level, queue } => blocks
-                        .insert(BlockKey::frontier(level, queue, id), id)?
-                        .then(|| {
-                            delta.frontier += 1;
-                            id
-                        }),
-                    Change::Dequeue { id, level, queue } => blocks
-                        .remove(BlockKey::frontier(level, queue, id), id)?
-                        .then(|| {
-                            delta.frontier -= 1;
-                            id
-                        }),
-                };
+                    for (key, value) in &index_writes {
+                        url_buckets.insert(&key[..], value.as_slice())?;
+                    }
+                    let next = (next_after != before.next_id).then_some(next_after);
+                    let after = before.moved(next, &delta.counts, delta.frontier);
+                    // Counters are written once per batch, not once per change.
+                    if after != before {
+                        meta.insert(COUNTERS, &after.pack()[..])?;
+                    }
+                    let grown_table = brief_writes.finish(briefs, meta)?;
+                    let touched = blocks.finish()?;
+                    let written = packs.finish()?;
+                    Ok((ids, after, grown_table, written, touched))
+                });
+            match attempt {
+                Err(TransactionError::Abort(StoreError::UrlChanged { id, ref url }))
+                    if !verified.contains(&id) && index.id_of(url)? == Some(id) =>
+                {
+                    verified.insert(id);
+                }
+                attempt => break attempt,
             }
-            let next = (next_id != before.next_id).then_some(next_id);
-            let after = before.moved(next, &delta.counts, delta.frontier);
-            // Counters are written once per batch, not once per change.
-            if after != before {
-                meta.insert(COUNTERS, &after.pack()[..])?;
-            }
-            let grown_table = brief_writes.finish(briefs, meta)?;
-            let touched = blocks.finish()?;
-            let written = packs.finish()?;
-            Ok((ids, after, grown_table, written, touched))
-        });
+        };
         let (ids, after, grown_table, written, touched) = match committed {
             Ok(committed) => committed,
             Err(e) => {

@@ -1,5 +1,6 @@
-//! Logs of layouts 1 to 4 opened by this build: rebuilt in layout 5
-//! (`migrate.rs`, `migrate_packs.rs`), they read exactly as before, also
+//! Logs of layouts 1 to 4 opened by this build: rebuilt in layout 6
+//! (`migrate.rs`, `migrate_packs.rs`, `migrate_index.rs`: records in
+//! packs, the URL index in buckets), they read exactly as before, also
 //! when a migration was interrupted.
 
 use super::*;
@@ -64,12 +65,12 @@ struct Snapshot {
     records: Vec<(u64, UrlRecord)>,
 }
 
-/// A filled log in `dir` rewritten as layout `layout` left it (5: kept
+/// A filled log in `dir` rewritten as layout `layout` left it (6: kept
 /// as it is), then `change`d and flushed; what it read before.
 fn old_log(dir: &Path, layout: u8, change: impl FnOnce(&UrlLog)) -> Snapshot {
     let log = filled(dir);
     let before = snapshot(&log);
-    if layout < 5 {
+    if layout < LAYOUT_VERSION {
         downgrade(&log, layout);
     }
     change(&log);
@@ -203,13 +204,15 @@ fn logs_of_layouts_1_to_4_read_the_same_after_migration() {
         });
         assert_eq!(records.len() as u64, URLS);
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(LAYOUT_VERSION), "layout {layout}");
         assert_snapshot_matches_records(&before);
         assert!(!log.meta.contains_key(NEXT_ID).unwrap(), "layout {layout}");
         assert!(log.by_state.len() < 40, "a key per block, not per URL");
         assert_eq!(log.packs.len() as u64, URLS / 8 + 1, "a key per 8 records");
         // Every record byte for byte as it was stored.
         assert!(stored_records(&log) == records, "layout {layout}");
+        let buckets = url_buckets(&log).len() as u64;
+        assert!(buckets < URLS / 30, "{buckets} buckets, not a key per URL");
         assert_eq!(snapshot(&log), before, "layout {layout}");
         check_consistent(&log);
         still_writes(&log);
@@ -222,7 +225,7 @@ fn logs_of_layouts_1_to_4_read_the_same_after_migration() {
 
 /// A migration that stopped while building the new trees left them
 /// partial (and, for layout 1, the briefs): the next open clears them and
-/// starts again. One that stopped after writing layout 5 left the old
+/// starts again. One that stopped after writing layout 6 left the old
 /// trees: the next open drops them.
 #[test]
 fn interrupted_migrations_start_again() {
@@ -279,12 +282,12 @@ fn interrupted_migrations_start_again() {
             before
         };
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(LAYOUT_VERSION), "layout {layout}");
         assert_eq!(snapshot(&log), before, "layout {layout}");
         check_consistent(&log);
     }
 
-    // Stopped after the flip to layout 5, before the old trees were
+    // Stopped after the flip to layout 6, before the old trees were
     // dropped.
     let dir = tempfile::tempdir().unwrap();
     let before = {
@@ -303,11 +306,12 @@ fn interrupted_migrations_start_again() {
     check_consistent(&log);
 }
 
-/// A build that knows layout 5 refuses a layout it does not know, rather
-/// than migrate or write it.
+/// A build that knows layout 6 refuses a layout it does not know, rather
+/// than migrate or write it: 5 too (used for other forms in this
+/// repository's history, never released), and its trees are kept.
 #[test]
 fn an_unknown_layout_is_refused_not_migrated() {
-    for layout in [6u8, 9] {
+    for layout in [5u8, 7, 9, 255] {
         let dir = tempfile::tempdir().unwrap();
         {
             let log = filled(dir.path());
@@ -325,19 +329,23 @@ fn an_unknown_layout_is_refused_not_migrated() {
 
 /// A log whose `meta` lost its `layout` key is not taken for a new log:
 /// layouts 1 to 3 (old per-URL trees) are migrated as from layout 1, a
-/// layout 4 log (records in `urls`) as from layout 4, and a layout 5 log
-/// is kept. Written as new, the next open would drop its old trees with
-/// its records, index and frontier.
+/// layout 4 log (records in `urls`, URLs in `by_url`) as from layout 4,
+/// and a log of this layout is kept. Written as new, the next open would
+/// drop its old trees with its records, index and frontier.
 #[test]
 fn a_log_without_its_layout_key_is_migrated_not_taken_for_new() {
-    for layout in [2, 3, 4, 5] {
+    for layout in [2, 3, 4, LAYOUT_VERSION] {
         let dir = tempfile::tempdir().unwrap();
         let before = old_log(dir.path(), layout, |log| {
             log.meta.remove(LAYOUT).unwrap();
         });
         for round in 0..2 {
             let log = open(dir.path());
-            assert_eq!(layout_of(&log), Some(5), "layout {layout}, open {round}");
+            assert_eq!(
+                layout_of(&log),
+                Some(LAYOUT_VERSION),
+                "layout {layout}, open {round}"
+            );
             assert_eq!(snapshot(&log), before, "layout {layout}, open {round}");
             check_consistent(&log);
         }
@@ -350,11 +358,11 @@ fn a_log_without_its_layout_key_is_migrated_not_taken_for_new() {
 /// out again.
 #[test]
 fn malformed_record_keys_do_not_stop_a_migration() {
-    for layout in [1, 4, 5] {
+    for layout in [1, 4, LAYOUT_VERSION] {
         let dir = tempfile::tempdir().unwrap();
         old_log(dir.path(), layout, |log| {
             let tree = match layout {
-                5 => log.packs.clone(),
+                LAYOUT_VERSION => log.packs.clone(),
                 _ => log.db.open_tree(OLD_URLS).unwrap(),
             };
             // Right after id (pack) 5, and after every id.
@@ -363,7 +371,7 @@ fn malformed_record_keys_do_not_stop_a_migration() {
             tree.insert(&[0xff][..], &b"x"[..]).unwrap();
         });
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(LAYOUT_VERSION), "layout {layout}");
         let briefs = log.scan_briefs(None, None, |_, _| true).unwrap();
         assert_eq!(briefs, URLS, "layout {layout}");
         assert_eq!(log.len(), URLS, "layout {layout}");
@@ -394,7 +402,7 @@ fn a_migration_keeps_a_higher_stored_next_id() {
             log.flush().unwrap();
         }
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(LAYOUT_VERSION), "layout {layout}");
         let id = log.discover(&rec("http://m/new", State::Queued)).unwrap();
         assert_eq!(id, Some(URLS + 50), "layout {layout}");
     }
@@ -418,7 +426,7 @@ fn a_migration_passes_over_damaged_old_entries() {
             old_frontier.insert(&[9u8][..], &[][..]).unwrap();
         });
         let log = open(dir.path());
-        assert_eq!(layout_of(&log), Some(5), "layout {layout}");
+        assert_eq!(layout_of(&log), Some(LAYOUT_VERSION), "layout {layout}");
         assert_eq!(snapshot(&log), before, "layout {layout}");
         check_consistent(&log);
     }
@@ -439,8 +447,14 @@ fn a_migration_is_reported_to_the_caller() {
     assert_eq!(
         steps,
         [
-            Migration::Started { from: 3, to: 5 },
-            Migration::Finished { from: 3, to: 5 }
+            Migration::Started {
+                from: 3,
+                to: LAYOUT_VERSION
+            },
+            Migration::Finished {
+                from: 3,
+                to: LAYOUT_VERSION
+            }
         ]
     );
     drop(log);

@@ -10,6 +10,7 @@ mod packs;
 mod paging;
 mod record;
 mod scale;
+mod url_index;
 mod writes;
 
 use std::path::Path;
@@ -20,11 +21,12 @@ use tempfile::TempDir;
 use super::bitmap::{Bitmap, block_of};
 use super::counters::COUNTERS;
 use super::index::{
-    FRONTIER_LEN, LAYOUT, OLD_BY_STATE, OLD_FRONTIER, OLD_URLS, count_key, frontier_key, id_key,
-    parse_frontier_block_key, parse_id, parse_state_block_key, state_key,
+    BY_URL, FRONTIER_LEN, LAYOUT, OLD_BY_STATE, OLD_FRONTIER, OLD_URLS, count_key, frontier_key,
+    id_key, parse_frontier_block_key, parse_id, parse_state_block_key, state_key,
 };
 use super::packs::{pack_key, pack_of, slot_of};
 use super::record::{FORMAT, decode, encode};
+use super::url_index::{Bucket, MAX_ENTRIES, URL_HASH_KEY, bucket_key, parse_bucket_key, top};
 use super::*;
 
 const CACHE: u64 = 16 << 20;
@@ -102,17 +104,50 @@ fn bitmap_ids(tree: &sled::Tree, prefix_len: usize) -> Vec<(Vec<u8>, u64)> {
     ids
 }
 
+/// Every bucket of the URL index in key order, checked: the first has
+/// key 0, each holds at most [`MAX_ENTRIES`], and each entry lies in its
+/// bucket's range (from its key to the next bucket's).
+fn url_buckets(log: &UrlLog) -> Vec<(u64, Bucket)> {
+    let mut buckets: Vec<(u64, Bucket)> = Vec::new();
+    for entry in log.url_buckets.iter() {
+        let (key, value) = entry.unwrap();
+        let key = parse_bucket_key(&key).expect("8-byte bucket key");
+        let bucket = Bucket::decode(key, &value).expect("a bucket");
+        assert!(
+            bucket.0.len() <= MAX_ENTRIES,
+            "bucket {key:#x} within the limit"
+        );
+        if let Some((previous, last)) = buckets.last() {
+            let last_top = last.0.last().map_or(*previous, |(f, _)| top(*f));
+            assert!(last_top < key, "bucket {previous:#x} ends below {key:#x}");
+        } else {
+            assert_eq!(key, 0, "the first bucket has key 0");
+        }
+        buckets.push((key, bucket));
+    }
+    buckets
+}
+
 /// Rewrites a log of this layout as the builds that wrote `layout` (1 to
-/// 4) would have left it: an entry per record in `urls` (1 to 4), an
+/// 4) would have left it: an entry per record in `urls` and an entry per
+/// URL in `by_url` (1 to 4) instead of the packs and the buckets, an
 /// entry per URL in `by_state` and `frontier` (1 to 3), a `meta` key per
 /// counter (1, 2), no briefs and no layout key (1). Record bytes are kept
 /// as they are, damaged or not.
 fn downgrade(log: &UrlLog, layout: u8) {
+    let by_url = log.db.open_tree(BY_URL).unwrap();
+    log.walk_record_briefs(None, None, |id, brief| {
+        by_url.insert(brief.url.as_bytes(), &id_key(id)).unwrap();
+        true
+    })
+    .unwrap();
     let urls = log.db.open_tree(OLD_URLS).unwrap();
     for (id, bytes) in stored_records(log) {
         urls.insert(id_key(id), bytes).unwrap();
     }
     log.packs.clear().unwrap();
+    log.url_buckets.clear().unwrap();
+    log.meta.remove(URL_HASH_KEY).unwrap();
     forget_writes(log);
     log.meta.insert(LAYOUT, &[layout][..]).unwrap();
     if layout == 4 {
@@ -249,7 +284,11 @@ fn check_consistent(log: &UrlLog) {
         records += 1;
         assert_eq!(id, records, "ids are dense from 1");
         let record = decode(&value).unwrap_or_else(|e| panic!("record {id}: {e}"));
-        assert_eq!(log.id_of(&record.url).unwrap(), Some(id), "by_url of {id}");
+        assert_eq!(
+            log.id_of(&record.url).unwrap(),
+            Some(id),
+            "URL index of {id}"
+        );
         let block = log
             .by_state
             .get(state_key(record.state, block_of(id)))
@@ -259,10 +298,10 @@ fn check_consistent(log: &UrlLog) {
         assert!(block.contains(id), "record {id} in its state's block");
         counts[record.state as usize] += 1;
     }
+    let indexed: usize = url_buckets(log).iter().map(|(_, b)| b.0.len()).sum();
     assert_eq!(
-        log.by_url.len() as u64,
-        records,
-        "by_url has one entry per record"
+        indexed as u64, records,
+        "the URL index has one entry per record"
     );
     for key in log.by_state.iter().keys() {
         parse_state_block_key(&key.unwrap()).expect("state block key");
@@ -303,7 +342,7 @@ fn check_consistent(log: &UrlLog) {
         assert_eq!(stored.as_ref(), Some(cached), "cached pack {pack}");
     }
     let names = log.db.tree_names();
-    for old in [OLD_BY_STATE, OLD_FRONTIER, OLD_URLS] {
+    for old in [OLD_BY_STATE, OLD_FRONTIER, OLD_URLS, BY_URL] {
         assert!(!names.iter().any(|n| n == old.as_bytes()), "{old} dropped");
     }
 }
