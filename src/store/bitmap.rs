@@ -91,7 +91,6 @@ impl Bitmap {
         was_set
     }
 
-    #[cfg(test)]
     pub(crate) fn contains(&self, id: u64) -> bool {
         let (word, mask) = Bitmap::at(id);
         self.words[word] & mask != 0

@@ -6,7 +6,7 @@
 //! one it changed, up to five keys. Since layout 3 all nine are packed into
 //! one value under [`COUNTERS`], written whole by every transaction that
 //! changes any, from the values the writer holds in memory (it is the
-//! only writer: see `written.rs`), so a transaction reads none of them.
+//! only writer: see `write.rs`), so a transaction reads none of them.
 //! Older logs get theirs packed when they are migrated (`migrate.rs`).
 
 use super::index::parse_id;

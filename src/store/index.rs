@@ -17,8 +17,9 @@
 //! trees of other names: `by_state` (state byte ++ id → empty) and
 //! `frontier` (level ++ queue ++ id → empty). Sled keeps resident memory
 //! and a key write per entry, so layout 4 packs them; a log of an older
-//! layout is rebuilt in layout 4 when it is opened (`migrate.rs`). The
-//! new trees have new names so that the two forms never mix.
+//! layout gets the bitmaps when it is opened (`migrate.rs`, on its way to
+//! layout 6). The new trees have new names so that the two forms never
+//! mix.
 //!
 //! Layouts 1 to 4 kept an entry per record in `urls` (id (u64 BE) →
 //! record); layout 6 packs eight to an entry in `record_packs`, for the

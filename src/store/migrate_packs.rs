@@ -1,7 +1,11 @@
-//! Layout 4 → 5: the records of `urls` (an entry per record) packed
-//! eight to an entry in `record_packs` (`packs.rs`). Layouts 1 to 3 go
-//! through it too, first, since the rest of their migration reads the
-//! records through the packs.
+//! Layout 4 → 6, the records: the records of `urls` (an entry per
+//! record) packed eight to an entry in `record_packs` (`packs.rs`).
+//! Layouts 1 to 3 go through it too, first, since the rest of their
+//! migration reads the records through the packs.
+//!
+//! A log whose `record_packs` holds records and whose `urls` is gone or
+//! empty is refused, not migrated: clearing the packs would lose its
+//! only records.
 //!
 //! It only writes the new tree: the layout key is written and `urls`
 //! dropped by [`UrlLog::migrate`] once everything of the new layout is
@@ -16,7 +20,7 @@
 use sled::{Batch, IVec};
 
 use super::index::{OLD_URLS, parse_id};
-use super::packs::{PACK_IDS, encode, pack_key, pack_of, slot_of};
+use super::packs::{PACK_IDS, RECORD_PACKS, encode, pack_key, pack_of, slot_of};
 use super::{StoreError, UrlLog};
 
 /// Packs written per batch.
@@ -29,6 +33,24 @@ impl UrlLog {
     /// Builds `record_packs` from `urls`, clearing it first; see the
     /// module docs.
     pub(super) fn migrate_record_packs(&self) -> Result<(), StoreError> {
+        let has_urls = self
+            .db
+            .tree_names()
+            .iter()
+            .any(|name| name == OLD_URLS.as_bytes());
+        // Packs with no `urls` to rebuild them from are this log's only
+        // records (a layout 6 log that lost its `layout` key and kept a
+        // `by_url`, say): clearing them would lose every record.
+        if !self.packs.is_empty() && (!has_urls || self.db.open_tree(OLD_URLS)?.is_empty()) {
+            return Err(StoreError::Open {
+                path: self.dir.clone(),
+                message: format!(
+                    "a migration would rebuild `{RECORD_PACKS}` from `{OLD_URLS}`, but \
+                     `{OLD_URLS}` is gone or empty and `{RECORD_PACKS}` holds records: \
+                     not clearing them (the log's trees disagree with its layout)"
+                ),
+            });
+        }
         self.packs.clear()?;
         let urls = self.db.open_tree(OLD_URLS)?;
         let mut batch = Batch::default();

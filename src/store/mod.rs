@@ -441,7 +441,7 @@ impl UrlLog {
     /// new (or of this layout, with nothing older in it), else the layout
     /// to migrate it from. Layout 1 wrote no `layout` key; a later one
     /// whose key was lost must not be taken for a new log either, since
-    /// writing layout 4 over it would drop its old trees on the next open
+    /// writing this layout over it would drop its old trees on the next open
     /// with its index and frontier in them. The per-URL trees
     /// (`by_state`, `frontier`) or a `next_id` key mean layouts 1 to 3:
     /// migrating from layout 1 rebuilds everything, briefs included.
@@ -488,18 +488,27 @@ impl UrlLog {
     /// The stored counters made safe to write from. The next id is never
     /// below the one after the last record's, in any layout: a missing or
     /// damaged counter that gave out an id again would overwrite a record
-    /// and leave two URLs on one id (one `urls.last()` read). When the
-    /// counts do not add up to the ids given out, or a counter did not
-    /// read (`damaged`), the counts are rebuilt from the state index and
-    /// the frontier length from the frontier.
+    /// and leave two URLs on one id (one read of the last pack). When the
+    /// counters were behind the records (the next id had to be raised),
+    /// a counter did not read (`damaged`), or the counts add up to more
+    /// ids than were given out, the counts are rebuilt from the state
+    /// index and the frontier length from the frontier.
+    ///
+    /// Counts that add up to fewer ids than were given out are gaps, not
+    /// damage: ids of a damaged last pack counted as full, or a next id
+    /// kept above the last record's. The caller persists what this
+    /// returns, so the next open finds the counters level with the
+    /// records and recounts nothing.
     fn checked(&self, stored: Counters, damaged: bool) -> Result<Counters, StoreError> {
         let mut counters = stored;
-        counters.next_id = counters.next_id.max(self.id_after_last()?);
+        let after_last = self.id_after_last()?;
+        let behind = after_last > counters.next_id;
+        counters.next_id = counters.next_id.max(after_last);
         let sum = counters
             .counts
             .iter()
             .try_fold(0u64, |sum, n| sum.checked_add(*n));
-        if damaged || sum != Some(counters.next_id - 1) {
+        if damaged || behind || sum.is_none_or(|sum| sum > counters.next_id - 1) {
             counters.counts = self.recount()?;
             counters.frontier_len = self.count_frontier()?;
         }
@@ -512,7 +521,7 @@ impl UrlLog {
         Ok(())
     }
 
-    /// The packed counters of layouts 3 and 4 (all zero when missing: a new log),
+    /// The packed counters of layouts 3, 4 and 6 (all zero when missing: a new log),
     /// and whether the value did not read.
     fn load_packed_counters(&self) -> Result<(Counters, bool), StoreError> {
         Ok(
@@ -530,23 +539,63 @@ impl UrlLog {
     /// the log from opening. A last pack that does not parse counts as
     /// full: none of its ids may be given out again. Usually one read.
     fn id_after_last(&self) -> Result<u64, StoreError> {
+        Ok(self
+            .last_in_packs(false)?
+            .map_or(1, |id| id.saturating_add(1)))
+    }
+
+    /// The id of the last record in the packs: the last slot holding one
+    /// in the last pack that holds any. For a pack that does not parse,
+    /// its last id when `precise` is false (no id of it may be given out
+    /// again), else the last of its ids the state index has (the ids
+    /// past it were never given out, though the counters may have been
+    /// moved past them by an open that counted the pack as full).
+    fn last_in_packs(&self, precise: bool) -> Result<Option<u64>, StoreError> {
         for entry in self.packs.iter().rev() {
             let (key, value) = entry?;
             let Some(pack) = parse_pack_key(&key) else {
                 continue;
             };
-            let used = match frame(&value) {
+            // No overflow: a pack key's ids fit a u64 (`parse_pack_key`).
+            let base = first_id(pack);
+            let last = match frame(&value) {
                 Ok(slots) => slots
                     .iter()
                     .rposition(Option::is_some)
-                    .map(|s| s as u64 + 1),
-                Err(_) => Some(PACK_IDS),
+                    .map(|s| base + s as u64),
+                Err(_) if !precise => Some(base + (PACK_IDS - 1)),
+                Err(_) => {
+                    let mut given = None;
+                    for id in (base.max(1)..=base + (PACK_IDS - 1)).rev() {
+                        if self.was_given_out(id)? {
+                            given = Some(id);
+                            break;
+                        }
+                    }
+                    given
+                }
             };
-            if let Some(used) = used {
-                return Ok(first_id(pack).saturating_add(used));
+            if last.is_some() {
+                return Ok(last);
             }
         }
-        Ok(1)
+        Ok(None)
+    }
+
+    /// Whether id `id` was given to a record, as the state index says (a
+    /// record is in one state from its discovery on): for the ids of a
+    /// pack that does not parse, which cannot say it. A block that does
+    /// not read says yes, as it cannot tell.
+    fn was_given_out(&self, id: u64) -> Result<bool, StoreError> {
+        for state in State::ALL {
+            if let Some(value) = self.by_state.get(state_key(state, block_of(id)))? {
+                match Bitmap::decode(&value) {
+                    Some(bits) if !bits.contains(id) => {}
+                    _ => return Ok(true),
+                }
+            }
+        }
+        Ok(false)
     }
 
     /// Counts the state index: the repair path, a full scan of the state
@@ -685,14 +734,13 @@ impl UrlLog {
             return Ok(0);
         };
         for entry in Records::new(&self.packs, first, last, false) {
-            // A damaged key, pack or record is passed over: one bad entry
-            // must not end a walk over millions, nor keep a layout 1 log
-            // from migrating (`get` reports a damaged record when asked
-            // for).
-            let (id, bytes) = match entry {
-                Ok((id, Ok(Some(bytes)))) => (id, bytes),
-                Ok(_) | Err(StoreError::BadEntry { .. }) => continue,
-                Err(e) => return Err(e),
+            // A damaged pack or record is passed over (damaged keys are
+            // by `Records`): one bad entry must not end a walk over
+            // millions, nor keep a layout 1 log from migrating (`get`
+            // reports a damaged record when asked for).
+            let (id, bytes) = match entry? {
+                (id, Ok(Some(bytes))) => (id, bytes),
+                _ => continue,
             };
             let Ok(brief) = brief::decode_brief(&bytes) else {
                 continue;
@@ -728,10 +776,11 @@ impl UrlLog {
         Ok((entries, bytes))
     }
 
-    /// The highest id in the log (the latest discovery), if any; the last
-    /// id of the last pack when that pack does not parse.
+    /// The highest id in the log (the latest discovery), if any. When
+    /// the last pack does not parse, the last of its ids the state index
+    /// has: ids never given out are not reported.
     pub fn last_id(&self) -> Result<Option<u64>, StoreError> {
-        Ok(self.id_after_last()?.checked_sub(1).filter(|id| *id > 0))
+        Ok(self.last_in_packs(true)?.filter(|id| *id > 0))
     }
 
     /// Up to `limit` records the query lists with ids below `before`, the
@@ -834,6 +883,11 @@ impl UrlLog {
             None => {
                 for entry in Records::new(&self.packs, first, last, back) {
                     let (id, slot) = entry?;
+                    // A pack that does not parse hides its records, but
+                    // not ids never given out (the end of a last pack).
+                    if slot.is_err() && !self.was_given_out(id)? {
+                        continue;
+                    }
                     if take(id, slot)? {
                         break;
                     }

@@ -66,6 +66,13 @@ const PACK_FORMAT: u8 = 1;
 /// into, the fronts of its queues it fetches from).
 const GENERATION: usize = 512;
 
+/// Bytes of packs per generation of the writer's cache: records with a
+/// long trace, title and excerpt can make a pack tens of kilobytes, and
+/// the count alone would then let the cache grow to tens of megabytes.
+/// Two generations hold at most about 8 MB (plus the one pack noted
+/// last).
+const GENERATION_BYTES: usize = 4 << 20;
+
 /// Where each slot's record lies in a pack value: `(start, end)`.
 pub(crate) type Frame = [Option<(usize, usize)>; PACK_IDS as usize];
 
@@ -97,14 +104,24 @@ pub(crate) fn parse_pack_key(key: &[u8]) -> Option<u64> {
     (pack <= u64::MAX / PACK_IDS).then_some(pack)
 }
 
-/// Reads a varint at `at`; the value and the position after it.
+/// Reads a varint at `at`; the value and the position after it. Only
+/// the shortest encoding of a value reads (`push_varint` writes no
+/// other), so a byte changed by damage is less likely to read as a
+/// length: an overlong one (a last byte of 0 after the first) and a
+/// tenth byte above 1 (bits past 64) are refused, not truncated.
 fn varint(bytes: &[u8], mut at: usize) -> Option<(u64, usize)> {
     let mut value: u64 = 0;
-    for shift in (0..64).step_by(7) {
+    for i in 0..10 {
         let byte = *bytes.get(at)?;
         at += 1;
-        value |= u64::from(byte & 0x7f).checked_shl(shift)?;
+        if i == 9 && byte > 1 {
+            return None;
+        }
+        value |= u64::from(byte & 0x7f) << (7 * i);
         if byte & 0x80 == 0 {
+            if i > 0 && byte == 0 {
+                return None;
+            }
             return Some((value, at));
         }
     }
@@ -188,46 +205,44 @@ impl Deref for RecordBytes {
 /// What a pack holds for one id.
 pub(crate) type Slot = Result<Option<RecordBytes>, DecodeError>;
 
-/// Record `id` in a pack value read from the tree.
-pub(crate) fn slot(pack: &IVec, id: u64) -> Slot {
-    let frame = frame(pack)?;
-    Ok(frame[slot_of(id)].map(|(start, end)| RecordBytes {
-        pack: pack.clone(),
-        start,
-        end,
-    }))
-}
-
-/// Reads records one id at a time, keeping the last pack read: ids met
-/// in order (paging a state) read each pack once.
+/// Reads records one id at a time, keeping the last pack read with its
+/// frame: ids met in order (paging a state) read and parse each pack
+/// once.
 #[derive(Default)]
 pub(crate) struct PackReader {
-    last: Option<(u64, Option<IVec>)>,
+    last: Option<(u64, Option<(IVec, Result<Frame, DecodeError>)>)>,
 }
 
 impl PackReader {
     /// Record `id`: `Ok(None)` when there is none.
     pub(crate) fn get(&mut self, tree: &sled::Tree, id: u64) -> Result<Slot, StoreError> {
         let pack = pack_of(id);
-        let value = match &self.last {
-            Some((p, value)) if *p == pack => value.clone(),
-            _ => {
-                let value = tree.get(pack_key(pack))?;
-                self.last = Some((pack, value.clone()));
-                value
-            }
+        if self.last.as_ref().is_none_or(|(p, _)| *p != pack) {
+            let value = tree.get(pack_key(pack))?.map(|value| {
+                let frame = frame(&value);
+                (value, frame)
+            });
+            self.last = Some((pack, value));
+        }
+        let Some((_, Some((value, frame)))) = &self.last else {
+            return Ok(Ok(None));
         };
-        Ok(match value {
-            None => Ok(None),
-            Some(value) => slot(&value, id),
-        })
+        Ok(frame.clone().map(|frame| {
+            frame[slot_of(id)].map(|(start, end)| RecordBytes {
+                pack: value.clone(),
+                start,
+                end,
+            })
+        }))
     }
 }
 
 /// The records of the ids `first..=last` stored in a range of packs, in
 /// id order or newest first: `(id, its slot)` for each id with a record,
 /// and each id of a pack whose frame does not parse (with the error).
-/// A key that is not a pack's is an `Err` item (`BadEntry`).
+/// A key that is not a pack's (damage) is passed over: it names no id,
+/// so no page could resume past it, and the walks over every URL pass
+/// it over too.
 pub(crate) struct Records {
     packs: Box<dyn Iterator<Item = sled::Result<(IVec, IVec)>>>,
     first: u64,
@@ -298,10 +313,7 @@ impl Iterator for Records {
                 Err(e) => return Some(Err(e.into())),
             };
             let Some(pack) = parse_pack_key(&key) else {
-                return Some(Err(StoreError::BadEntry {
-                    tree: RECORD_PACKS,
-                    key: key.to_vec(),
-                }));
+                continue;
             };
             self.pending = self.items(pack, &value).into_iter();
         }
@@ -315,7 +327,9 @@ pub(crate) struct Cached(Generations<u64, IVec>);
 
 impl Default for Cached {
     fn default() -> Self {
-        Cached(Generations::new(GENERATION))
+        Cached(Generations::weighted(GENERATION, GENERATION_BYTES, |value: &IVec| {
+            value.len()
+        }))
     }
 }
 
@@ -331,6 +345,12 @@ impl Cached {
     /// that writes behind the log's back.
     pub(crate) fn clear(&mut self) {
         self.0.clear();
+    }
+
+    /// Bytes of packs held: for the tests' check of the bound.
+    #[cfg(test)]
+    pub(crate) fn bytes(&self) -> usize {
+        self.0.weight()
     }
 
     /// Every pack noted with its value: for the tests' check against sled.

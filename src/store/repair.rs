@@ -78,13 +78,12 @@ impl UrlLog {
         let first = block * BLOCK_IDS;
         let mut bits = Bitmap::default();
         for entry in Records::new(&self.packs, first, first + (BLOCK_IDS - 1), false) {
-            // A damaged pack key or pack holds no id this can name.
-            match entry {
-                Ok((id, Ok(Some(bytes)))) if holds(&bytes) => {
-                    bits.insert(id);
-                }
-                Ok(_) | Err(StoreError::BadEntry { .. }) => {}
-                Err(e) => return Err(e),
+            // A damaged pack holds no record this can read (damaged
+            // keys are passed over by `Records`).
+            if let (id, Ok(Some(bytes))) = entry?
+                && holds(&bytes)
+            {
+                bits.insert(id);
             }
         }
         match bits.encode() {

@@ -223,22 +223,81 @@ fn a_damaged_pack_hides_its_eight_records_only() {
     assert_eq!(log.scan_briefs(None, None, |_, _| true).unwrap(), 30);
     assert_eq!(log.scan_raw(None, None).unwrap().0, 22);
 
-    // The last pack damaged: its ids are not given out again.
+    // The last pack damaged (ids 24 to 31, records up to 30): its ids
+    // are not given out again, and an id it never held (31) is neither
+    // the last id nor a damaged record when paging back from the end.
     damage_pack(&log, 3, b"junk".to_vec());
     drop(log);
     let log = open(dir.path());
-    assert_eq!(log.last_id().unwrap(), Some(31));
+    assert_eq!(log.last_id().unwrap(), Some(30));
+    assert!(matches!(
+        log.page_back(&all, None, 100),
+        Err(StoreError::Corrupt { id: 30, .. })
+    ));
+    assert!(matches!(
+        log.page(&all, Some(29), 100),
+        Err(StoreError::Corrupt { id: 30, .. })
+    ));
+    assert!(log.page(&all, Some(30), 100).unwrap().is_empty());
+    // That open moved the counters past the pack and saved them: the
+    // next one finds them level with the records and recounts nothing
+    // (a recount would rebuild this junk block, and remove it).
+    let stored = Counters::unpack(&log.meta.get(COUNTERS).unwrap().unwrap()).unwrap();
+    assert_eq!(stored.next_id, 32);
+    assert_eq!(stored.counts.iter().sum::<u64>(), 30);
+    let junk = state_key(State::Error, 900);
+    log.by_state.insert(junk, &b"junk"[..]).unwrap();
+    drop(log);
+    let log = open(dir.path());
+    assert!(
+        log.by_state.contains_key(junk).unwrap(),
+        "no recount on the second open"
+    );
+    log.by_state.remove(junk).unwrap();
+    assert_eq!(log.len(), 30);
     let id = log.discover(&rec("http://d/new", State::Queued)).unwrap();
     assert_eq!(id, Some(32));
     assert_eq!(log.get(32).unwrap().unwrap().url, "http://d/new");
     assert_eq!(log.get(20).unwrap().unwrap().url, "http://d/19");
+    assert_eq!(log.last_id().unwrap(), Some(32));
+    assert_eq!(
+        ids(&log.page_back(&all, None, 1).unwrap()),
+        [32],
+        "the new record"
+    );
 }
 
-/// A key of `record_packs` that is no pack's is a damaged entry when a
-/// page of every record meets it, never a panic; open and the walks over
-/// every URL pass it over.
+/// A last pack that parses with every slot empty (no writer leaves one;
+/// damage can) holds no last id: the one before it has it, and open
+/// gives out the ids after that pack's last record.
 #[test]
-fn a_key_that_is_no_packs_is_a_bad_entry() {
+fn a_last_pack_with_every_slot_empty_holds_no_last_id() {
+    let (dir, log) = fresh();
+    for i in 0..10 {
+        log.discover(&rec(&format!("http://e/{i}"), State::Queued))
+            .unwrap();
+    }
+    damage_pack(&log, 2, super::super::packs::encode([None; 8]));
+    assert_eq!(log.last_id().unwrap(), Some(10));
+    assert_eq!(
+        ids(&log.page_back(&Query::default(), None, 2).unwrap()),
+        [10, 9]
+    );
+    drop(log);
+    let log = open(dir.path());
+    assert_eq!(log.last_id().unwrap(), Some(10));
+    assert_eq!(
+        log.discover(&rec("http://e/new", State::Queued)).unwrap(),
+        Some(11)
+    );
+    check_consistent(&log);
+}
+
+/// A key of `record_packs` that is no pack's names no id, so no page
+/// could resume past it: paging passes it over, as open and the walks
+/// over every URL do, never a panic or an error that stops the page.
+#[test]
+fn a_key_that_is_no_packs_is_passed_over() {
     let (dir, log) = fresh();
     for i in 0..20 {
         log.discover(&rec(&format!("http://k/{i}"), State::Queued))
@@ -247,17 +306,21 @@ fn a_key_that_is_no_packs_is_a_bad_entry() {
     log.packs
         .insert(&[0, 0, 0, 0, 0, 0, 0, 1, 7][..], &b"x"[..])
         .unwrap();
-    assert!(matches!(
-        log.page(&Query::default(), Some(7), 100),
-        Err(StoreError::BadEntry {
-            tree: "record_packs",
-            ..
-        })
-    ));
+    log.packs.insert(&[0xff][..], &b"x"[..]).unwrap();
+    let all = Query::default();
     assert_eq!(
-        ids(&log.page(&Query::default(), None, 7).unwrap()),
-        (1..=7).collect::<Vec<_>>()
+        ids(&log.page(&all, Some(7), 100).unwrap()),
+        (8..=20).collect::<Vec<_>>()
     );
+    assert_eq!(
+        ids(&log.page(&all, None, 100).unwrap()),
+        (1..=20).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        ids(&log.page_back(&all, None, 100).unwrap()),
+        (1..=20).rev().collect::<Vec<_>>()
+    );
+    assert_eq!(log.last_id().unwrap(), Some(20));
     drop(log);
     let log = open(dir.path());
     assert_eq!(
