@@ -362,10 +362,26 @@ pub fn log(db: &Path, state: Option<&str>, grep: Option<&str>, json: bool) -> Re
             )
             .map_err(io)?;
         }
+        // A damaged index entry (a state block) is rebuilt from the
+        // records once and the page read again, as a write would.
+        let runtime = |e: crate::store::StoreError| AppError::Runtime(e.to_string());
+        let mut repaired: Vec<Vec<u8>> = Vec::new();
         loop {
-            let page = log
-                .page(&query, after, 1000)
-                .map_err(|e| AppError::Runtime(e.to_string()))?;
+            let page = match log.page(&query, after, 1000) {
+                Err(crate::store::StoreError::BadEntry { tree, key })
+                    if !repaired.contains(&key) =>
+                {
+                    let e = crate::store::StoreError::BadEntry { tree, key };
+                    if !log.repair_damaged(&e).map_err(runtime)? {
+                        return Err(runtime(e));
+                    }
+                    if let crate::store::StoreError::BadEntry { key, .. } = e {
+                        repaired.push(key);
+                    }
+                    continue;
+                }
+                page => page.map_err(runtime)?,
+            };
             let Some((last, _)) = page.last() else { break };
             after = Some(*last);
             for (id, record) in &page {

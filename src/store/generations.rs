@@ -55,7 +55,8 @@ impl<K: Hash + Eq, V> Generations<K, V> {
         let weight = (self.weight)(&value);
         let replaced = self.newer.get(&key).map(self.weight);
         let kept = self.newer_weight - replaced.unwrap_or(0);
-        let full = self.newer.len() >= self.capacity || kept.saturating_add(weight) > self.max_weight;
+        let full =
+            self.newer.len() >= self.capacity || kept.saturating_add(weight) > self.max_weight;
         if full && !self.newer.is_empty() && replaced.is_none() {
             self.older = std::mem::take(&mut self.newer);
             self.older_weight = std::mem::take(&mut self.newer_weight);

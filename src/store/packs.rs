@@ -327,9 +327,11 @@ pub(crate) struct Cached(Generations<u64, IVec>);
 
 impl Default for Cached {
     fn default() -> Self {
-        Cached(Generations::weighted(GENERATION, GENERATION_BYTES, |value: &IVec| {
-            value.len()
-        }))
+        Cached(Generations::weighted(
+            GENERATION,
+            GENERATION_BYTES,
+            |value: &IVec| value.len(),
+        ))
     }
 }
 
@@ -551,6 +553,61 @@ mod tests {
         ];
         assert!(frame(&huge).is_err());
         assert!(frame(&[PACK_FORMAT, 0x80, 0x80, 0x80]).is_err());
+    }
+
+    /// Only the shortest encoding of a length reads: an overlong one and
+    /// a tenth byte past 64 bits are refused, not truncated.
+    #[test]
+    fn varints_read_only_their_shortest_encoding() {
+        for value in [0, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX] {
+            let mut out = Vec::new();
+            push_varint(&mut out, value);
+            assert_eq!(varint(&out, 0), Some((value, out.len())), "{value}");
+        }
+        // Overlong: 0 and 1 with a trailing zero byte.
+        assert_eq!(varint(&[0x80, 0x00], 0), None);
+        assert_eq!(varint(&[0x81, 0x80, 0x00], 0), None);
+        // u64::MAX ends on a tenth byte of 1; 2 or more would be bits
+        // past 64, and an eleventh byte is never read.
+        let mut max = vec![0xff; 9];
+        max.push(0x01);
+        assert_eq!(varint(&max, 0), Some((u64::MAX, 10)));
+        for tenth in [0x02, 0x7f, 0x81] {
+            max[9] = tenth;
+            assert_eq!(varint(&max, 0), None, "tenth byte {tenth:#x}");
+        }
+        max[9] = 0x81;
+        max.push(0x00);
+        assert_eq!(varint(&max, 0), None);
+        // In a pack: an overlong length is a damaged frame.
+        assert!(frame(&[PACK_FORMAT, 0x81, 0x00, 0, 0, 0, 0, 0, 0, 0]).is_err());
+        assert!(frame(&[PACK_FORMAT, 0x01, 0, 0, 0, 0, 0, 0, 0]).is_ok());
+    }
+
+    /// The writer's cache of packs holds at most about 8 MB whatever
+    /// the packs weigh, and still keeps the pack noted last.
+    #[test]
+    fn the_pack_cache_is_bounded_by_bytes() {
+        let mut cached = Cached::default();
+        let big = IVec::from(vec![1u8; 64 << 10]);
+        for pack in 0..1_000u64 {
+            cached.note(vec![(pack, big.clone())]);
+            assert!(cached.bytes() <= 2 * GENERATION_BYTES, "pack {pack}");
+            assert!(cached.0.get(&pack).is_some());
+        }
+        // Small packs: bounded by count, as before.
+        let mut cached = Cached::default();
+        let small = IVec::from(vec![1u8; 100]);
+        for pack in 0..10_000u64 {
+            cached.note(vec![(pack, small.clone())]);
+        }
+        assert!(cached.0.len() <= 2 * GENERATION);
+        // A pack noted again replaces its weight, not adds to it.
+        let mut cached = Cached::default();
+        for _ in 0..100 {
+            cached.note(vec![(1, big.clone())]);
+        }
+        assert_eq!(cached.bytes(), big.len());
     }
 
     proptest! {

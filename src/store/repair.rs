@@ -31,6 +31,27 @@ use super::url_index::URL_BUCKETS;
 use super::{StoreError, UrlLog, Writer};
 
 impl UrlLog {
+    /// Rebuilds the damaged entry `error` names when it is a state block,
+    /// a frontier block or a URL index bucket ([`StoreError::BadEntry`]),
+    /// as a write that met it would; whether it did. For readers that met
+    /// it (a refresh, `crawlspace log`): paging cannot go on past such an
+    /// entry (it names no id), but can read it again once rebuilt.
+    pub fn repair_damaged(&self, error: &StoreError) -> Result<bool, StoreError> {
+        let StoreError::BadEntry { tree, key } = error else {
+            return Ok(false);
+        };
+        if !UrlLog::repairable(tree) {
+            return Ok(false);
+        }
+        let mut writer = self.lock_writer();
+        writer.blocks.clear();
+        self.repair(tree, key)?;
+        if *tree != URL_BUCKETS {
+            self.recount_after_repair(&mut writer)?;
+        }
+        Ok(true)
+    }
+
     /// Whether a damaged entry of `tree` can be rebuilt by [`UrlLog::repair`].
     pub(super) fn repairable(tree: &str) -> bool {
         [STATE_BLOCKS, FRONTIER_BLOCKS, URL_BUCKETS].contains(&tree)

@@ -178,10 +178,29 @@ impl Engine {
             // After a damaged record stops a page, the records before it are
             // read one at a time, and it is passed over.
             let mut careful = false;
+            // A damaged state block is rebuilt from the records once and
+            // the page read again; one that stays damaged ends this
+            // state's walk, not the refresh.
+            let mut repaired: Vec<Vec<u8>> = Vec::new();
             loop {
                 let limit = if careful { 1 } else { BATCH };
                 let page = match self.log.page(&query, after, limit) {
                     Ok(page) => page,
+                    Err(StoreError::BadEntry { tree, key }) => {
+                        let fresh = !repaired.contains(&key);
+                        let e = StoreError::BadEntry { tree, key };
+                        if fresh && self.log.repair_damaged(&e).map_err(store)? {
+                            if let StoreError::BadEntry { key, .. } = e {
+                                repaired.push(key);
+                            }
+                            continue;
+                        }
+                        eprintln!(
+                            "crawlspace: refresh: {e}: the {} URLs past it are not refreshed",
+                            state.name()
+                        );
+                        break;
+                    }
                     Err(StoreError::Corrupt { id, source }) if careful => {
                         eprintln!(
                             "crawlspace: refresh: URL log record {id} is damaged ({source}): not refreshed"

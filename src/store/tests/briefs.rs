@@ -170,7 +170,10 @@ fn logs_of_the_first_layout_get_their_briefs_built() {
         last
     };
     let log = open(dir.path());
-    assert_eq!(log.meta.get(LAYOUT).unwrap().as_deref(), Some(&[LAYOUT_VERSION][..]));
+    assert_eq!(
+        log.meta.get(LAYOUT).unwrap().as_deref(),
+        Some(&[LAYOUT_VERSION][..])
+    );
     assert!(!log.briefs.is_empty(), "briefs built");
     assert_walks_agree(&log, last);
     assert_eq!(log.content_types_known().len(), 2);

@@ -728,3 +728,89 @@ fn each_queue_holds_exactly_what_the_changes_put_there() {
     let log = open(dir.path());
     check(&log);
 }
+
+/// A URL discovered and updated in the same batch: the update finds the
+/// record the batch just wrote into its pack (same URL: the new state
+/// stands; another URL: `UrlChanged`, and nothing of the batch is
+/// written).
+#[test]
+fn a_discovery_then_its_update_in_one_batch() {
+    let (_dir, log) = fresh();
+    log.discover(&rec("http://b/0", State::Queued)).unwrap();
+    let new = rec("http://b/1", State::Queued);
+    let mut fetched = rec("http://b/1", State::Fetched);
+    fetched.link_depth = 3;
+    let ids = log
+        .apply(&[
+            Change::Discover {
+                record: &new,
+                enqueue: Some((2, 4)),
+            },
+            Change::Update {
+                id: 2,
+                record: &fetched,
+                enqueue: None,
+            },
+        ])
+        .unwrap();
+    assert_eq!(ids, [Some(2), Some(2)]);
+    assert_eq!(log.get(2).unwrap(), Some(fetched));
+    assert_eq!(log.counts().fetched, 1);
+    assert_eq!(log.counts().queued, 1);
+    check_consistent(&log);
+
+    let other = rec("http://b/2", State::Queued);
+    let renamed = rec("http://b/elsewhere", State::Fetched);
+    assert!(matches!(
+        log.apply(&[
+            Change::Discover {
+                record: &other,
+                enqueue: None,
+            },
+            Change::Update {
+                id: 3,
+                record: &renamed,
+                enqueue: None,
+            },
+        ]),
+        Err(StoreError::UrlChanged { id: 3, .. })
+    ));
+    assert_eq!(log.get(3).unwrap(), None);
+    assert_eq!(log.id_of("http://b/2").unwrap(), None);
+    assert_eq!(log.len(), 2);
+    assert_eq!(log.discover(&other).unwrap(), Some(3), "id 3 not spent");
+    check_consistent(&log);
+}
+
+/// Ids no record has: id 0 (never given out), the next id, the last
+/// possible one. An update of any is `NotFound`, never a panic, and
+/// pages from the ends of the id space are empty.
+#[test]
+fn ids_outside_the_log_are_not_found() {
+    let (_dir, log) = fresh();
+    for i in 0..10 {
+        log.discover(&rec(&format!("http://o/{i}"), State::Queued))
+            .unwrap();
+    }
+    for id in [0, 11, 12, u64::MAX / 8 * 8, u64::MAX - 1, u64::MAX] {
+        let record = rec("http://o/0", State::Fetched);
+        assert!(
+            matches!(log.update(id, &record), Err(StoreError::NotFound(i)) if i == id),
+            "update {id}"
+        );
+        assert_eq!(log.get(id).unwrap(), None, "get {id}");
+    }
+    let all = Query::default();
+    let queued = Query {
+        state: Some(State::Queued),
+        ..Query::default()
+    };
+    for query in [&all, &queued] {
+        assert!(log.page(query, Some(u64::MAX - 1), 10).unwrap().is_empty());
+        assert!(log.page(query, Some(u64::MAX), 10).unwrap().is_empty());
+        assert!(log.page_back(query, Some(1), 10).unwrap().is_empty());
+        assert!(log.page_back(query, Some(0), 10).unwrap().is_empty());
+    }
+    assert_eq!(log.len(), 10);
+    check_consistent(&log);
+}
