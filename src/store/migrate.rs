@@ -35,7 +35,7 @@ use super::index::{
     parse_state_key, state_key,
 };
 use super::record::{State, UrlRecord};
-use super::url_index::URL_HASH_KEY;
+use super::url_index::{URL_HASH_KEY, UrlHash};
 use super::{StoreError, UrlLog};
 
 /// Blocks written per batch while building a new tree.
@@ -51,11 +51,25 @@ impl UrlLog {
     /// it leaves the old log as it was (the next open starts over from
     /// its trees), and anywhere after it a log of this layout.
     pub(super) fn migrate(&self, from: u8) -> Result<(), StoreError> {
+        let hash = self.build_new_trees(from)?;
+        self.flip_layout(hash)?;
+        self.drop_old_trees()
+    }
+
+    /// Steps 1 and 2 for every new tree: the records packed first, since
+    /// everything after reads them through the packs; the key of the new
+    /// URL index, not written yet.
+    pub(super) fn build_new_trees(&self, from: u8) -> Result<UrlHash, StoreError> {
         self.migrate_record_packs()?;
         if from < LAYOUT_BITMAPS {
             self.migrate_indexes(from)?;
         }
-        let hash = self.migrate_url_index()?;
+        self.migrate_url_index()
+    }
+
+    /// Step 3, the one flip: the counters, the URL index's key `hash` and
+    /// layout 6 in one atomic `meta` batch, between two flushes.
+    pub(super) fn flip_layout(&self, hash: UrlHash) -> Result<(), StoreError> {
         // The counters from what was just built: the old ones, a key each
         // in layouts 1 and 2, are not trusted further than the open check
         // trusts them. The next id is the one the log stored when that
@@ -79,7 +93,7 @@ impl UrlLog {
         }
         self.meta.apply_batch(flip)?;
         self.db.flush()?;
-        self.drop_old_trees()
+        Ok(())
     }
 
     /// The next id an old layout stored (a key of its own in layouts 1

@@ -327,6 +327,111 @@ fn an_unknown_layout_is_refused_not_migrated() {
     }
 }
 
+/// A log that says 5 with data in it, in either form it may have (this
+/// build's trees, or records in `urls` and URLs in `by_url` beside other
+/// trees): refused, and every tree kept as it was, the layout key too.
+#[test]
+fn a_log_labelled_5_is_refused_and_keeps_its_trees() {
+    for old_trees in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let trees = {
+            let log = filled(dir.path());
+            if old_trees {
+                downgrade(&log, 4);
+                // The URL index of that layout 5, in another tree.
+                log.db
+                    .open_tree("url_buckets_fnv")
+                    .unwrap()
+                    .insert(&[0u8; 4][..], &b"bucket"[..])
+                    .unwrap();
+            }
+            log.meta.insert(LAYOUT, &[5u8][..]).unwrap();
+            log.flush().unwrap();
+            tree_contents(&log.db)
+        };
+        assert!(
+            matches!(
+                UrlLog::open(&dir.path().join("db"), CACHE),
+                Err(StoreError::Open { .. })
+            ),
+            "old trees {old_trees}"
+        );
+        // Opened with sled alone: nothing was written or dropped.
+        let db = sled::Config::new()
+            .path(dir.path().join("db"))
+            .open()
+            .unwrap();
+        assert!(tree_contents(&db) == trees, "old trees {old_trees}");
+        let records = if old_trees { "urls" } else { RECORD_PACKS };
+        assert!(
+            !db.open_tree(records).unwrap().is_empty(),
+            "old trees {old_trees}"
+        );
+    }
+}
+
+/// Every tree's name and entries.
+fn tree_contents(db: &sled::Db) -> Vec<(Vec<u8>, Vec<(Vec<u8>, Vec<u8>)>)> {
+    let mut names = db.tree_names();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let tree = db.open_tree(&name).unwrap();
+            let entries = tree
+                .iter()
+                .map(|entry| {
+                    let (key, value) = entry.unwrap();
+                    (key.to_vec(), value.to_vec())
+                })
+                .collect();
+            (name.to_vec(), entries)
+        })
+        .collect()
+}
+
+/// A migration cut short after each of its stages (records packed; all
+/// the new trees built, before the flip; after the flip, before the old
+/// trees are dropped) reopens as the log it was: no record lost or
+/// changed, byte for byte, and the log writes on.
+#[test]
+fn a_migration_cut_short_after_any_stage_loses_nothing() {
+    for layout in [1, 3, 4] {
+        for stage in ["packed", "built", "flipped"] {
+            let case = format!("layout {layout}, {stage}");
+            let dir = tempfile::tempdir().unwrap();
+            let (before, records) = {
+                let log = filled(dir.path());
+                let before = snapshot(&log);
+                let records = stored_records(&log);
+                downgrade(&log, layout);
+                match stage {
+                    "packed" => log.migrate_record_packs().unwrap(),
+                    "built" => {
+                        log.build_new_trees(layout).unwrap();
+                    }
+                    _ => {
+                        let hash = log.build_new_trees(layout).unwrap();
+                        log.flip_layout(hash).unwrap();
+                    }
+                }
+                assert!(!log.packs.is_empty(), "{case}");
+                log.flush().unwrap();
+                (before, records)
+            };
+            for round in 0..2 {
+                let log = open(dir.path());
+                assert_eq!(layout_of(&log), Some(LAYOUT_VERSION), "{case}, {round}");
+                assert!(stored_records(&log) == records, "{case}, {round}");
+                assert_eq!(snapshot(&log), before, "{case}, {round}");
+                check_consistent(&log);
+            }
+            let log = open(dir.path());
+            still_writes(&log);
+        }
+    }
+}
+
 /// A log whose `meta` lost its `layout` key is not taken for a new log:
 /// layouts 1 to 3 (old per-URL trees) are migrated as from layout 1, a
 /// layout 4 log (records in `urls`, URLs in `by_url`) as from layout 4,
@@ -462,4 +567,56 @@ fn a_migration_is_reported_to_the_caller() {
     let _log =
         UrlLog::open_reporting(&dir.path().join("db"), CACHE, &mut |m| steps.push(m)).unwrap();
     assert!(steps.is_empty());
+}
+
+/// The records are never dropped or cleared when they are the only ones
+/// left: a log that says 6 with records in `urls` and none in
+/// `record_packs`, and a log that lost its `layout` key with packs, a
+/// `by_url` and no `urls` (taken for layout 4, whose migration would
+/// clear the packs), are refused with their trees kept.
+#[test]
+fn a_migration_never_drops_the_only_records() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let log = filled(dir.path());
+        let urls = log.db.open_tree(OLD_URLS).unwrap();
+        for (id, bytes) in stored_records(&log) {
+            urls.insert(id_key(id), bytes).unwrap();
+        }
+        log.packs.clear().unwrap();
+        log.flush().unwrap();
+    }
+    let refused = UrlLog::open(&dir.path().join("db"), CACHE);
+    assert!(
+        matches!(&refused, Err(StoreError::Open { message, .. }) if message.contains("`urls`")),
+        "{refused:?}"
+    );
+    drop(refused);
+    let db = sled::Config::new()
+        .path(dir.path().join("db"))
+        .open()
+        .unwrap();
+    assert_eq!(db.open_tree(OLD_URLS).unwrap().len() as u64, URLS);
+    drop(db);
+
+    let dir = tempfile::tempdir().unwrap();
+    let packs = {
+        let log = filled(dir.path());
+        let by_url = log.db.open_tree(BY_URL).unwrap();
+        by_url.insert("http://m/0", &id_key(1)).unwrap();
+        log.meta.remove(LAYOUT).unwrap();
+        log.flush().unwrap();
+        log.packs.len()
+    };
+    let refused = UrlLog::open(&dir.path().join("db"), CACHE);
+    assert!(
+        matches!(&refused, Err(StoreError::Open { message, .. }) if message.contains("record_packs")),
+        "{refused:?}"
+    );
+    drop(refused);
+    let db = sled::Config::new()
+        .path(dir.path().join("db"))
+        .open()
+        .unwrap();
+    assert_eq!(db.open_tree(RECORD_PACKS).unwrap().len(), packs);
 }
