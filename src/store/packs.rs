@@ -210,8 +210,13 @@ pub(crate) type Slot = Result<Option<RecordBytes>, DecodeError>;
 /// once.
 #[derive(Default)]
 pub(crate) struct PackReader {
-    last: Option<(u64, Option<(IVec, Result<Frame, DecodeError>)>)>,
+    /// The last pack read: its number, and its value with its frame
+    /// (`None`: no such pack).
+    last: Option<(u64, Option<Parsed>)>,
 }
+
+/// A pack value with its frame, parsed once.
+type Parsed = (IVec, Result<Frame, DecodeError>);
 
 impl PackReader {
     /// Record `id`: `Ok(None)` when there is none.

@@ -349,18 +349,8 @@ fn a_log_labelled_5_is_refused_and_keeps_its_trees() {
             log.flush().unwrap();
             tree_contents(&log.db)
         };
-        assert!(
-            matches!(
-                UrlLog::open(&dir.path().join("db"), CACHE),
-                Err(StoreError::Open { .. })
-            ),
-            "old trees {old_trees}"
-        );
         // Opened with sled alone: nothing was written or dropped.
-        let db = sled::Config::new()
-            .path(dir.path().join("db"))
-            .open()
-            .unwrap();
+        let db = refused(dir.path(), "key layout 5");
         assert!(tree_contents(&db) == trees, "old trees {old_trees}");
         let records = if old_trees { "urls" } else { RECORD_PACKS };
         assert!(
@@ -370,8 +360,23 @@ fn a_log_labelled_5_is_refused_and_keeps_its_trees() {
     }
 }
 
+/// Opens the log in `dir`, which must be refused with a message naming
+/// `naming`; then the database with sled alone, to see what was kept.
+fn refused(dir: &Path, naming: &str) -> sled::Db {
+    let refused = UrlLog::open(&dir.join("db"), CACHE);
+    assert!(
+        matches!(&refused, Err(StoreError::Open { message, .. }) if message.contains(naming)),
+        "{refused:?}"
+    );
+    drop(refused);
+    sled::Config::new().path(dir.join("db")).open().unwrap()
+}
+
+/// A tree's name and entries.
+type TreeContents = (Vec<u8>, Vec<(Vec<u8>, Vec<u8>)>);
+
 /// Every tree's name and entries.
-fn tree_contents(db: &sled::Db) -> Vec<(Vec<u8>, Vec<(Vec<u8>, Vec<u8>)>)> {
+fn tree_contents(db: &sled::Db) -> Vec<TreeContents> {
     let mut names = db.tree_names();
     names.sort();
     names
@@ -586,16 +591,7 @@ fn a_migration_never_drops_the_only_records() {
         log.packs.clear().unwrap();
         log.flush().unwrap();
     }
-    let refused = UrlLog::open(&dir.path().join("db"), CACHE);
-    assert!(
-        matches!(&refused, Err(StoreError::Open { message, .. }) if message.contains("`urls`")),
-        "{refused:?}"
-    );
-    drop(refused);
-    let db = sled::Config::new()
-        .path(dir.path().join("db"))
-        .open()
-        .unwrap();
+    let db = refused(dir.path(), "`urls`");
     assert_eq!(db.open_tree(OLD_URLS).unwrap().len() as u64, URLS);
     drop(db);
 
@@ -608,15 +604,6 @@ fn a_migration_never_drops_the_only_records() {
         log.flush().unwrap();
         log.packs.len()
     };
-    let refused = UrlLog::open(&dir.path().join("db"), CACHE);
-    assert!(
-        matches!(&refused, Err(StoreError::Open { message, .. }) if message.contains("record_packs")),
-        "{refused:?}"
-    );
-    drop(refused);
-    let db = sled::Config::new()
-        .path(dir.path().join("db"))
-        .open()
-        .unwrap();
+    let db = refused(dir.path(), "record_packs");
     assert_eq!(db.open_tree(RECORD_PACKS).unwrap().len(), packs);
 }

@@ -190,6 +190,32 @@ fn downgrade(log: &UrlLog, layout: u8) {
     log.flush().unwrap();
 }
 
+/// Discovers `records` in batches of `batch`, none enqueued; the ids
+/// given.
+fn discover_records(log: &UrlLog, records: &[UrlRecord], batch: usize) -> Vec<Option<u64>> {
+    let mut ids = Vec::new();
+    for chunk in records.chunks(batch) {
+        let changes: Vec<Change<'_>> = chunk
+            .iter()
+            .map(|record| Change::Discover {
+                record,
+                enqueue: None,
+            })
+            .collect();
+        ids.extend(log.apply(&changes).unwrap());
+    }
+    ids
+}
+
+/// Discovers `http://{host}/0` to `http://{host}/{n - 1}`, queued, one
+/// at a time.
+fn discover_each(log: &UrlLog, host: &str, n: u64) {
+    for i in 0..n {
+        log.discover(&rec(&format!("http://{host}/{i}"), State::Queued))
+            .unwrap();
+    }
+}
+
 fn rec(url: &str, state: State) -> UrlRecord {
     UrlRecord {
         url: url.to_string(),

@@ -22,16 +22,7 @@ fn big_log() -> (TempDir, UrlLog, Vec<UrlRecord>) {
             ..rec(&format!("http://p{}/{i}", i % 13), state_of(i))
         })
         .collect();
-    for chunk in records.chunks(700) {
-        let changes: Vec<Change<'_>> = chunk
-            .iter()
-            .map(|record| Change::Discover {
-                record,
-                enqueue: None,
-            })
-            .collect();
-        log.apply(&changes).unwrap();
-    }
+    discover_records(&log, &records, 700);
     (dir, log, records)
 }
 
@@ -167,10 +158,7 @@ fn updates_in_cached_and_uncached_packs() {
 #[test]
 fn a_damaged_pack_hides_its_eight_records_only() {
     let (dir, log) = fresh();
-    for i in 0..30 {
-        log.discover(&rec(&format!("http://d/{i}"), State::Queued))
-            .unwrap();
-    }
+    discover_each(&log, "d", 30);
     damage_pack(&log, 1, b"\x01\xff\xff".to_vec());
     for id in 8..16 {
         assert!(
@@ -273,10 +261,7 @@ fn a_damaged_pack_hides_its_eight_records_only() {
 #[test]
 fn a_last_pack_with_every_slot_empty_holds_no_last_id() {
     let (dir, log) = fresh();
-    for i in 0..10 {
-        log.discover(&rec(&format!("http://e/{i}"), State::Queued))
-            .unwrap();
-    }
+    discover_each(&log, "e", 10);
     damage_pack(&log, 2, super::super::packs::encode([None; 8]));
     assert_eq!(log.last_id().unwrap(), Some(10));
     assert_eq!(
@@ -299,10 +284,7 @@ fn a_last_pack_with_every_slot_empty_holds_no_last_id() {
 #[test]
 fn a_key_that_is_no_packs_is_passed_over() {
     let (dir, log) = fresh();
-    for i in 0..20 {
-        log.discover(&rec(&format!("http://k/{i}"), State::Queued))
-            .unwrap();
-    }
+    discover_each(&log, "k", 20);
     log.packs
         .insert(&[0, 0, 0, 0, 0, 0, 0, 1, 7][..], &b"x"[..])
         .unwrap();

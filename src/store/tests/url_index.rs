@@ -8,18 +8,7 @@ use super::*;
 /// Discovers `urls` in batches of `batch`, queued; the ids given.
 fn discover_all(log: &UrlLog, urls: &[String], batch: usize) -> Vec<Option<u64>> {
     let records: Vec<UrlRecord> = urls.iter().map(|u| rec(u, State::Queued)).collect();
-    let mut ids = Vec::new();
-    for chunk in records.chunks(batch) {
-        let changes: Vec<Change<'_>> = chunk
-            .iter()
-            .map(|record| Change::Discover {
-                record,
-                enqueue: None,
-            })
-            .collect();
-        ids.extend(log.apply(&changes).unwrap());
-    }
-    ids
+    discover_records(log, &records, batch)
 }
 
 fn urls(prefix: &str, n: usize) -> Vec<String> {

@@ -444,16 +444,7 @@ fn updates_stay_right_whatever_the_writer_remembers() {
     let records: Vec<UrlRecord> = (0..20_000)
         .map(|i| rec(&format!("http://w/{i}"), State::Queued))
         .collect();
-    for chunk in records.chunks(1000) {
-        let changes: Vec<Change<'_>> = chunk
-            .iter()
-            .map(|record| Change::Discover {
-                record,
-                enqueue: None,
-            })
-            .collect();
-        log.apply(&changes).unwrap();
-    }
+    discover_records(&log, &records, 1000);
     // Ids long forgotten by the writer, and ids it still knows.
     for id in [1, 2, 9_000, 19_999, 20_000] {
         let mut record = log.get(id).unwrap().unwrap();
@@ -788,10 +779,7 @@ fn a_discovery_then_its_update_in_one_batch() {
 #[test]
 fn ids_outside_the_log_are_not_found() {
     let (_dir, log) = fresh();
-    for i in 0..10 {
-        log.discover(&rec(&format!("http://o/{i}"), State::Queued))
-            .unwrap();
-    }
+    discover_each(&log, "o", 10);
     for id in [0, 11, 12, u64::MAX / 8 * 8, u64::MAX - 1, u64::MAX] {
         let record = rec("http://o/0", State::Fetched);
         assert!(
