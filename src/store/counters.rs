@@ -8,6 +8,13 @@
 //! changes any, from the values the writer holds in memory (it is the
 //! only writer: see `write.rs`), so a transaction reads none of them.
 //! Older logs get theirs packed when they are migrated (`migrate.rs`).
+//!
+//! Layout 6 adds a tenth: the ids below the next id that no record holds
+//! (`skipped`: the ids of a damaged last pack that an open had to count
+//! as given out, or a next id kept above the last record's), so that the
+//! counts plus it add up to exactly the ids given out, and open can tell
+//! a count lowered by damage from a gap. A value of nine (layouts 3 and
+//! 4) reads with none skipped.
 
 use super::index::parse_id;
 
@@ -21,28 +28,57 @@ pub(crate) struct Counters {
     pub(crate) next_id: u64,
     pub(crate) frontier_len: u64,
     pub(crate) counts: [u64; 7],
+    /// Ids below `next_id` in no state (see the module's comment).
+    pub(crate) skipped: u64,
 }
 
-/// Bytes of the packed value: nine u64 BE.
-const PACKED_LEN: usize = 9 * 8;
+/// Bytes of the packed value: ten u64 BE.
+const PACKED_LEN: usize = 10 * 8;
+
+/// Bytes of the packed value of layouts 3 and 4: nine u64 BE, nothing
+/// skipped.
+const PACKED_LEN_NINE: usize = 9 * 8;
 
 impl Counters {
-    /// The packed value: next id, frontier length, then the counts in
-    /// state order.
+    /// Counters rebuilt from the trees: the ids below `next_id` that the
+    /// counts leave out are the skipped ones.
+    pub(crate) fn rebuilt(next_id: u64, frontier_len: u64, counts: [u64; 7]) -> Counters {
+        let sum = counts.iter().fold(0u64, |sum, n| sum.saturating_add(*n));
+        Counters {
+            next_id,
+            frontier_len,
+            counts,
+            skipped: next_id.saturating_sub(1).saturating_sub(sum),
+        }
+    }
+
+    /// Whether the counts plus the skipped ids are exactly the ids given
+    /// out (below the next id); when not, a count was damaged.
+    pub(crate) fn add_up(&self) -> bool {
+        self.counts
+            .iter()
+            .try_fold(self.skipped, |sum, n| sum.checked_add(*n))
+            == Some(self.next_id.saturating_sub(1))
+    }
+
+    /// The packed value: next id, frontier length, the counts in state
+    /// order, then the skipped ids.
     pub(crate) fn pack(&self) -> [u8; PACKED_LEN] {
         let mut out = [0; PACKED_LEN];
         let values = [self.next_id, self.frontier_len]
             .into_iter()
-            .chain(self.counts);
+            .chain(self.counts)
+            .chain([self.skipped]);
         for (slot, value) in out.chunks_exact_mut(8).zip(values) {
             slot.copy_from_slice(&value.to_be_bytes());
         }
         out
     }
 
-    /// Reads a packed value; `None` when it is not one (damage).
+    /// Reads a packed value, of ten or (layouts 3 and 4) nine; `None`
+    /// when it is not one (damage).
     pub(crate) fn unpack(bytes: &[u8]) -> Option<Counters> {
-        if bytes.len() != PACKED_LEN {
+        if bytes.len() != PACKED_LEN && bytes.len() != PACKED_LEN_NINE {
             return None;
         }
         let mut values = bytes.chunks_exact(8).map(parse_id);
@@ -52,10 +88,15 @@ impl Counters {
         for count in &mut counts {
             *count = values.next()??;
         }
+        let skipped = match values.next() {
+            Some(value) => value?,
+            None => 0,
+        };
         Some(Counters {
             next_id,
             frontier_len,
             counts,
+            skipped,
         })
     }
 
@@ -84,10 +125,30 @@ mod tests {
             next_id: 1_000_001,
             frontier_len: 42,
             counts: [1, 2, 3, 4, 5, 6, u64::MAX],
+            skipped: 7,
         };
         let packed = counters.pack();
         assert_eq!(Counters::unpack(&packed), Some(counters));
         assert_eq!(Counters::unpack(&packed[1..]), None);
+        // Nine values (layouts 3 and 4): nothing skipped.
+        assert_eq!(
+            Counters::unpack(&packed[..72]),
+            Some(Counters {
+                skipped: 0,
+                ..counters
+            })
+        );
+        assert_eq!(Counters::unpack(&packed[..71]), None);
+        let rebuilt = Counters::rebuilt(11, 0, [1, 2, 3, 0, 0, 0, 0]);
+        assert_eq!(rebuilt.skipped, 4);
+        assert!(rebuilt.add_up());
+        let lowered = Counters {
+            counts: [1, 0, 3, 0, 0, 0, 0],
+            ..rebuilt
+        };
+        assert!(!lowered.add_up());
+        assert!(!counters.add_up());
+        assert!(Counters::default().add_up());
         assert_eq!(Counters::unpack(b"junk"), None);
         assert_eq!(Counters::unpack(&[]), None);
         let moved = counters.moved(Some(1_000_003), &[-2, 1, 0, 0, 0, 0, 0], -50);

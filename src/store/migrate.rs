@@ -35,7 +35,7 @@ use super::index::{
     parse_state_key, state_key,
 };
 use super::record::{State, UrlRecord};
-use super::url_index::{URL_HASH_KEY, UrlHash};
+use super::url_index::{MAX_ID, URL_HASH_KEY, UrlHash};
 use super::{StoreError, UrlLog};
 
 /// Blocks written per batch while building a new tree.
@@ -75,11 +75,16 @@ impl UrlLog {
         // trusts them. The next id is the one the log stored when that
         // reads and is higher: ids it gave out to records since lost must
         // not be given out again.
-        let counters = Counters {
-            next_id: self.id_after_last()?.max(self.stored_next_id()?),
-            frontier_len: self.count_frontier()?,
-            counts: self.recount()?,
-        };
+        // Records past the URL index's limit: refused (`UrlLog::checked`).
+        let after_last = self.id_after_last()?;
+        if after_last > MAX_ID + 1 {
+            return Err(self.past_max_id(after_last));
+        }
+        let counters = Counters::rebuilt(
+            after_last.max(self.stored_next_id()?),
+            self.count_frontier()?,
+            self.recount()?,
+        );
         self.db.flush()?;
         let mut flip = Batch::default();
         flip.insert(COUNTERS, &counters.pack()[..]);
@@ -97,19 +102,45 @@ impl UrlLog {
     }
 
     /// The next id an old layout stored (a key of its own in layouts 1
-    /// and 2, packed with the counters in 3), or 0 when none reads.
+    /// and 2, packed with the counters in 3), or 0 when none reads. One
+    /// past the URL index's limit ([`MAX_ID`]) is damage, as on open
+    /// (`UrlLog::checked`), and does not read.
     fn stored_next_id(&self) -> Result<u64, StoreError> {
-        let separate = self.meta.get(NEXT_ID)?.and_then(|v| parse_id(&v));
+        let usable = |id: &u64| *id <= MAX_ID + 1;
+        let separate = self
+            .meta
+            .get(NEXT_ID)?
+            .and_then(|v| parse_id(&v))
+            .filter(usable);
         let packed = self
             .meta
             .get(COUNTERS)?
             .and_then(|v| Counters::unpack(&v))
-            .map(|c| c.next_id);
+            .map(|c| c.next_id)
+            .filter(usable);
         Ok(separate.max(packed).unwrap_or(0))
     }
 
     /// The state index, frontier and (layout 1) briefs of layouts 1 to 3.
+    /// Refused when the log has no `by_state`: opening it would create it
+    /// empty and leave the log with an empty state index (a log of these
+    /// layouts always has one; one without is more likely of this layout,
+    /// its layout key lost, and its old trees partly dropped).
     fn migrate_indexes(&self, from: u8) -> Result<(), StoreError> {
+        if !self
+            .db
+            .tree_names()
+            .iter()
+            .any(|name| name == OLD_BY_STATE.as_bytes())
+        {
+            return Err(StoreError::Open {
+                path: self.dir.clone(),
+                message: format!(
+                    "migrating from key layout {from}, but the log has no `{OLD_BY_STATE}` \
+                     tree (its state index); not rebuilding it empty"
+                ),
+            });
+        }
         self.by_state.clear()?;
         self.frontier.clear()?;
         if from == LAYOUT_WITHOUT_BRIEFS {

@@ -106,7 +106,7 @@ use index::{
 };
 use packs::{PACK_IDS, PackReader, RECORD_PACKS, Records, Slot, first_id, frame, parse_pack_key};
 use record::decode;
-use url_index::{URL_BUCKETS, UrlHash};
+use url_index::{MAX_ID, URL_BUCKETS, URL_HASH_KEY, UrlHash};
 use write::check_slot;
 
 /// Why a URL log operation failed. A damaged record or index entry is one
@@ -364,6 +364,29 @@ impl UrlLog {
                 return Err(failed(format!("the database panicked on recovery: {what}")));
             }
         };
+        // The layout is checked before any tree of this layout is opened:
+        // opening one creates it, and a log this build refuses is left as
+        // it was.
+        let meta = db.open_tree("meta")?;
+        let layout = meta.get(LAYOUT)?;
+        if let Some(other) = layout.as_deref()
+            && !matches!(
+                other,
+                [LAYOUT_WITHOUT_BRIEFS
+                    | LAYOUT_SEPARATE_COUNTERS
+                    | LAYOUT_PACKED_COUNTERS
+                    | LAYOUT_BITMAPS
+                    | LAYOUT_VERSION]
+            )
+        {
+            return Err(failed(format!(
+                "key layout {}, this build reads layouts {LAYOUT_WITHOUT_BRIEFS} to {LAYOUT_VERSION}",
+                match other {
+                    [n] => n.to_string(),
+                    _ => format!("{other:?}"),
+                }
+            )));
+        }
         let mut log = UrlLog {
             dir: dir.to_path_buf(),
             packs: db.open_tree(RECORD_PACKS)?,
@@ -372,7 +395,7 @@ impl UrlLog {
             url_hash: UrlHash::random(),
             by_state: db.open_tree(STATE_BLOCKS)?,
             frontier: db.open_tree(FRONTIER_BLOCKS)?,
-            meta: db.open_tree("meta")?,
+            meta,
             briefs: db.open_tree("briefs")?,
             writer: Mutex::default(),
             content_types: Mutex::default(),
@@ -381,32 +404,21 @@ impl UrlLog {
             frontier_len: AtomicU64::new(0),
             transactions: AtomicU64::new(0),
         };
-        match log.meta.get(LAYOUT)?.as_deref() {
+        match layout.as_deref() {
             None => match log.unlabelled_layout()? {
                 Some(old) => log.migrate_reporting(old, report)?,
                 None => {
+                    // Trees of older layouts left by a migration that
+                    // stopped while it dropped them (`unlabelled_layout`).
+                    log.drop_old_trees()?;
                     log.meta.insert(LAYOUT, &[LAYOUT_VERSION])?;
                 }
             },
             Some([LAYOUT_VERSION]) => log.drop_old_trees()?,
-            // Older layouts are rebuilt in this one (`migrate.rs`).
-            Some(
-                &[
-                    old @ (LAYOUT_WITHOUT_BRIEFS
-                    | LAYOUT_SEPARATE_COUNTERS
-                    | LAYOUT_PACKED_COUNTERS
-                    | LAYOUT_BITMAPS),
-                ],
-            ) => log.migrate_reporting(old, report)?,
-            Some(other) => {
-                return Err(failed(format!(
-                    "key layout {}, this build reads layouts {LAYOUT_WITHOUT_BRIEFS} to {LAYOUT_VERSION}",
-                    match other {
-                        [n] => n.to_string(),
-                        _ => format!("{other:?}"),
-                    }
-                )));
-            }
+            // Older layouts are rebuilt in this one (`migrate.rs`); any
+            // other was refused above.
+            Some(&[old]) => log.migrate_reporting(old, report)?,
+            Some(_) => unreachable!("refused above"),
         }
         log.url_hash = log.load_url_hash()?;
         log.load_counts()?;
@@ -438,22 +450,34 @@ impl UrlLog {
     }
 
     /// What to do with a log that has no `layout` key: `None` when it is
-    /// new (or of this layout, with nothing older in it), else the layout
-    /// to migrate it from. Layout 1 wrote no `layout` key; a later one
-    /// whose key was lost must not be taken for a new log either, since
-    /// writing this layout over it would drop its old trees on the next open
-    /// with its index and frontier in them. The per-URL trees
-    /// (`by_state`, `frontier`) or a `next_id` key mean layouts 1 to 3:
-    /// migrating from layout 1 rebuilds everything, briefs included.
-    /// Records in `urls` or URLs in `by_url`, and none of these, mean
-    /// layout 4: its records are packed and its URL index rebuilt in
-    /// buckets (migrating it from layout 1 would clear its indexes and
-    /// rebuild them from nothing). A log with none of these (with
-    /// `record_packs` and `url_buckets` only) is of this layout.
+    /// new or of this layout (and any trees of older layouts left in it
+    /// are to be dropped), else the layout to migrate it from. Layout 1
+    /// wrote no `layout` key; a later one whose key was lost must not be
+    /// taken for a new log either, since writing this layout over it would
+    /// drop its old trees on the next open with its index and frontier in
+    /// them.
+    ///
+    /// A URL index key (`url_hash_key`) with records in `record_packs`
+    /// means this layout: the migration writes that key in the one
+    /// atomic batch that writes the layout (`flip_layout`), so a log that
+    /// has it was flipped, and whatever older trees it still has are
+    /// leftovers of a crash while they were dropped (`drop_old_trees`,
+    /// which drops `by_state` first: what is left of them must not be
+    /// taken for layout 1). Neither form of the unreleased layout 5 has
+    /// both (one had no packs, the other no hash key). Else the per-URL
+    /// trees (`by_state`, `frontier`) or a `next_id` key mean layouts 1
+    /// to 3: migrating from layout 1 rebuilds everything, briefs
+    /// included. Records in `urls` or URLs in `by_url`, and none of
+    /// these, mean layout 4: its records are packed and its URL index
+    /// rebuilt in buckets (migrating it from layout 1 would clear its
+    /// indexes and rebuild them from nothing). A log with none of these
+    /// (with `record_packs` and `url_buckets` only) is of this layout.
     fn unlabelled_layout(&self) -> Result<Option<u8>, StoreError> {
         let names = self.db.tree_names();
         let has = |tree: &str| names.iter().any(|name| name == tree.as_bytes());
-        if has(OLD_BY_STATE) || has(OLD_FRONTIER) || self.meta.contains_key(NEXT_ID)? {
+        if self.meta.contains_key(URL_HASH_KEY)? && !self.packs.is_empty() {
+            Ok(None)
+        } else if has(OLD_BY_STATE) || has(OLD_FRONTIER) || self.meta.contains_key(NEXT_ID)? {
             Ok(Some(LAYOUT_WITHOUT_BRIEFS))
         } else if (has(OLD_URLS) && !self.db.open_tree(OLD_URLS)?.is_empty())
             || (has(BY_URL) && !self.db.open_tree(BY_URL)?.is_empty())
@@ -488,31 +512,48 @@ impl UrlLog {
     /// The stored counters made safe to write from. The next id is never
     /// below the one after the last record's, in any layout: a missing or
     /// damaged counter that gave out an id again would overwrite a record
-    /// and leave two URLs on one id (one read of the last pack). When the
-    /// counters were behind the records (the next id had to be raised),
-    /// a counter did not read (`damaged`), or the counts add up to more
-    /// ids than were given out, the counts are rebuilt from the state
-    /// index and the frontier length from the frontier.
-    ///
-    /// Counts that add up to fewer ids than were given out are gaps, not
-    /// damage: ids of a damaged last pack counted as full, or a next id
-    /// kept above the last record's. The caller persists what this
-    /// returns, so the next open finds the counters level with the
-    /// records and recounts nothing.
+    /// and leave two URLs on one id (one read of the last pack). A next
+    /// id past the URL index's last id plus one ([`MAX_ID`]) is damage too
+    /// (the index would refuse every discovery from it): it falls back to
+    /// the one after the last record's, and a log whose records are past
+    /// that limit is refused. When the next id had to be moved, a counter
+    /// did not read (`damaged`), or the counts plus the skipped ids
+    /// (`counters.rs`) are not exactly the ids given out, the counts are
+    /// rebuilt from the state index and the frontier length from the
+    /// frontier, and the ids the counts leave out are the skipped ones
+    /// (ids of a damaged last pack counted as given out, or a next id
+    /// kept above the last record's). The caller persists what this
+    /// returns, so the next open finds the counters adding up and
+    /// recounts nothing.
     fn checked(&self, stored: Counters, damaged: bool) -> Result<Counters, StoreError> {
         let mut counters = stored;
         let after_last = self.id_after_last()?;
+        if after_last > MAX_ID + 1 {
+            return Err(self.past_max_id(after_last));
+        }
+        let past_max = counters.next_id > MAX_ID + 1;
+        if past_max {
+            counters.next_id = after_last;
+        }
         let behind = after_last > counters.next_id;
         counters.next_id = counters.next_id.max(after_last);
-        let sum = counters
-            .counts
-            .iter()
-            .try_fold(0u64, |sum, n| sum.checked_add(*n));
-        if damaged || behind || sum.is_none_or(|sum| sum > counters.next_id - 1) {
-            counters.counts = self.recount()?;
-            counters.frontier_len = self.count_frontier()?;
+        if damaged || behind || past_max || !counters.add_up() {
+            counters = Counters::rebuilt(counters.next_id, self.count_frontier()?, self.recount()?);
         }
         Ok(counters)
+    }
+
+    /// The error that refuses a log whose last record's id is `after_last`
+    /// - 1, past the ids the URL index can hold.
+    fn past_max_id(&self, after_last: u64) -> StoreError {
+        StoreError::Open {
+            path: self.dir.clone(),
+            message: format!(
+                "its last record has id {}, past the URL index's limit of {MAX_ID} (a damaged \
+                 `{RECORD_PACKS}` key?)",
+                after_last - 1
+            ),
+        }
     }
 
     /// Writes counters repaired on open.

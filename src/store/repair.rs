@@ -120,11 +120,11 @@ impl UrlLog {
     /// the records' slots). A scan of both block trees, a few entries per
     /// 4,096 ids: cheap next to the repair, and only on damage.
     pub(super) fn recount_after_repair(&self, writer: &mut Writer) -> Result<(), StoreError> {
-        let counters = Counters {
-            next_id: writer.counters.next_id,
-            counts: self.recount()?,
-            frontier_len: self.count_frontier()?,
-        };
+        let counters = Counters::rebuilt(
+            writer.counters.next_id,
+            self.count_frontier()?,
+            self.recount()?,
+        );
         if counters != writer.counters {
             self.persist_counters(&counters)?;
             writer.counters = counters;

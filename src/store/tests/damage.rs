@@ -161,6 +161,25 @@ fn damaged_counts_are_rebuilt_on_open() {
         counters.counts[State::Fetched as usize] = 99;
         log.meta.insert(COUNTERS, &counters.pack()[..]).unwrap();
     };
+    // A count lowered: the counts add up to fewer ids than were given
+    // out, which a gap (skipped ids) must not be mistaken for.
+    let low_packed = |log: &UrlLog| {
+        let mut counters = log.lock_writer().counters;
+        counters.counts[State::Fetched as usize] = 0;
+        log.meta.insert(COUNTERS, &counters.pack()[..]).unwrap();
+    };
+    // A next id past the URL index's limit would refuse every discovery:
+    // it falls back to the one after the last record's.
+    let huge_packed = |log: &UrlLog| {
+        let mut counters = log.lock_writer().counters;
+        counters.next_id = MAX_ID + 2;
+        log.meta.insert(COUNTERS, &counters.pack()[..]).unwrap();
+    };
+    let huge_next_id = |log: &UrlLog| {
+        log.meta
+            .insert(NEXT_ID, &(u64::MAX - 1).to_be_bytes())
+            .unwrap();
+    };
     let junk_packed = |log: &UrlLog| {
         log.meta.insert(COUNTERS, b"junk".as_slice()).unwrap();
     };
@@ -174,6 +193,7 @@ fn damaged_counts_are_rebuilt_on_open() {
             next_id: 3,
             frontier_len: 5,
             counts: [1, 1, 0, 0, 0, 0, 0],
+            skipped: 0,
         };
         log.meta.insert(COUNTERS, &counters.pack()[..]).unwrap();
     };
@@ -184,7 +204,7 @@ fn damaged_counts_are_rebuilt_on_open() {
         log.meta.insert(NEXT_ID, &3u64.to_be_bytes()).unwrap();
     };
     type Damage<'a> = &'a dyn Fn(&UrlLog);
-    let cases: [(u8, Damage<'_>); 19] = [
+    let cases: [(u8, Damage<'_>); 25] = [
         (2, &|log| {
             bad_count(log);
             junk_count(log);
@@ -192,20 +212,26 @@ fn damaged_counts_are_rebuilt_on_open() {
         (2, &|_| {}),
         (2, &lost_next_id),
         (2, &small_next_id),
+        (2, &huge_next_id),
         (3, &bad_packed),
         (3, &junk_packed),
         (3, &lost_packed),
         (3, &small_packed),
+        (3, &low_packed),
+        (3, &huge_packed),
         (3, &|_| {}),
         (4, &bad_packed),
         (4, &junk_packed),
         (4, &lost_packed),
         (4, &small_packed),
+        (4, &huge_packed),
         (4, &|_| {}),
         (6, &bad_packed),
         (6, &junk_packed),
         (6, &lost_packed),
         (6, &small_packed),
+        (6, &low_packed),
+        (6, &huge_packed),
         (6, &|_| {}),
     ];
     for (case, (layout, damage)) in cases.into_iter().enumerate() {

@@ -332,12 +332,28 @@ fn an_unknown_layout_is_refused_not_migrated() {
 /// trees): refused, and every tree kept as it was, the layout key too.
 #[test]
 fn a_log_labelled_5_is_refused_and_keeps_its_trees() {
-    for old_trees in [false, true] {
+    for (old_trees, only_old) in [(false, false), (true, false), (true, true)] {
         let dir = tempfile::tempdir().unwrap();
         let trees = {
             let log = filled(dir.path());
             if old_trees {
                 downgrade(&log, 4);
+            }
+            if only_old {
+                // None of this layout's trees: an open that made them
+                // (empty) before it read the layout would change the
+                // list of trees.
+                for tree in [
+                    RECORD_PACKS,
+                    URL_BUCKETS,
+                    STATE_BLOCKS,
+                    FRONTIER_BLOCKS,
+                    "briefs",
+                ] {
+                    log.db.drop_tree(tree).unwrap();
+                }
+            }
+            if old_trees {
                 // The URL index of that layout 5, in another tree.
                 log.db
                     .open_tree("url_buckets_fnv")
@@ -351,7 +367,10 @@ fn a_log_labelled_5_is_refused_and_keeps_its_trees() {
         };
         // Opened with sled alone: nothing was written or dropped.
         let db = refused(dir.path(), "key layout 5");
-        assert!(tree_contents(&db) == trees, "old trees {old_trees}");
+        assert!(
+            tree_contents(&db) == trees,
+            "old trees {old_trees}, only old {only_old}"
+        );
         let records = if old_trees { "urls" } else { RECORD_PACKS };
         assert!(
             !db.open_tree(records).unwrap().is_empty(),
@@ -435,6 +454,72 @@ fn a_migration_cut_short_after_any_stage_loses_nothing() {
             still_writes(&log);
         }
     }
+}
+
+/// A migration that flipped the layout and then stopped while it dropped
+/// the old trees (in the order `by_state`, `frontier`, `urls`, `by_url`),
+/// in a log that then lost its `layout` key: the URL index's key, written
+/// with the layout in one batch, says layout 6, and the old trees left
+/// are dropped. Taken for layout 1 (a `frontier` left), it would get an
+/// empty state index; taken for layout 4 (a `by_url` left), it would be
+/// refused for good.
+#[test]
+fn a_flipped_log_without_its_layout_key_drops_what_is_left_of_its_old_trees() {
+    let drops = [OLD_BY_STATE, OLD_FRONTIER, OLD_URLS, BY_URL];
+    for dropped in 1..drops.len() {
+        let case = format!("{dropped} old trees dropped");
+        let dir = tempfile::tempdir().unwrap();
+        let (before, records) = {
+            let log = filled(dir.path());
+            let before = snapshot(&log);
+            let records = stored_records(&log);
+            downgrade(&log, 1);
+            let hash = log.build_new_trees(1).unwrap();
+            log.flip_layout(hash).unwrap();
+            for old in &drops[..dropped] {
+                log.db.drop_tree(old).unwrap();
+            }
+            log.meta.remove(LAYOUT).unwrap();
+            log.flush().unwrap();
+            (before, records)
+        };
+        for round in 0..2 {
+            let log = open(dir.path());
+            assert_eq!(layout_of(&log), Some(LAYOUT_VERSION), "{case}, {round}");
+            assert!(stored_records(&log) == records, "{case}, {round}");
+            assert_eq!(snapshot(&log), before, "{case}, {round}");
+            let names = log.db.tree_names();
+            for old in drops {
+                assert!(
+                    !names.iter().any(|name| name == old.as_bytes()),
+                    "{case}, {round}: {old} dropped"
+                );
+            }
+            check_consistent(&log);
+        }
+        let log = open(dir.path());
+        still_writes(&log);
+    }
+}
+
+/// A log taken for layout 1 to 3 that has no `by_state` is refused, not
+/// given an empty state index.
+#[test]
+fn a_migration_from_layouts_1_to_3_without_by_state_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let log = filled(dir.path());
+        downgrade(&log, 1);
+        log.db.drop_tree(OLD_BY_STATE).unwrap();
+        log.flush().unwrap();
+    }
+    let db = refused(dir.path(), "no `by_state`");
+    assert!(
+        !db.tree_names()
+            .iter()
+            .any(|name| name == OLD_BY_STATE.as_bytes())
+    );
+    assert!(!db.open_tree(OLD_URLS).unwrap().is_empty());
 }
 
 /// A log whose `meta` lost its `layout` key is not taken for a new log:
@@ -600,7 +685,10 @@ fn a_migration_never_drops_the_only_records() {
         let log = filled(dir.path());
         let by_url = log.db.open_tree(BY_URL).unwrap();
         by_url.insert("http://m/0", &id_key(1)).unwrap();
+        // Without the URL index's key too: with it, the log was flipped
+        // to this layout and `by_url` is a leftover to drop.
         log.meta.remove(LAYOUT).unwrap();
+        log.meta.remove(URL_HASH_KEY).unwrap();
         log.flush().unwrap();
         log.packs.len()
     };
