@@ -375,6 +375,7 @@ pub fn log(db: &Path, state: Option<&str>, grep: Option<&str>, json: bool) -> Re
                     if !log.repair_damaged(&e).map_err(runtime)? {
                         return Err(runtime(e));
                     }
+                    eprintln!("crawlspace: {e}: rebuilt it from the records");
                     if let crate::store::StoreError::BadEntry { key, .. } = e {
                         repaired.push(key);
                     }

@@ -189,16 +189,30 @@ impl Engine {
                     Err(StoreError::BadEntry { tree, key }) => {
                         let fresh = !repaired.contains(&key);
                         let e = StoreError::BadEntry { tree, key };
-                        if fresh && self.log.repair_damaged(&e).map_err(store)? {
-                            if let StoreError::BadEntry { key, .. } = e {
-                                repaired.push(key);
+                        // A repair that fails (I/O) ends this state's
+                        // walk like a block it cannot repair.
+                        let repair = if fresh {
+                            self.log.repair_damaged(&e)
+                        } else {
+                            Ok(false)
+                        };
+                        match repair {
+                            Ok(true) => {
+                                if let StoreError::BadEntry { key, .. } = e {
+                                    repaired.push(key);
+                                }
+                                continue;
                             }
-                            continue;
+                            Ok(false) => eprintln!(
+                                "crawlspace: refresh: {e}: the {} URLs past it are not refreshed",
+                                state.name()
+                            ),
+                            Err(why) => eprintln!(
+                                "crawlspace: refresh: {e}, and repairing it failed ({why}): \
+                                 the {} URLs past it are not refreshed",
+                                state.name()
+                            ),
                         }
-                        eprintln!(
-                            "crawlspace: refresh: {e}: the {} URLs past it are not refreshed",
-                            state.name()
-                        );
                         break;
                     }
                     Err(StoreError::Corrupt { id, source }) if careful => {
