@@ -472,3 +472,37 @@ fn block_numbers_past_the_id_space_are_damage() {
         })
     ));
 }
+
+/// A reader that pages a state and meets its damaged block
+/// ([`UrlLog::repair_damaged`], as `crawlspace log --state` and a refresh
+/// do): the block is rebuilt from the records, the counts are right, and
+/// paging again returns that state's ids; an error that names no block is
+/// not repaired.
+#[test]
+fn a_reader_repairs_a_damaged_state_block_and_pages_on() {
+    let (_dir, log) = fresh();
+    for i in 0..30 {
+        log.discover(&rec(&format!("http://r/{i}"), State::ALL[i % 3]))
+            .unwrap();
+    }
+    let fetched: Vec<u64> = (1..=30).filter(|id| (id - 1) % 3 == 2).collect();
+    let counts = log.counts();
+    let key = state_key(State::Fetched, 0);
+    log.by_state.insert(key, &b"junk"[..]).unwrap();
+    forget_writes(&log);
+    let query = Query {
+        state: Some(State::Fetched),
+        ..Query::default()
+    };
+    let error = log.page(&query, None, 100).unwrap_err();
+    assert!(
+        matches!(&error, StoreError::BadEntry { tree: "state_blocks", key: k } if *k == key),
+        "{error:?}"
+    );
+    assert!(log.repair_damaged(&error).unwrap());
+    assert_eq!(ids(&log.page(&query, None, 100).unwrap()), fetched);
+    assert_eq!(ids(&log.page(&query, Some(9), 2).unwrap()), [12, 15]);
+    assert_eq!(log.counts(), counts);
+    check_consistent(&log);
+    assert!(!log.repair_damaged(&StoreError::NotFound(3)).unwrap());
+}
