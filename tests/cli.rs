@@ -547,3 +547,66 @@ fn explain_robots_unreadable_file_exits_2_naming_it() {
     assert!(err.contains("cannot read the robots.txt file"), "{err}");
     assert!(out.stdout.is_empty());
 }
+
+/// `crawlspace log --state` over a damaged state block: the block is
+/// rebuilt from the records (said once on stderr) and the state's records
+/// are listed.
+#[test]
+fn log_repairs_a_damaged_state_block() {
+    use crawlspace::store::{State, UrlLog, UrlRecord};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    {
+        let log = UrlLog::open(&db, 16 << 20).unwrap();
+        for i in 0..12 {
+            let state = [State::Queued, State::Fetched, State::Error][i % 3];
+            let record = UrlRecord {
+                url: format!("http://cli.test/{i}"),
+                state,
+                ..UrlRecord::default()
+            };
+            log.discover(&record).unwrap();
+        }
+        log.flush().unwrap();
+    }
+    // The state block of `fetched` (state byte 2), block 0, damaged, with
+    // sled alone (the handle just dropped may hold the lock a moment).
+    let mut tries = 0;
+    let sled_db = loop {
+        match sled::Config::new().path(&db).open() {
+            Ok(sled_db) => break sled_db,
+            Err(_) if tries < 40 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let mut key = vec![State::Fetched as u8];
+    key.extend_from_slice(&0u64.to_be_bytes());
+    sled_db
+        .open_tree("state_blocks")
+        .unwrap()
+        .insert(key, &b"junk"[..])
+        .unwrap();
+    sled_db.flush().unwrap();
+    drop(sled_db);
+    let out = run(&["log", "--db", path_str(&db), "--state", "fetched"]);
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let listed: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.contains("http://cli.test/"))
+        .collect();
+    assert_eq!(listed.len(), 4, "{stdout}");
+    for i in [1, 4, 7, 10] {
+        let url = format!("http://cli.test/{i} ");
+        assert!(listed.iter().any(|line| line.contains(&url)), "{stdout}");
+    }
+    assert_eq!(
+        stderr.matches("rebuilt it from the records").count(),
+        1,
+        "{stderr}"
+    );
+}
