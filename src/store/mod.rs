@@ -24,10 +24,12 @@
 //! - `frontier_blocks`: level ++ queue ++ block → bitmap: the URLs waiting
 //!   to be fetched, FIFO per (level, queue) because ids grow with
 //!   discovery.
-//! - `meta`: the counters (next id, per-state counts, frontier length:
+//! - `meta`: the counters (next id, per-state counts, frontier length,
+//!   since layout 6 the ids skipped:
 //!   one packed key since layout 3; `counters.rs`), the layout version,
-//!   the content-type table of `briefs`, and when the refresh crawl under
-//!   way started (`refresh.rs`).
+//!   the URL index's hash key (`url_hash_key`, written with the layout by
+//!   the migration's flip), the content-type table of `briefs`, and when
+//!   the refresh crawl under way started (`refresh.rs`).
 //! - `briefs`: every URL's [`Brief`] packed many to an entry, for walks
 //!   over every URL (`briefs.rs`).
 //!
@@ -37,8 +39,10 @@
 //! rebuilt in layout 6 when opened (`migrate.rs`, `migrate_packs.rs`,
 //! `migrate_index.rs`), with one flip of the layout key at the end. A
 //! damaged state or frontier block is rebuilt from the records when a
-//! write, the resume or the open-time recount meets it (`repair.rs`), a
-//! damaged URL index bucket when a write meets it (`url_index.rs`).
+//! write, the resume, the open-time recount or a reader paging through
+//! it (`crawlspace log --state`, a refresh: [`UrlLog::repair_damaged`])
+//! meets it (`repair.rs`), a damaged URL index bucket when a write meets
+//! it (`url_index.rs`).
 //!
 //! Consistency: every write is a batch of [`Change`]s applied in one sled
 //! transaction over all six trees ([`UrlLog::apply`]; `discover`,
@@ -52,9 +56,11 @@
 //! transactions most reads. The per-state counts and the frontier
 //! length are persisted in `meta` inside those transactions and mirrored in
 //! atomics for the status bar. Open never trusts them blindly: the next id
-//! is at least the one after the last record's, and the counts are checked
-//! against the number of ids and rebuilt from `state_blocks` (the frontier
-//! length from `frontier_blocks`) when they disagree.
+//! is at least the one after the last record's (and one past the URL
+//! index's limit falls back to it), and the counts plus the ids skipped
+//! (`counters.rs`) must be exactly the ids given out, else the counts are
+//! rebuilt from `state_blocks` (the frontier length from
+//! `frontier_blocks`).
 //!
 //! The frontier stays right across a crash when the caller groups its
 //! writes: a fetched page's update with its new links (discovered with
