@@ -51,6 +51,9 @@ use std::ops::Bound;
 use siphasher::sip128::{Hasher128, SipHasher13};
 use sled::{Batch, IVec, Tree};
 
+use super::briefs::{RunReader, parse_run_key, run_key};
+use super::packs::Records;
+use super::record::stored_url;
 use super::{StoreError, UrlLog};
 
 /// Tree name of the URL index of layout 6.
@@ -74,6 +77,38 @@ const BUILD_BATCH: usize = 256;
 
 /// A URL's 128-bit fingerprint.
 pub(crate) type Fingerprint = u128;
+
+/// A (fingerprint, id) pair in 24 bytes, for the long lists of whole
+/// index builds (migration, repair, a lost key): `(u128, u64)` takes 32
+/// (a u128 is 16-byte aligned). Ordered as the pair is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Entry {
+    hi: u64,
+    lo: u64,
+    id: u64,
+}
+
+const _: () = assert!(std::mem::size_of::<Entry>() == 24);
+
+impl Entry {
+    pub(crate) fn new(f: Fingerprint, id: u64) -> Entry {
+        Entry {
+            hi: (f >> 64) as u64,
+            lo: f as u64,
+            id,
+        }
+    }
+
+    pub(crate) fn fingerprint(self) -> Fingerprint {
+        (u128::from(self.hi) << 64) | u128::from(self.lo)
+    }
+}
+
+impl From<Entry> for (Fingerprint, u64) {
+    fn from(e: Entry) -> (Fingerprint, u64) {
+        (e.fingerprint(), e.id)
+    }
+}
 
 /// The top 64 bits of a fingerprint: what places it in a bucket.
 pub(crate) fn top(f: Fingerprint) -> u64 {
@@ -193,7 +228,17 @@ impl Bucket {
 /// The id of `f` in a stored bucket's bytes, without copying its entries
 /// out: the common look-up of a URL already known. `None` when the bytes
 /// are not a bucket filed under `key`, checked as [`Bucket::decode`]
-/// checks them.
+/// checks them, except that a hit does not check the whole bucket's
+/// order (that would cost what the binary search saves).
+///
+/// Why a hit needs no full check: it is an exact match of all 128 bits,
+/// so the id found is the one stored with `f`. Only a second entry of the
+/// same fingerprint could name another id, and that takes the bucket out
+/// of order: the hit's neighbours are checked (an adjacent twin), and any
+/// damage that rewrites an id's own bytes is beyond any order check
+/// anyway. What the order check does guard is a miss (a URL that is in a
+/// damaged bucket reported absent, then added twice), and a miss checks
+/// the whole bucket as `decode` does.
 fn find_raw(key: u64, bytes: &[u8], f: Fingerprint) -> Option<Option<u64>> {
     let (&format, body) = bytes.split_first()?;
     if format != FORMAT || body.len() % ENTRY_BYTES != 0 {
@@ -209,9 +254,6 @@ fn find_raw(key: u64, bytes: &[u8], f: Fingerprint) -> Option<Option<u64>> {
                 .unwrap_or_default(),
         )
     };
-    if (1..n).any(|i| fingerprint(i - 1) >= fingerprint(i)) {
-        return None;
-    }
     if n > 0 && top(fingerprint(0)) < key {
         return None;
     }
@@ -222,12 +264,20 @@ fn find_raw(key: u64, bytes: &[u8], f: Fingerprint) -> Option<Option<u64>> {
             std::cmp::Ordering::Less => lo = mid + 1,
             std::cmp::Ordering::Greater => hi = mid,
             std::cmp::Ordering::Equal => {
+                let below = mid == 0 || fingerprint(mid - 1) < f;
+                let above = mid + 1 == n || fingerprint(mid + 1) > f;
+                if !(below && above) {
+                    return None;
+                }
                 let at = mid * ENTRY_BYTES + FINGERPRINT_BYTES;
                 let mut id = [0; 8];
                 id[8 - ID_BYTES..].copy_from_slice(&body[at..at + ID_BYTES]);
                 return Some(Some(u64::from_be_bytes(id)));
             }
         }
+    }
+    if (1..n).any(|i| fingerprint(i - 1) >= fingerprint(i)) {
+        return None;
     }
     Some(None)
 }
@@ -237,9 +287,14 @@ fn find_raw(key: u64, bytes: &[u8], f: Fingerprint) -> Option<Option<u64>> {
 /// each other under its first entry's top64. Entries that all share one
 /// top64 stay in one bucket, however many (with a keyed 128-bit hash,
 /// not a case that happens).
-pub(crate) fn pack(key: u64, entries: &[(Fingerprint, u64)], fill: usize) -> Vec<(u64, Bucket)> {
+pub(crate) fn pack<E: Copy + Into<(Fingerprint, u64)>>(
+    key: u64,
+    entries: &[E],
+    fill: usize,
+) -> Vec<(u64, Bucket)> {
     let fill = fill.max(1);
-    let same = |i: usize| top(entries[i - 1].0) == top(entries[i].0);
+    let f = |i: usize| entries[i].into().0;
+    let same = |i: usize| top(f(i - 1)) == top(f(i));
     let mut buckets = Vec::new();
     let mut start = 0;
     while start < entries.len() {
@@ -258,12 +313,9 @@ pub(crate) fn pack(key: u64, entries: &[(Fingerprint, u64)], fill: usize) -> Vec
             }
             end = cut;
         }
-        let bucket_key = if start == 0 {
-            key
-        } else {
-            top(entries[start].0)
-        };
-        buckets.push((bucket_key, Bucket(entries[start..end].to_vec())));
+        let bucket_key = if start == 0 { key } else { top(f(start)) };
+        let part = entries[start..end].iter().map(|e| (*e).into()).collect();
+        buckets.push((bucket_key, Bucket(part)));
         start = end;
     }
     buckets
@@ -386,18 +438,56 @@ impl<'a> IndexBatch<'a> {
             });
         }
         let Some(bucket) = self.buckets.get_mut(&key) else {
-            return Ok(None);
+            // `locate` loads the bucket it answers Absent with.
+            return Err(StoreError::Internal(format!(
+                "URL index bucket {key:#x} is not in the batch"
+            )));
         };
         bucket.insert(f, id);
         self.changed.insert(key);
         if bucket.0.len() > MAX_ENTRIES {
-            let entries = std::mem::take(&mut bucket.0);
+            let last = bucket.0.last().map_or(key, |(g, _)| top(*g));
+            self.check_below_next(key, last)?;
+            let bucket = self.buckets.get_mut(&key).map(std::mem::take);
+            let entries = bucket.unwrap_or_default().0;
             for (k, part) in pack(key, &entries, entries.len().div_ceil(2)) {
                 self.buckets.insert(k, part);
                 self.changed.insert(k);
             }
         }
         Ok(None)
+    }
+
+    /// Before the bucket under `key`, whose highest top64 is `last`, is
+    /// split: no other bucket, stored or made by the batch, may have a
+    /// key in `(key, last]`. A bucket holding entries at or past the next
+    /// bucket's key is damage its decoding cannot see (it checks only the
+    /// lower bound); splitting it would file a part under a key in that
+    /// range, overwriting the bucket stored there and losing its URLs.
+    /// It is reported as [`StoreError::BadEntry`] instead, so that `apply`
+    /// rebuilds its range from the records. One range read, on a split
+    /// only.
+    fn check_below_next(&self, key: u64, last: u64) -> Result<(), StoreError> {
+        if last <= key {
+            return Ok(());
+        }
+        let inside = (Bound::Excluded(key), Bound::Included(last));
+        let in_batch = self.buckets.range(inside).next().is_some();
+        let from = bucket_key(key);
+        let stored = match self
+            .tree
+            .range::<&[u8], _>((Bound::Excluded(&from[..]), Bound::Unbounded))
+            .keys()
+            .next()
+        {
+            // Any key there, a bucket's or a stray one, up to the last.
+            Some(next) => next?.as_ref() <= &bucket_key(last)[..],
+            None => false,
+        };
+        if in_batch || stored {
+            return Err(bad(&bucket_key(key)));
+        }
+        Ok(())
     }
 
     /// The buckets to write, encoded once (sled may run a transaction's
@@ -414,9 +504,9 @@ impl<'a> IndexBatch<'a> {
 /// Writes a whole index into the empty `tree` from (fingerprint, id)
 /// pairs in any order, [`FILL`] entries a bucket, in batches. A
 /// fingerprint met twice keeps its lower id (the URL's first record).
-pub(crate) fn build(tree: &Tree, mut entries: Vec<(Fingerprint, u64)>) -> Result<(), StoreError> {
+pub(crate) fn build(tree: &Tree, mut entries: Vec<Entry>) -> Result<(), StoreError> {
     entries.sort_unstable();
-    entries.dedup_by_key(|(f, _)| *f);
+    entries.dedup_by_key(|e| e.fingerprint());
     let mut batch = Batch::default();
     let mut in_batch = 0;
     for (k, bucket) in pack(0, &entries, FILL) {
@@ -432,27 +522,80 @@ pub(crate) fn build(tree: &Tree, mut entries: Vec<(Fingerprint, u64)>) -> Result
 }
 
 impl UrlLog {
+    /// The hash key of the URL index: an error before `open` has read it
+    /// (nothing may look up or write the index under another key).
+    pub(super) fn url_hash(&self) -> Result<UrlHash, StoreError> {
+        self.url_hash
+            .ok_or_else(|| StoreError::Internal("the URL index's hash key is not loaded".into()))
+    }
+
     /// The id of `url` in the URL index.
     pub(super) fn indexed_id(&self, url: &str) -> Result<Option<u64>, StoreError> {
-        stored_id(&self.url_buckets, self.url_hash.fingerprint(url.as_bytes()))
+        stored_id(
+            &self.url_buckets,
+            self.url_hash()?.fingerprint(url.as_bytes()),
+        )
     }
 
     /// Every record's (fingerprint, id) under `hash`, from the records
-    /// (the truth the index is built from); a record too damaged to name
-    /// its URL is passed over, as walks over records pass it over.
+    /// (the truth the index is built from), for those whose top64
+    /// `within` accepts.
+    ///
+    /// A record's URL is the leading URL of its stored bytes
+    /// ([`stored_url`]): it survives damage to the rest of the body. Where
+    /// that cannot be read (a pack whose frame does not parse hides its 8
+    /// records; a record whose URL bytes themselves are damaged), the
+    /// `briefs` tree, which keeps every record's URL in its runs, names
+    /// the URL of that id. Left out only: an id whose record and brief
+    /// are both unreadable, and records under a `record_packs` key that is
+    /// not a pack's (no id to look for): nothing in the log names those
+    /// URLs any more.
     pub(super) fn fingerprints_of_records(
         &self,
         hash: UrlHash,
         within: impl Fn(u64) -> bool,
-    ) -> Result<Vec<(Fingerprint, u64)>, StoreError> {
+    ) -> Result<Vec<Entry>, StoreError> {
         let mut entries = Vec::new();
-        self.walk_record_briefs(None, None, |id, brief| {
-            let f = hash.fingerprint(brief.url.as_bytes());
+        let mut push = |id: u64, url: &[u8]| {
+            let f = hash.fingerprint(url);
             if id <= MAX_ID && within(top(f)) {
-                entries.push((f, id));
+                entries.push(Entry::new(f, id));
             }
-            true
-        })?;
+        };
+        let mut unread = BTreeSet::new();
+        for entry in Records::new(&self.packs, 1, u64::MAX, false) {
+            match entry? {
+                (id, Ok(Some(bytes))) => match stored_url(&bytes) {
+                    Some(url) => push(id, url),
+                    None => {
+                        unread.insert(id);
+                    }
+                },
+                (_, Ok(None)) => {}
+                (id, Err(_)) => {
+                    unread.insert(id);
+                }
+            }
+        }
+        if let (Some(&first), Some(&last)) = (unread.first(), unread.last()) {
+            // The run holding `first` may start before it.
+            let start = match self.briefs.range(run_key(0)..=run_key(first)).next_back() {
+                Some(entry) => parse_run_key(&entry?.0).unwrap_or(first),
+                None => first,
+            };
+            for entry in self.briefs.range(run_key(start)..=run_key(last)) {
+                let (key, value) = entry?;
+                let Some(run_first) = parse_run_key(&key) else {
+                    continue;
+                };
+                let mut run = RunReader::new(run_first, &value);
+                while let Some((id, _, url)) = run.next_entry() {
+                    if unread.remove(&id) {
+                        push(id, url.as_bytes());
+                    }
+                }
+            }
+        }
         Ok(entries)
     }
 
@@ -519,10 +662,11 @@ impl UrlLog {
         let lo_bound = lo.map_or(Bound::Unbounded, |k| Bound::Included(bucket_key(k)));
         let hi_bound = hi.map_or(Bound::Unbounded, |k| Bound::Excluded(bucket_key(k)));
         let from = lo.unwrap_or(0);
+        let hash = self.url_hash()?;
         let mut entries =
-            self.fingerprints_of_records(self.url_hash, |t| t >= from && hi.is_none_or(|h| t < h))?;
+            self.fingerprints_of_records(hash, |t| t >= from && hi.is_none_or(|h| t < h))?;
         entries.sort_unstable();
-        entries.dedup_by_key(|(f, _)| *f);
+        entries.dedup_by_key(|e| e.fingerprint());
         let mut batch = Batch::default();
         for old in tree.range((lo_bound, hi_bound)).keys() {
             batch.remove(old?);
