@@ -659,7 +659,12 @@ impl UrlLog {
                 break;
             }
         }
-        let lo_bound = lo.map_or(Bound::Unbounded, |k| Bound::Included(bucket_key(k)));
+        // Bucket 0's range starts below every key: stray keys sorting
+        // below it (shorter than 8 bytes) go with it.
+        let lo_bound = match lo {
+            Some(k) if k > 0 => Bound::Included(bucket_key(k)),
+            _ => Bound::Unbounded,
+        };
         let hi_bound = hi.map_or(Bound::Unbounded, |k| Bound::Excluded(bucket_key(k)));
         let from = lo.unwrap_or(0);
         let hash = self.url_hash()?;
