@@ -637,60 +637,109 @@ impl UrlLog {
     }
 
     /// Rebuilds the bucket filed under `key` (damaged: its key or value
-    /// does not read) from the records: every URL whose top64 lies in its
-    /// range, packed [`FILL`] to a bucket. A key that is not a bucket key
-    /// is removed and the range around it (from the valid key below it to
-    /// the valid key above it) rebuilt, since lookups met it in place of
-    /// the bucket below. Written outside the write transaction, in one
-    /// atomic batch, as the block repairs are (`repair.rs`): the range's
-    /// content is what the records say, so writing it again is
-    /// idempotent. Callers hold the writer lock.
+    /// does not read, or it reaches past the next bucket) and every other
+    /// damaged key of the tree, found in one scan of it, from one pass
+    /// over the records: each damaged bucket's range gets every URL whose
+    /// top64 lies in it, packed [`FILL`] to a bucket. A key that is not a
+    /// bucket key is removed and the range around it (from the valid key
+    /// below it to the valid key above it) rebuilt, since lookups met it
+    /// in place of the bucket below. Each range is written outside the
+    /// write transaction, in one atomic batch of its own, as the block
+    /// repairs are (`repair.rs`): its content is what the records say,
+    /// so writing it again is idempotent, and memory holds only the
+    /// damaged ranges' entries. Callers hold the writer lock.
     pub(super) fn repair_url_bucket(&self, key: &[u8]) -> Result<(), StoreError> {
         let tree = &self.url_buckets;
-        let lo = match parse_bucket_key(key) {
-            Some(k) => Some(k),
-            None => {
-                let mut below = None;
-                for k in tree.range(..key).keys().rev() {
-                    if let Some(k) = parse_bucket_key(&k?) {
-                        below = Some(k);
-                        break;
-                    }
-                }
-                below
+        let mut damaged: BTreeSet<Vec<u8>> = BTreeSet::new();
+        damaged.insert(key.to_vec());
+        // The last valid bucket met: its key, raw key, and highest top64.
+        let mut previous: Option<(u64, IVec, Option<u64>)> = None;
+        for entry in tree.iter() {
+            let (raw, value) = entry?;
+            let Some(k) = parse_bucket_key(&raw) else {
+                damaged.insert(raw.to_vec());
+                continue;
+            };
+            if let Some((_, raw_prev, Some(last))) = &previous
+                && *last >= k
+            {
+                damaged.insert(raw_prev.to_vec());
             }
-        };
-        let mut hi = None;
-        for k in tree
-            .range::<&[u8], _>((Bound::Excluded(key), Bound::Unbounded))
-            .keys()
-        {
-            if let Some(k) = parse_bucket_key(&k?) {
-                hi = Some(k);
-                break;
+            match Bucket::decode(k, &value) {
+                Some(bucket) => {
+                    let last = bucket.0.last().map(|(f, _)| top(*f));
+                    previous = Some((k, raw, last));
+                }
+                None => {
+                    damaged.insert(raw.to_vec());
+                    previous = Some((k, raw, None));
+                }
             }
         }
-        // Bucket 0's range starts below every key: stray keys sorting
-        // below it (shorter than 8 bytes) go with it.
-        let lo_bound = match lo {
-            Some(k) if k > 0 => Bound::Included(bucket_key(k)),
-            _ => Bound::Unbounded,
-        };
-        let hi_bound = hi.map_or(Bound::Unbounded, |k| Bound::Excluded(bucket_key(k)));
-        let from = lo.unwrap_or(0);
+        // Each damaged key's range: [from, hi), and the keys it covers.
+        let mut ranges: Vec<(u64, Option<u64>)> = Vec::new();
+        for key in &damaged {
+            let lo = match parse_bucket_key(key) {
+                Some(k) => Some(k),
+                None => {
+                    let mut below = None;
+                    for k in tree.range(..key.as_slice()).keys().rev() {
+                        if let Some(k) = parse_bucket_key(&k?) {
+                            below = Some(k);
+                            break;
+                        }
+                    }
+                    below
+                }
+            };
+            let mut hi = None;
+            for k in tree
+                .range::<&[u8], _>((Bound::Excluded(key.as_slice()), Bound::Unbounded))
+                .keys()
+            {
+                if let Some(k) = parse_bucket_key(&k?) {
+                    hi = Some(k);
+                    break;
+                }
+            }
+            ranges.push((lo.unwrap_or(0), hi));
+        }
+        ranges.sort_unstable();
+        ranges.dedup();
         let hash = self.url_hash()?;
-        let mut entries =
-            self.fingerprints_of_records(hash, |t| t >= from && hi.is_none_or(|h| t < h))?;
+        // Ranges are disjoint (each runs from a valid key to the next).
+        let range_of = |t: u64| {
+            let at = ranges
+                .partition_point(|(from, _)| *from <= t)
+                .checked_sub(1)?;
+            let (from, hi) = ranges[at];
+            (t >= from && hi.is_none_or(|h| t < h)).then_some(at)
+        };
+        let mut entries = self.fingerprints_of_records(hash, |t| range_of(t).is_some())?;
         entries.sort_unstable();
         entries.dedup_by_key(|e| e.fingerprint());
-        let mut batch = Batch::default();
-        for old in tree.range((lo_bound, hi_bound)).keys() {
-            batch.remove(old?);
+        for (at, &(from, hi)) in ranges.iter().enumerate() {
+            // Bucket 0's range starts below every key: stray keys sorting
+            // below it (shorter than 8 bytes) go with it.
+            let lo_bound = match from {
+                0 => Bound::Unbounded,
+                k => Bound::Included(bucket_key(k)),
+            };
+            let hi_bound = hi.map_or(Bound::Unbounded, |k| Bound::Excluded(bucket_key(k)));
+            let mine: Vec<Entry> = entries
+                .iter()
+                .copied()
+                .filter(|e| range_of(top(e.fingerprint())) == Some(at))
+                .collect();
+            let mut batch = Batch::default();
+            for old in tree.range((lo_bound, hi_bound)).keys() {
+                batch.remove(old?);
+            }
+            for (k, bucket) in pack(from, &mine, FILL) {
+                batch.insert(&bucket_key(k), bucket.encode());
+            }
+            tree.apply_batch(batch)?;
         }
-        for (k, bucket) in pack(from, &entries, FILL) {
-            batch.insert(&bucket_key(k), bucket.encode());
-        }
-        tree.apply_batch(batch)?;
         Ok(())
     }
 }

@@ -546,7 +546,8 @@ fn repairs_at_the_edges_and_two_in_one_batch() {
     // Two damaged buckets, one batch.
     let (x, y) = (in_bucket(3), in_bucket(n / 2));
     let buckets = url_buckets(&log);
-    for at in [3, n / 2] {
+    // A third, which the batch does not meet: repaired in the same scan.
+    for at in [3, n / 2, n - 2] {
         let key = buckets[at].0;
         log.url_buckets
             .insert(bucket_key(key), &b"\x01short"[..])
