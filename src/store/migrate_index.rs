@@ -12,11 +12,15 @@
 //! answered from); a log without one (its records only: a `layout` key
 //! lost) gets them from its records, read through the packs the
 //! migration has built just before. A `by_url` entry whose value is not
-//! an id (or an id too large for a bucket entry) is passed over: its URL
-//! could not be looked up before either.
+//! an id (or an id too large for a bucket entry) cannot be filed as it
+//! stands; the URLs of the records are then added too (those `by_url`
+//! did not name), so that a URL the log holds a record of is never
+//! forgotten (rediscovering it would make a second record).
+//!
+//! Memory: 24 bytes per URL ([`url_index::Entry`]), sorted in place.
 
 use super::index::{BY_URL, parse_id};
-use super::url_index::{self, MAX_ID, UrlHash};
+use super::url_index::{self, Entry, MAX_ID, UrlHash};
 use super::{StoreError, UrlLog};
 
 impl UrlLog {
@@ -37,12 +41,25 @@ impl UrlLog {
         };
         let entries = match by_url.filter(|tree| !tree.is_empty()) {
             Some(by_url) => {
-                let mut entries = Vec::with_capacity(by_url.len());
+                // No `len()` to size it: a full scan in sled 0.34.
+                let mut entries = Vec::new();
+                let mut skipped = false;
                 for entry in by_url.iter() {
                     let (url, id) = entry?;
-                    if let Some(id) = parse_id(&id).filter(|id| *id <= MAX_ID) {
-                        entries.push((hash.fingerprint(&url), id));
+                    match parse_id(&id).filter(|id| *id <= MAX_ID) {
+                        Some(id) => entries.push(Entry::new(hash.fingerprint(&url), id)),
+                        None => skipped = true,
                     }
+                }
+                if skipped {
+                    entries.sort_unstable();
+                    let mut missing = self.fingerprints_of_records(hash, |_| true)?;
+                    missing.retain(|e| {
+                        entries
+                            .binary_search_by_key(&e.fingerprint(), |x| x.fingerprint())
+                            .is_err()
+                    });
+                    entries.append(&mut missing);
                 }
                 entries
             }

@@ -143,6 +143,9 @@ pub enum StoreError {
     BadSlot { level: u8, queue: u8 },
     #[error("cannot encode the record of {url}: {message}")]
     Encode { url: String, message: String },
+    /// A broken invariant of the store itself (a bug, not damage).
+    #[error("URL log internal error: {0}")]
+    Internal(String),
 }
 
 /// A storage engine error, kept opaque so that callers never name sled.
@@ -264,7 +267,7 @@ pub struct UrlLog {
     /// (`url_index.rs`).
     url_buckets: Tree,
     /// The keyed hash of the URL index, read (or made) on open.
-    url_hash: UrlHash,
+    url_hash: Option<UrlHash>,
     /// The `state_blocks` tree: bitmaps per state and block (layout 4).
     by_state: Tree,
     /// The `frontier_blocks` tree: bitmaps per queue and block (layout 4).
@@ -397,8 +400,9 @@ impl UrlLog {
             dir: dir.to_path_buf(),
             packs: db.open_tree(RECORD_PACKS)?,
             url_buckets: db.open_tree(URL_BUCKETS)?,
-            // Read or made below, once the log is of this layout.
-            url_hash: UrlHash::random(),
+            // Read or made below, once the log is of this layout; until
+            // then every use of it is an error (`UrlLog::url_hash`).
+            url_hash: None,
             by_state: db.open_tree(STATE_BLOCKS)?,
             frontier: db.open_tree(FRONTIER_BLOCKS)?,
             meta,
@@ -426,7 +430,7 @@ impl UrlLog {
             Some(&[old]) => log.migrate_reporting(old, report)?,
             Some(_) => unreachable!("refused above"),
         }
-        log.url_hash = log.load_url_hash()?;
+        log.url_hash = Some(log.load_url_hash()?);
         log.load_counts()?;
         log.learn_content_types(briefs::parse_table(
             log.meta

@@ -51,6 +51,9 @@ use std::ops::Bound;
 use siphasher::sip128::{Hasher128, SipHasher13};
 use sled::{Batch, IVec, Tree};
 
+use super::briefs::{RunReader, parse_run_key, run_key};
+use super::packs::Records;
+use super::record::stored_url;
 use super::{StoreError, UrlLog};
 
 /// Tree name of the URL index of layout 6.
@@ -74,6 +77,38 @@ const BUILD_BATCH: usize = 256;
 
 /// A URL's 128-bit fingerprint.
 pub(crate) type Fingerprint = u128;
+
+/// A (fingerprint, id) pair in 24 bytes, for the long lists of whole
+/// index builds (migration, repair, a lost key): `(u128, u64)` takes 32
+/// (a u128 is 16-byte aligned). Ordered as the pair is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Entry {
+    hi: u64,
+    lo: u64,
+    id: u64,
+}
+
+const _: () = assert!(std::mem::size_of::<Entry>() == 24);
+
+impl Entry {
+    pub(crate) fn new(f: Fingerprint, id: u64) -> Entry {
+        Entry {
+            hi: (f >> 64) as u64,
+            lo: f as u64,
+            id,
+        }
+    }
+
+    pub(crate) fn fingerprint(self) -> Fingerprint {
+        (u128::from(self.hi) << 64) | u128::from(self.lo)
+    }
+}
+
+impl From<Entry> for (Fingerprint, u64) {
+    fn from(e: Entry) -> (Fingerprint, u64) {
+        (e.fingerprint(), e.id)
+    }
+}
 
 /// The top 64 bits of a fingerprint: what places it in a bucket.
 pub(crate) fn top(f: Fingerprint) -> u64 {
@@ -193,7 +228,17 @@ impl Bucket {
 /// The id of `f` in a stored bucket's bytes, without copying its entries
 /// out: the common look-up of a URL already known. `None` when the bytes
 /// are not a bucket filed under `key`, checked as [`Bucket::decode`]
-/// checks them.
+/// checks them, except that a hit does not check the whole bucket's
+/// order (that would cost what the binary search saves).
+///
+/// Why a hit needs no full check: it is an exact match of all 128 bits,
+/// so the id found is the one stored with `f`. Only a second entry of the
+/// same fingerprint could name another id, and that takes the bucket out
+/// of order: the hit's neighbours are checked (an adjacent twin), and any
+/// damage that rewrites an id's own bytes is beyond any order check
+/// anyway. What the order check does guard is a miss (a URL that is in a
+/// damaged bucket reported absent, then added twice), and a miss checks
+/// the whole bucket as `decode` does.
 fn find_raw(key: u64, bytes: &[u8], f: Fingerprint) -> Option<Option<u64>> {
     let (&format, body) = bytes.split_first()?;
     if format != FORMAT || body.len() % ENTRY_BYTES != 0 {
@@ -209,9 +254,6 @@ fn find_raw(key: u64, bytes: &[u8], f: Fingerprint) -> Option<Option<u64>> {
                 .unwrap_or_default(),
         )
     };
-    if (1..n).any(|i| fingerprint(i - 1) >= fingerprint(i)) {
-        return None;
-    }
     if n > 0 && top(fingerprint(0)) < key {
         return None;
     }
@@ -222,12 +264,20 @@ fn find_raw(key: u64, bytes: &[u8], f: Fingerprint) -> Option<Option<u64>> {
             std::cmp::Ordering::Less => lo = mid + 1,
             std::cmp::Ordering::Greater => hi = mid,
             std::cmp::Ordering::Equal => {
+                let below = mid == 0 || fingerprint(mid - 1) < f;
+                let above = mid + 1 == n || fingerprint(mid + 1) > f;
+                if !(below && above) {
+                    return None;
+                }
                 let at = mid * ENTRY_BYTES + FINGERPRINT_BYTES;
                 let mut id = [0; 8];
                 id[8 - ID_BYTES..].copy_from_slice(&body[at..at + ID_BYTES]);
                 return Some(Some(u64::from_be_bytes(id)));
             }
         }
+    }
+    if (1..n).any(|i| fingerprint(i - 1) >= fingerprint(i)) {
+        return None;
     }
     Some(None)
 }
@@ -237,9 +287,14 @@ fn find_raw(key: u64, bytes: &[u8], f: Fingerprint) -> Option<Option<u64>> {
 /// each other under its first entry's top64. Entries that all share one
 /// top64 stay in one bucket, however many (with a keyed 128-bit hash,
 /// not a case that happens).
-pub(crate) fn pack(key: u64, entries: &[(Fingerprint, u64)], fill: usize) -> Vec<(u64, Bucket)> {
+pub(crate) fn pack<E: Copy + Into<(Fingerprint, u64)>>(
+    key: u64,
+    entries: &[E],
+    fill: usize,
+) -> Vec<(u64, Bucket)> {
     let fill = fill.max(1);
-    let same = |i: usize| top(entries[i - 1].0) == top(entries[i].0);
+    let f = |i: usize| entries[i].into().0;
+    let same = |i: usize| top(f(i - 1)) == top(f(i));
     let mut buckets = Vec::new();
     let mut start = 0;
     while start < entries.len() {
@@ -258,12 +313,9 @@ pub(crate) fn pack(key: u64, entries: &[(Fingerprint, u64)], fill: usize) -> Vec
             }
             end = cut;
         }
-        let bucket_key = if start == 0 {
-            key
-        } else {
-            top(entries[start].0)
-        };
-        buckets.push((bucket_key, Bucket(entries[start..end].to_vec())));
+        let bucket_key = if start == 0 { key } else { top(f(start)) };
+        let part = entries[start..end].iter().map(|e| (*e).into()).collect();
+        buckets.push((bucket_key, Bucket(part)));
         start = end;
     }
     buckets
@@ -375,6 +427,17 @@ impl<'a> IndexBatch<'a> {
     /// [`MAX_ENTRIES`]) and returns `None`. One read of the stored index.
     pub(crate) fn find_or_insert(&mut self, url: &str, id: u64) -> Result<Option<u64>, StoreError> {
         let f = self.hash.fingerprint(url.as_bytes());
+        self.find_or_insert_fingerprint(f, id, url)
+    }
+
+    /// [`IndexBatch::find_or_insert`] of fingerprint `f` (of `url`, for
+    /// errors): tests give fingerprints of their choosing here.
+    fn find_or_insert_fingerprint(
+        &mut self,
+        f: Fingerprint,
+        id: u64,
+        url: &str,
+    ) -> Result<Option<u64>, StoreError> {
         let key = match self.locate(f)? {
             Found::Known(known) => return Ok(Some(known)),
             Found::Absent(key) => key,
@@ -386,18 +449,56 @@ impl<'a> IndexBatch<'a> {
             });
         }
         let Some(bucket) = self.buckets.get_mut(&key) else {
-            return Ok(None);
+            // `locate` loads the bucket it answers Absent with.
+            return Err(StoreError::Internal(format!(
+                "URL index bucket {key:#x} is not in the batch"
+            )));
         };
         bucket.insert(f, id);
         self.changed.insert(key);
         if bucket.0.len() > MAX_ENTRIES {
-            let entries = std::mem::take(&mut bucket.0);
+            let last = bucket.0.last().map_or(key, |(g, _)| top(*g));
+            self.check_below_next(key, last)?;
+            let bucket = self.buckets.get_mut(&key).map(std::mem::take);
+            let entries = bucket.unwrap_or_default().0;
             for (k, part) in pack(key, &entries, entries.len().div_ceil(2)) {
                 self.buckets.insert(k, part);
                 self.changed.insert(k);
             }
         }
         Ok(None)
+    }
+
+    /// Before the bucket under `key`, whose highest top64 is `last`, is
+    /// split: no other bucket, stored or made by the batch, may have a
+    /// key in `(key, last]`. A bucket holding entries at or past the next
+    /// bucket's key is damage its decoding cannot see (it checks only the
+    /// lower bound); splitting it would file a part under a key in that
+    /// range, overwriting the bucket stored there and losing its URLs.
+    /// It is reported as [`StoreError::BadEntry`] instead, so that `apply`
+    /// rebuilds its range from the records. One range read, on a split
+    /// only.
+    fn check_below_next(&self, key: u64, last: u64) -> Result<(), StoreError> {
+        if last <= key {
+            return Ok(());
+        }
+        let inside = (Bound::Excluded(key), Bound::Included(last));
+        let in_batch = self.buckets.range(inside).next().is_some();
+        let from = bucket_key(key);
+        let stored = match self
+            .tree
+            .range::<&[u8], _>((Bound::Excluded(&from[..]), Bound::Unbounded))
+            .keys()
+            .next()
+        {
+            // Any key there, a bucket's or a stray one, up to the last.
+            Some(next) => next?.as_ref() <= &bucket_key(last)[..],
+            None => false,
+        };
+        if in_batch || stored {
+            return Err(bad(&bucket_key(key)));
+        }
+        Ok(())
     }
 
     /// The buckets to write, encoded once (sled may run a transaction's
@@ -414,9 +515,9 @@ impl<'a> IndexBatch<'a> {
 /// Writes a whole index into the empty `tree` from (fingerprint, id)
 /// pairs in any order, [`FILL`] entries a bucket, in batches. A
 /// fingerprint met twice keeps its lower id (the URL's first record).
-pub(crate) fn build(tree: &Tree, mut entries: Vec<(Fingerprint, u64)>) -> Result<(), StoreError> {
+pub(crate) fn build(tree: &Tree, mut entries: Vec<Entry>) -> Result<(), StoreError> {
     entries.sort_unstable();
-    entries.dedup_by_key(|(f, _)| *f);
+    entries.dedup_by_key(|e| e.fingerprint());
     let mut batch = Batch::default();
     let mut in_batch = 0;
     for (k, bucket) in pack(0, &entries, FILL) {
@@ -432,27 +533,80 @@ pub(crate) fn build(tree: &Tree, mut entries: Vec<(Fingerprint, u64)>) -> Result
 }
 
 impl UrlLog {
+    /// The hash key of the URL index: an error before `open` has read it
+    /// (nothing may look up or write the index under another key).
+    pub(super) fn url_hash(&self) -> Result<UrlHash, StoreError> {
+        self.url_hash
+            .ok_or_else(|| StoreError::Internal("the URL index's hash key is not loaded".into()))
+    }
+
     /// The id of `url` in the URL index.
     pub(super) fn indexed_id(&self, url: &str) -> Result<Option<u64>, StoreError> {
-        stored_id(&self.url_buckets, self.url_hash.fingerprint(url.as_bytes()))
+        stored_id(
+            &self.url_buckets,
+            self.url_hash()?.fingerprint(url.as_bytes()),
+        )
     }
 
     /// Every record's (fingerprint, id) under `hash`, from the records
-    /// (the truth the index is built from); a record too damaged to name
-    /// its URL is passed over, as walks over records pass it over.
+    /// (the truth the index is built from), for those whose top64
+    /// `within` accepts.
+    ///
+    /// A record's URL is the leading URL of its stored bytes
+    /// ([`stored_url`]): it survives damage to the rest of the body. Where
+    /// that cannot be read (a pack whose frame does not parse hides its 8
+    /// records; a record whose URL bytes themselves are damaged), the
+    /// `briefs` tree, which keeps every record's URL in its runs, names
+    /// the URL of that id. Left out only: an id whose record and brief
+    /// are both unreadable, and records under a `record_packs` key that is
+    /// not a pack's (no id to look for): nothing in the log names those
+    /// URLs any more.
     pub(super) fn fingerprints_of_records(
         &self,
         hash: UrlHash,
         within: impl Fn(u64) -> bool,
-    ) -> Result<Vec<(Fingerprint, u64)>, StoreError> {
+    ) -> Result<Vec<Entry>, StoreError> {
         let mut entries = Vec::new();
-        self.walk_record_briefs(None, None, |id, brief| {
-            let f = hash.fingerprint(brief.url.as_bytes());
+        let mut push = |id: u64, url: &[u8]| {
+            let f = hash.fingerprint(url);
             if id <= MAX_ID && within(top(f)) {
-                entries.push((f, id));
+                entries.push(Entry::new(f, id));
             }
-            true
-        })?;
+        };
+        let mut unread = BTreeSet::new();
+        for entry in Records::new(&self.packs, 1, u64::MAX, false) {
+            match entry? {
+                (id, Ok(Some(bytes))) => match stored_url(&bytes) {
+                    Some(url) => push(id, url),
+                    None => {
+                        unread.insert(id);
+                    }
+                },
+                (_, Ok(None)) => {}
+                (id, Err(_)) => {
+                    unread.insert(id);
+                }
+            }
+        }
+        if let (Some(&first), Some(&last)) = (unread.first(), unread.last()) {
+            // The run holding `first` may start before it.
+            let start = match self.briefs.range(run_key(0)..=run_key(first)).next_back() {
+                Some(entry) => parse_run_key(&entry?.0).unwrap_or(first),
+                None => first,
+            };
+            for entry in self.briefs.range(run_key(start)..=run_key(last)) {
+                let (key, value) = entry?;
+                let Some(run_first) = parse_run_key(&key) else {
+                    continue;
+                };
+                let mut run = RunReader::new(run_first, &value);
+                while let Some((id, _, url)) = run.next_entry() {
+                    if unread.remove(&id) {
+                        push(id, url.as_bytes());
+                    }
+                }
+            }
+        }
         Ok(entries)
     }
 
@@ -483,54 +637,299 @@ impl UrlLog {
     }
 
     /// Rebuilds the bucket filed under `key` (damaged: its key or value
-    /// does not read) from the records: every URL whose top64 lies in its
-    /// range, packed [`FILL`] to a bucket. A key that is not a bucket key
-    /// is removed and the range around it (from the valid key below it to
-    /// the valid key above it) rebuilt, since lookups met it in place of
-    /// the bucket below. Written outside the write transaction, in one
-    /// atomic batch, as the block repairs are (`repair.rs`): the range's
-    /// content is what the records say, so writing it again is
-    /// idempotent. Callers hold the writer lock.
+    /// does not read, or it reaches past the next bucket) and every other
+    /// damaged key of the tree, found in one scan of it, from one pass
+    /// over the records: each damaged bucket's range gets every URL whose
+    /// top64 lies in it, packed [`FILL`] to a bucket. A key that is not a
+    /// bucket key is removed and the range around it (from the valid key
+    /// below it to the valid key above it) rebuilt, since lookups met it
+    /// in place of the bucket below. Each range is written outside the
+    /// write transaction, in one atomic batch of its own, as the block
+    /// repairs are (`repair.rs`): its content is what the records say,
+    /// so writing it again is idempotent, and memory holds only the
+    /// damaged ranges' entries. Callers hold the writer lock.
     pub(super) fn repair_url_bucket(&self, key: &[u8]) -> Result<(), StoreError> {
         let tree = &self.url_buckets;
-        let lo = match parse_bucket_key(key) {
-            Some(k) => Some(k),
-            None => {
-                let mut below = None;
-                for k in tree.range(..key).keys().rev() {
-                    if let Some(k) = parse_bucket_key(&k?) {
-                        below = Some(k);
-                        break;
-                    }
+        let mut damaged: BTreeSet<Vec<u8>> = BTreeSet::new();
+        damaged.insert(key.to_vec());
+        // The last valid bucket met: its key, raw key, and highest top64.
+        let mut previous: Option<(u64, IVec, Option<u64>)> = None;
+        for entry in tree.iter() {
+            let (raw, value) = entry?;
+            let Some(k) = parse_bucket_key(&raw) else {
+                damaged.insert(raw.to_vec());
+                continue;
+            };
+            if let Some((_, raw_prev, Some(last))) = &previous
+                && *last >= k
+            {
+                damaged.insert(raw_prev.to_vec());
+            }
+            match Bucket::decode(k, &value) {
+                Some(bucket) => {
+                    let last = bucket.0.last().map(|(f, _)| top(*f));
+                    previous = Some((k, raw, last));
                 }
-                below
+                None => {
+                    damaged.insert(raw.to_vec());
+                    previous = Some((k, raw, None));
+                }
             }
+        }
+        // Each damaged key's range: [from, hi), and the keys it covers.
+        let mut ranges: Vec<(u64, Option<u64>)> = Vec::new();
+        for key in &damaged {
+            let lo = match parse_bucket_key(key) {
+                Some(k) => Some(k),
+                None => {
+                    let mut below = None;
+                    for k in tree.range(..key.as_slice()).keys().rev() {
+                        if let Some(k) = parse_bucket_key(&k?) {
+                            below = Some(k);
+                            break;
+                        }
+                    }
+                    below
+                }
+            };
+            let mut hi = None;
+            for k in tree
+                .range::<&[u8], _>((Bound::Excluded(key.as_slice()), Bound::Unbounded))
+                .keys()
+            {
+                if let Some(k) = parse_bucket_key(&k?) {
+                    hi = Some(k);
+                    break;
+                }
+            }
+            ranges.push((lo.unwrap_or(0), hi));
+        }
+        ranges.sort_unstable();
+        ranges.dedup();
+        let hash = self.url_hash()?;
+        // Ranges are disjoint (each runs from a valid key to the next).
+        let range_of = |t: u64| {
+            let at = ranges
+                .partition_point(|(from, _)| *from <= t)
+                .checked_sub(1)?;
+            let (from, hi) = ranges[at];
+            (t >= from && hi.is_none_or(|h| t < h)).then_some(at)
         };
-        let mut hi = None;
-        for k in tree
-            .range::<&[u8], _>((Bound::Excluded(key), Bound::Unbounded))
-            .keys()
-        {
-            if let Some(k) = parse_bucket_key(&k?) {
-                hi = Some(k);
-                break;
+        let mut entries = self.fingerprints_of_records(hash, |t| range_of(t).is_some())?;
+        entries.sort_unstable();
+        entries.dedup_by_key(|e| e.fingerprint());
+        for (at, &(from, hi)) in ranges.iter().enumerate() {
+            // Bucket 0's range starts below every key: stray keys sorting
+            // below it (shorter than 8 bytes) go with it.
+            let lo_bound = match from {
+                0 => Bound::Unbounded,
+                k => Bound::Included(bucket_key(k)),
+            };
+            let hi_bound = hi.map_or(Bound::Unbounded, |k| Bound::Excluded(bucket_key(k)));
+            let mine: Vec<Entry> = entries
+                .iter()
+                .copied()
+                .filter(|e| range_of(top(e.fingerprint())) == Some(at))
+                .collect();
+            let mut batch = Batch::default();
+            for old in tree.range((lo_bound, hi_bound)).keys() {
+                batch.remove(old?);
+            }
+            for (k, bucket) in pack(from, &mine, FILL) {
+                batch.insert(&bucket_key(k), bucket.encode());
+            }
+            tree.apply_batch(batch)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn tree() -> Tree {
+        let db = sled::Config::new().temporary(true).open().unwrap();
+        db.open_tree(URL_BUCKETS).unwrap()
+    }
+
+    /// Each `(fingerprint, id)` through one batch, its buckets written as
+    /// `apply` writes them; the ids the batch answered.
+    fn insert(tree: &Tree, entries: &[(Fingerprint, u64)]) -> Vec<Option<u64>> {
+        let mut batch = IndexBatch::new(tree, UrlHash { k0: 1, k1: 2 });
+        let found = entries
+            .iter()
+            .map(|(f, id)| batch.find_or_insert_fingerprint(*f, *id, "").unwrap())
+            .collect();
+        for (key, value) in batch.finish() {
+            tree.insert(key, value).unwrap();
+        }
+        found
+    }
+
+    /// Every stored bucket decodes, holds at most [`MAX_ENTRIES`] unless
+    /// one top64 fills it, and lies below the next key.
+    fn check(tree: &Tree) -> Vec<(u64, Bucket)> {
+        let mut buckets: Vec<(u64, Bucket)> = Vec::new();
+        for entry in tree.iter() {
+            let (key, value) = entry.unwrap();
+            let key = parse_bucket_key(&key).unwrap();
+            let bucket = Bucket::decode(key, &value).unwrap();
+            if let Some((_, last)) = buckets.last() {
+                assert!(last.0.iter().all(|(f, _)| top(*f) < key));
+            }
+            buckets.push((key, bucket));
+        }
+        buckets
+    }
+
+    fn all_found(tree: &Tree, entries: &[(Fingerprint, u64)]) {
+        for (f, id) in entries {
+            assert_eq!(stored_id(tree, *f).unwrap(), Some(*id), "{f:#x}");
+        }
+    }
+
+    #[test]
+    fn the_lowest_and_highest_fingerprints() {
+        let tree = tree();
+        let edges = [(0, 1), (u128::MAX, 2), (1, 3), (u128::MAX - 1, 4)];
+        assert_eq!(insert(&tree, &edges), vec![None; 4]);
+        all_found(&tree, &edges);
+        assert_eq!(insert(&tree, &edges), edges.map(|(_, id)| Some(id)));
+        // Enough at both ends to split, then the ends again.
+        let many: Vec<(Fingerprint, u64)> = (1..201u64)
+            .map(|i| {
+                let f = if i % 2 == 0 {
+                    u128::from(i) << 60
+                } else {
+                    u128::MAX - (u128::from(i) << 60)
+                };
+                (f, 10 + i)
+            })
+            .collect();
+        assert!(insert(&tree, &many).iter().all(Option::is_none));
+        let buckets = check(&tree);
+        assert!(buckets.len() > 3);
+        assert_eq!(buckets[0].0, 0);
+        assert_eq!(buckets.last().unwrap().1.0.last().unwrap().0, u128::MAX);
+        all_found(&tree, &edges);
+        all_found(&tree, &many);
+    }
+
+    /// More than [`MAX_ENTRIES`] fingerprints sharing one top64 stay in
+    /// one bucket (it cannot be cut there), and the next top64 goes past
+    /// them.
+    #[test]
+    fn one_top_past_the_limit() {
+        let tree = tree();
+        let same: Vec<(Fingerprint, u64)> = (0..100u64)
+            .map(|i| ((5u128 << 64) | u128::from(i * 7), i + 1))
+            .collect();
+        assert!(insert(&tree, &same).iter().all(Option::is_none));
+        let after = [(6u128 << 64, 500), (4u128 << 64, 501), (u128::MAX, 502)];
+        assert!(insert(&tree, &after).iter().all(Option::is_none));
+        let buckets = check(&tree);
+        let holding = buckets
+            .iter()
+            .find(|(_, b)| b.0.iter().any(|(f, _)| top(*f) == 5))
+            .unwrap();
+        assert!(holding.1.0.iter().filter(|(f, _)| top(*f) == 5).count() == 100);
+        all_found(&tree, &same);
+        all_found(&tree, &after);
+    }
+
+    /// A split, then new fingerprints into its upper half (a later batch)
+    /// and its lower half: each found, the halves within their ranges.
+    #[test]
+    fn a_split_then_inserts_into_the_upper_half() {
+        let tree = tree();
+        let first: Vec<(Fingerprint, u64)> = (0..65u64)
+            .map(|i| (u128::from(i + 1) << 120, i + 1))
+            .collect();
+        assert!(insert(&tree, &first).iter().all(Option::is_none));
+        let buckets = check(&tree);
+        assert_eq!(buckets.len(), 2);
+        let upper = buckets[1].0;
+        let more: Vec<(Fingerprint, u64)> = (0..40u64)
+            .map(|i| {
+                (
+                    (u128::from(upper) << 64) + (u128::from(i + 1) << 100),
+                    100 + i,
+                )
+            })
+            .chain([(1u128 << 100, 200)])
+            .collect();
+        assert!(insert(&tree, &more).iter().all(Option::is_none));
+        check(&tree);
+        all_found(&tree, &first);
+        all_found(&tree, &more);
+    }
+
+    /// The on-disk format pinned: the fingerprint of a URL under a given
+    /// key (keyed SipHash-1-3, 128 bits) and a bucket's bytes.
+    #[test]
+    fn known_answers() {
+        let key: Vec<u8> = (0..16).collect();
+        let hash = UrlHash::from_bytes(&key).unwrap();
+        assert_eq!(hash.to_bytes()[..], key[..]);
+        let f = hash.fingerprint(b"http://example.com/");
+        assert_eq!(f, KNOWN_FINGERPRINT, "{f:#x}");
+        let bytes = Bucket(vec![(f, 0x0102_0304_0506)]).encode();
+        let mut expected = vec![FORMAT];
+        expected.extend_from_slice(&KNOWN_FINGERPRINT.to_be_bytes());
+        expected.extend_from_slice(&[1, 2, 3, 4, 5, 6]);
+        assert_eq!(bytes, expected);
+        assert_eq!(bucket_key(0x0102), [0, 0, 0, 0, 0, 0, 1, 2]);
+        assert_eq!(UrlHash::from_bytes(&key[..15]), None);
+    }
+
+    const KNOWN_FINGERPRINT: u128 = 0x7c1f_f390_87fd_d518_af3c_b848_ad15_1952;
+
+    fn raw(entries: &[(Fingerprint, u64)]) -> Vec<u8> {
+        let mut bytes = vec![FORMAT];
+        for (f, id) in entries {
+            bytes.extend_from_slice(&f.to_be_bytes());
+            bytes.extend_from_slice(&id.to_be_bytes()[2..]);
+        }
+        bytes
+    }
+
+    proptest! {
+        /// `find_raw` answers as `decode` then `get` would; where the
+        /// bytes are not a bucket, it refuses them or (a hit, checked
+        /// only around it) names an id stored with that very fingerprint.
+        #[test]
+        fn find_raw_agrees_with_decode(
+            mut entries in prop::collection::vec((0u128..8, 0u64..4), 0..12),
+            sorted in any::<bool>(),
+            key in 0u64..3,
+            pick in any::<prop::sample::Index>(),
+            junk in prop::collection::vec(any::<u8>(), 0..3),
+            use_junk in any::<bool>(),
+        ) {
+            // Small fingerprints with tops 0..3, so that bounds and
+            // duplicates are met often.
+            for (f, _) in entries.iter_mut() {
+                *f = (*f >> 1 << 64) | (*f & 1);
+            }
+            if sorted {
+                entries.sort_unstable();
+            }
+            let bytes = if use_junk { [raw(&entries), junk].concat() } else { raw(&entries) };
+            let f = if entries.is_empty() { 0 } else { entries[pick.index(entries.len())].0 };
+            for f in [f, f + 1, u128::MAX] {
+                let found = find_raw(key, &bytes, f);
+                match Bucket::decode(key, &bytes) {
+                    Some(bucket) => prop_assert_eq!(found, Some(bucket.get(f))),
+                    None => match found {
+                        None => {}
+                        Some(None) => prop_assert!(false, "a miss in a bucket that does not decode"),
+                        Some(Some(id)) => prop_assert!(entries.contains(&(f, id))),
+                    },
+                }
             }
         }
-        let lo_bound = lo.map_or(Bound::Unbounded, |k| Bound::Included(bucket_key(k)));
-        let hi_bound = hi.map_or(Bound::Unbounded, |k| Bound::Excluded(bucket_key(k)));
-        let from = lo.unwrap_or(0);
-        let mut entries =
-            self.fingerprints_of_records(self.url_hash, |t| t >= from && hi.is_none_or(|h| t < h))?;
-        entries.sort_unstable();
-        entries.dedup_by_key(|(f, _)| *f);
-        let mut batch = Batch::default();
-        for old in tree.range((lo_bound, hi_bound)).keys() {
-            batch.remove(old?);
-        }
-        for (k, bucket) in pack(from, &entries, FILL) {
-            batch.insert(&bucket_key(k), bucket.encode());
-        }
-        tree.apply_batch(batch)?;
-        Ok(())
     }
 }

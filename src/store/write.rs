@@ -20,6 +20,7 @@
 //! writes into a pack are one write of it, as are the moves of one batch
 //! within a block.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 
@@ -103,13 +104,15 @@ struct Delta {
 /// When the old body cannot name its URL (damage), the URL index says
 /// whether `id` is `record`'s URL, but it cannot be read in here (a range
 /// read; and sled holds its lock over the closure): the update is
-/// aborted as [`StoreError::UrlChanged`], and `apply_locked` asks the
-/// index and runs the transaction again with `id` in `verified` when the
-/// index names it. A body that names another URL is refused whatever the
-/// index says: an update never changes a record's URL.
+/// aborted as [`StoreError::UrlChanged`] with `id` in `unnamed`, and
+/// `apply_locked` asks the index and runs the transaction again with `id`
+/// in `verified` when the index names it. A body that names another URL
+/// is refused at once, without asking the index: an update never changes
+/// a record's URL.
 fn old_of(
     old_bytes: &[u8],
     verified: &HashSet<u64>,
+    unnamed: &Cell<Option<u64>>,
     id: u64,
     record: &UrlRecord,
 ) -> TxResult<(State, Option<u32>)> {
@@ -124,7 +127,10 @@ fn old_of(
     // says (`verified`).
     let same_url = match stored_url(old_bytes) {
         Some(url) => url == record.url.as_bytes(),
-        None => verified.contains(&id),
+        None => {
+            unnamed.set(Some(id));
+            verified.contains(&id)
+        }
     };
     if !same_url {
         return abort(StoreError::UrlChanged {
@@ -209,7 +215,7 @@ impl UrlLog {
         // cannot read a range, and only writes them.
         let mut new_ids = vec![None; changes.len()];
         let mut next_id = writer.counters.next_id;
-        let mut index = IndexBatch::new(&self.url_buckets, self.url_hash);
+        let mut index = IndexBatch::new(&self.url_buckets, self.url_hash()?);
         for (i, change) in changes.iter().enumerate() {
             let (value, is_known) = match change {
                 Change::Discover { record, enqueue } => {
@@ -267,7 +273,10 @@ impl UrlLog {
         // Ids the URL index confirmed for updates whose stored body could
         // not name its URL (`old_of`).
         let mut verified = HashSet::new();
+        // The id of the last update whose stored body could not name its URL.
+        let unnamed = Cell::new(None);
         let committed = loop {
+            unnamed.set(None);
             let attempt =
                 trees.transaction(|(packs, url_buckets, by_state, frontier, meta, briefs)| {
                     let mut brief_writes = BriefWrites::new(&content_types);
@@ -306,7 +315,9 @@ impl UrlLog {
                                 // written earlier in it, in the writer's
                                 // cached pack, or read.
                                 let (old, old_depth) = match packs.stored(id)? {
-                                    Some(old_bytes) => old_of(old_bytes, &verified, id, record)?,
+                                    Some(old_bytes) => {
+                                        old_of(old_bytes, &verified, &unnamed, id, record)?
+                                    }
                                     None => return abort(StoreError::NotFound(id)),
                                 };
                                 packs.put(id, values[i].as_slice())?;
@@ -358,7 +369,9 @@ impl UrlLog {
                 });
             match attempt {
                 Err(TransactionError::Abort(StoreError::UrlChanged { id, ref url }))
-                    if !verified.contains(&id) && index.id_of(url)? == Some(id) =>
+                    if unnamed.get() == Some(id)
+                        && !verified.contains(&id)
+                        && index.id_of(url)? == Some(id) =>
                 {
                     verified.insert(id);
                 }
