@@ -209,7 +209,9 @@ impl UrlLog {
         // transaction, and records are encoded once: sled may run the
         // closure more than once.
         let mut values = Vec::with_capacity(changes.len());
-        let mut known = Vec::with_capacity(changes.len());
+        // Whether every change is a discovery of a known URL: then there is
+        // nothing to write.
+        let mut all_known = true;
         // The id each new URL gets, and the URL index buckets the batch
         // changes (`url_index.rs`), all worked out here: the transaction
         // cannot read a range, and only writes them.
@@ -251,13 +253,12 @@ impl UrlLog {
                 }
             };
             values.push(value);
-            known.push(is_known);
+            all_known &= is_known;
         }
-        if known.iter().all(|k| *k) {
+        if all_known {
             return Ok(vec![None; changes.len()]);
         }
         let index_writes = index.finish();
-        let next_after = next_id;
         let trees = (
             &self.packs,
             &self.url_buckets,
@@ -356,7 +357,7 @@ impl UrlLog {
                     for (key, value) in &index_writes {
                         url_buckets.insert(&key[..], value.as_slice())?;
                     }
-                    let next = (next_after != before.next_id).then_some(next_after);
+                    let next = (next_id != before.next_id).then_some(next_id);
                     let after = before.moved(next, &delta.counts, delta.frontier);
                     // Counters are written once per batch, not once per change.
                     if after != before {
