@@ -12,6 +12,9 @@
 //! cargo run --release --example crawl_bench -- 20000 --console
 //! ```
 //!
+//! With `--crawl-only`, the two load-generator passes are skipped (for
+//! profiling the crawl alone).
+//!
 //! With `--console`, the console's own loop (the same `tui::drive` the
 //! terminal uses, drawing into a 200x60 test buffer) watches the crawl from
 //! a thread of its own, on the URL log view following the tail; its frames
@@ -210,8 +213,21 @@ fn main() {
     // 1. The load generator: every page once, CONCURRENCY at a time; then
     // the same with each page scanned for links as the crawler does, the
     // part of a crawler's work that needs no URL log.
-    let raw = Phase::run(&runtime, &server_stat, &origin, pages, false);
-    let scanned = Phase::run(&runtime, &server_stat, &origin, pages, true);
+    // `--crawl-only` skips them, for profiling the crawl alone.
+    let crawl_only = args.iter().any(|a| a == "--crawl-only");
+    let (raw, scanned) = if crawl_only {
+        let none = || Phase {
+            rate: f64::NAN,
+            cpu: f64::NAN,
+            server_cpu: f64::NAN,
+        };
+        (none(), none())
+    } else {
+        (
+            Phase::run(&runtime, &server_stat, &origin, pages, false),
+            Phase::run(&runtime, &server_stat, &origin, pages, true),
+        )
+    };
 
     // 2. The crawl.
     let dir = std::env::temp_dir().join(format!("crawlspace-bench-{}", std::process::id()));
