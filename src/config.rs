@@ -39,6 +39,9 @@ pub struct CrawlSettings {
     pub timeout_s: u64,
     pub max_body_bytes: u64,
     pub max_retries: u32,
+    /// Longest a group of fetch outcomes is held before its one URL log
+    /// transaction, in milliseconds (0: a transaction per burst).
+    pub commit_ms: u64,
     pub user_agent: String,
     pub db: PathBuf,
     pub out: PathBuf,

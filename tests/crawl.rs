@@ -553,3 +553,59 @@ async fn a_mirror_write_failure_is_logged() {
     );
     assert_eq!(r.saved_path, None);
 }
+
+/// A tree of `pages` pages: page n links to pages 10n+1..=10n+10.
+fn tree(pages: u32) -> Router {
+    Router::new().route(
+        "/p/{n}",
+        get(move |Path(n): Path<u32>| async move {
+            let links: String = (10 * n + 1..=10 * n + 10)
+                .filter(|c| *c < pages)
+                .map(|c| format!("<a href=\"/p/{c}\">{c}</a>\n"))
+                .collect();
+            html(format!("<title>{n}</title>{links}"))
+        }),
+    )
+}
+
+/// Fetch outcomes written in groups (`commit_ms`) give the same log as a
+/// transaction per burst, in fewer transactions; a group held far longer
+/// than the crawl never idles it, because it is written as soon as its
+/// discoveries are all that is left to fetch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grouped_writes_log_the_same_crawl_in_fewer_transactions() {
+    let origin = serve(tree(600)).await;
+    let start = [format!("{origin}/p/0")];
+    let run = |commit_ms: u64| {
+        let settings = format!("concurrency = 8\nper_host = 8\ncommit_ms = {commit_ms}\n");
+        let start = start.clone();
+        async move {
+            let crawl = crawl(&start, &settings, "");
+            tokio::time::timeout(Duration::from_secs(120), crawl)
+                .await
+                .expect("the crawl ends")
+        }
+    };
+    let per_burst = run(0).await;
+    let grouped = run(600_000).await;
+    let states = |c: &Crawl| {
+        let mut states: Vec<(String, State)> = c
+            .records()
+            .into_values()
+            .map(|r| (r.url, r.state))
+            .collect();
+        states.sort();
+        states
+    };
+    let want = states(&per_burst);
+    assert_eq!(want.len(), 600);
+    assert!(
+        want.iter()
+            .all(|(_, s)| *s == State::Fetched || *s == State::Saved),
+        "{want:?}"
+    );
+    assert_eq!(states(&grouped), want);
+    assert_eq!(grouped.stats.discovered, per_burst.stats.discovered);
+    let (few, many) = (grouped.log.transactions(), per_burst.log.transactions());
+    assert!(few < many, "{few} transactions grouped, {many} per burst");
+}

@@ -226,16 +226,21 @@ pub struct Engine {
     /// write through a followed link: rewritten as newly met with the next
     /// write, and queued once that write is in (`Engine::revive`).
     revived: Vec<(u64, discover::Discovered)>,
-    /// While a burst of outcomes is handled: the writes held back to be
-    /// committed with it in one transaction (`discover::Deferred`).
+    /// The open group of outcomes: the writes held back to be committed
+    /// in one transaction (`discover::Deferred`), once it is
+    /// `[crawl] commit_ms` old, or sooner when the crawl would otherwise
+    /// wait on it ([`Engine::group_stalls`]). sled's cost is mostly per
+    /// transaction and per key written, and a group writes each record
+    /// pack, bucket and index block it touches once.
     deferred: Option<Deferred>,
     /// In-flight marks of URLs dispatched since the last write: every
     /// write ([`Engine::commit`]) puts them first in its transaction, so
     /// that the log never has a later change without them, and the loop
     /// writes them on their own once the first of them is a tick old
     /// ([`Engine::marks_since`]), however busy it is with other events.
-    /// At most the concurrency of records; carrying them to the next burst
-    /// of outcomes saves a transaction per dispatch round.
+    /// At most the concurrency of records; carrying them to the next group
+    /// of outcomes saves a transaction per dispatch round. While a group is
+    /// open, marks go into it instead, in order with its other changes.
     marks: Vec<(u64, UrlRecord)>,
     /// When the oldest of `marks` was held back; `None` when there are none.
     /// A fixed deadline, not one reset by each pass of the loop, so that a
@@ -364,6 +369,9 @@ impl Engine {
                 break;
             }
             let now = Instant::now();
+            if self.write_due(tick).is_some_and(|due| due <= now) {
+                self.commit_deferred();
+            }
             self.release_delayed(now);
             self.refill();
             let mut dispatched = Vec::new();
@@ -413,6 +421,12 @@ impl Engine {
             // before it leaves them queued, which resumes the same way.
             self.mark_in_flight(&dispatched, now);
             self.stats.in_flight = in_flight as u64;
+            if self.group_stalls() {
+                // The URLs it discovered are all there is left to fetch:
+                // written now, queued, and dispatched on the next turn.
+                self.commit_deferred();
+                continue;
+            }
             if in_flight == 0
                 && self.frontier.is_empty()
                 && self.delayed.is_empty()
@@ -427,27 +441,28 @@ impl Engine {
             if std::mem::take(&mut self.detail_wanted) {
                 let _ = events.try_send(Event::Detail(Box::new(self.detail(now))));
             }
-            // The marks a tick old are written alone, whichever branch
-            // below ran last: the log lists what is in flight within about
-            // a tick.
-            if self.marks_due(tick).is_some_and(|due| due <= now) {
-                self.commit(&[]);
+            // The marks a tick old, and the group `commit_ms` old, are
+            // written whichever branch below ran last: the log lists what
+            // is in flight within about a tick.
+            if self.write_due(tick).is_some_and(|due| due <= now) {
+                self.commit_deferred();
             }
             let can_dispatch = !self.paused && in_flight < concurrency;
-            let wake = [self.next_wake(now, can_dispatch), self.marks_due(tick)]
+            let wake = [self.next_wake(now, can_dispatch), self.write_due(tick)]
                 .into_iter()
                 .flatten()
                 .fold(now + tick, Instant::min);
             tokio::select! {
                 outcome = done_rx.recv() => {
                     // Every other outcome already waiting too (the channel
-                    // holds at most twice the concurrency), with their
-                    // writes in one transaction, led by the in-flight marks
-                    // held back; the slots they free are refilled in one
-                    // dispatch round, whose marks lead the next one. One
-                    // outcome per round cost two transactions per page,
-                    // and sled's cost is mostly per transaction.
-                    self.deferred = Some(Deferred::default());
+                    // holds at most twice the concurrency), their writes
+                    // held in the open group (opened by the first outcome
+                    // after a write) and committed in one transaction, led
+                    // by the in-flight marks held back; the slots they free
+                    // are refilled in one dispatch round. One outcome per
+                    // round cost two transactions per page, one group per
+                    // burst 0.15, and sled's cost is mostly per transaction.
+                    self.deferred.get_or_insert_with(|| Deferred::opened(Instant::now()));
                     if let Some(outcome) = outcome {
                         in_flight -= 1;
                         self.handle(outcome);
@@ -456,7 +471,9 @@ impl Engine {
                         in_flight -= 1;
                         self.handle(outcome);
                     }
-                    self.commit_deferred();
+                    if self.write_due(tick).is_some_and(|due| due <= Instant::now()) {
+                        self.commit_deferred();
+                    }
                 }
                 command = control.recv() => {
                     if let Some(command) = command
@@ -487,7 +504,7 @@ impl Engine {
         }
         // URLs still in flight stay so in the log and are fetched again
         // on resume.
-        self.commit(&[]);
+        self.commit_deferred();
         tasks.abort_all();
         if !self.stopping {
             self.end_refresh();
@@ -522,6 +539,11 @@ impl Engine {
 
     /// Applies a command; true when it says to stop.
     fn command(&mut self, command: Control) -> bool {
+        // New rules must see every discovery of the open group queued (to
+        // filter it), and a paused or stopped crawl has its log up to date.
+        if matches!(command, Control::Pause | Control::Rules(_) | Control::Stop) {
+            self.commit_deferred();
+        }
         match command {
             Control::Pause => self.paused = true,
             Control::Resume => self.paused = false,
@@ -647,10 +669,22 @@ impl Engine {
         [delayed, host, robots].into_iter().flatten().min()
     }
 
-    /// When the in-flight marks held back are to be written alone: a tick
-    /// after the first of them was held back.
-    fn marks_due(&self, tick: Duration) -> Option<Instant> {
-        self.marks_since.map(|since| since + tick)
+    /// When the writes held back are due: the in-flight marks a tick after
+    /// the first of them was held back, the open group `commit_ms` after it
+    /// was opened, whichever comes first.
+    fn write_due(&self, tick: Duration) -> Option<Instant> {
+        let commit = Duration::from_millis(self.plan.settings.commit_ms);
+        let marks = self.marks_since.map(|since| since + tick);
+        let group = self.deferred.as_ref().map(|d| d.since + commit);
+        marks.into_iter().chain(group).min()
+    }
+
+    /// Whether the open group holds the only work left: nothing queued in
+    /// memory or on disk, so that waiting for it to be due would idle the
+    /// crawl (its discoveries are queued once written). A crawl busy with
+    /// queued URLs keeps the group open until it is due.
+    fn group_stalls(&self) -> bool {
+        self.deferred.is_some() && self.frontier.is_empty() && !self.window.more_on_disk()
     }
 
     /// Puts back what a previous run left: URLs in flight are queued again,
@@ -663,7 +697,8 @@ impl Engine {
     }
 
     /// Record `id` as the log will hold it once the writes held back are
-    /// committed (in-flight marks and a burst's updates), else as it is.
+    /// committed (the open group's updates and in-flight marks), else as it
+    /// is.
     fn current_record(&self, id: u64) -> Result<Option<UrlRecord>, crate::store::StoreError> {
         let held = self.deferred.as_ref().and_then(|d| d.record(id));
         let marked = || {
@@ -706,18 +741,31 @@ impl Engine {
     }
 
     /// Marks a dispatch round's URLs in flight, with robots.txt's answer
-    /// that let each go: held back in [`Engine::marks`] for the next write.
+    /// that let each go: held back in the open group, or in
+    /// [`Engine::marks`] for the next write.
     fn mark_in_flight(&mut self, items: &[(u64, Queue, Check)], now: Instant) {
         for (id, queue, robots) in items {
-            let Some(mut record) = self.log.get(*id).ok().flatten() else {
+            // As the group left it (a retry's error count, say), if it holds it.
+            let Some(mut record) = self.current_record(*id).ok().flatten() else {
                 continue;
             };
             record.state = State::InFlight;
             record.reason = format!("being fetched from {}", queue.name());
             record.robots = Some(robots.text.clone());
             set_layer(&mut record.trace, robots_line(robots));
-            self.marks.push((*id, record));
-            self.marks_since.get_or_insert(now);
+            match &mut self.deferred {
+                // After the group's changes: a URL retried within one group
+                // ends in flight, not as its earlier outcome left it.
+                Some(group) => group.hold(discover::Held::Update {
+                    id: *id,
+                    record,
+                    enqueue: None,
+                }),
+                None => {
+                    self.marks.push((*id, record));
+                    self.marks_since.get_or_insert(now);
+                }
+            }
         }
     }
 

@@ -4,6 +4,7 @@
 //! it is deduplicated against the log, and written with the next update in
 //! one transaction, then queued in memory.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use url::Url;
@@ -301,23 +302,31 @@ impl Engine {
     }
 
     /// Writes the pending discoveries and `extra` changes in one transaction,
-    /// then queues the new URLs in memory. While outcomes are being handled
-    /// in a burst ([`Engine::deferred`] set), holds them back instead, up
-    /// to [`DEFER_AT_MOST`] changes, for [`Engine::commit_deferred`].
+    /// then queues the new URLs in memory. While a group of outcomes is
+    /// open ([`Engine::deferred`] set), holds them back instead, up to
+    /// [`DEFER_AT_MOST`] changes, for [`Engine::commit_deferred`].
     pub(super) fn commit(&mut self, extra: &[Change<'_>]) {
         let Some(deferred) = &mut self.deferred else {
             return self.write(extra);
         };
-        deferred.changes.extend(extra.iter().map(Held::from));
+        for change in extra {
+            deferred.hold(Held::from(change));
+        }
         if self.pending.len() + self.revived.len() + deferred.changes.len() >= DEFER_AT_MOST {
-            let held = std::mem::take(&mut deferred.changes);
+            let held = deferred.take();
             self.write(&held.iter().map(Held::change).collect::<Vec<_>>());
         }
     }
 
-    /// Ends a burst: writes what [`Engine::commit`] held back.
+    /// Closes the group: writes what [`Engine::commit`] held back, with the
+    /// in-flight marks and pending discoveries. With no group open, writes
+    /// those alone (when there are any): "write everything now".
     pub(super) fn commit_deferred(&mut self) {
-        let held = self.deferred.take().unwrap_or_default().changes;
+        let held = self
+            .deferred
+            .take()
+            .map(|mut d| d.take())
+            .unwrap_or_default();
         self.write(&held.iter().map(Held::change).collect::<Vec<_>>());
     }
 
@@ -399,33 +408,63 @@ impl Engine {
     }
 }
 
-/// Changes held back in one burst of outcomes at most, pending discoveries
-/// included: bounds the transaction (a sitemap can discover thousands).
+/// Changes held back in one group at most, pending discoveries included:
+/// bounds the transaction (a sitemap can discover thousands).
 const DEFER_AT_MOST: usize = 4096;
 
-/// Writes held back while a burst of outcomes is handled, so that all of
-/// them are one transaction. Atomic like any batch: after a crash, either
-/// every page of the burst is recorded with its links, or none is and all
-/// are fetched again, as when the crash comes before they are handled.
-#[derive(Debug, Default)]
+/// Writes held back while a group of outcomes is open, so that all of them
+/// are one transaction (`[crawl] commit_ms`). Atomic like any batch: after
+/// a crash, either every page of the group is recorded with its links, or
+/// none is and all are fetched again, as when the crash comes before they
+/// are handled.
+#[derive(Debug)]
 pub(super) struct Deferred {
+    /// In the order they were made: a later change to a record wins.
     changes: Vec<Held>,
+    /// Where the latest update of each record is in `changes`, so that
+    /// reading a record back costs the same however large the group.
+    latest: HashMap<u64, usize>,
+    /// When the group was opened: it is written once `commit_ms` old.
+    pub(super) since: Instant,
 }
 
 impl Deferred {
+    /// An empty group, opened at `since`.
+    pub(super) fn opened(since: Instant) -> Deferred {
+        Deferred {
+            changes: Vec::new(),
+            latest: HashMap::new(),
+            since,
+        }
+    }
+
+    /// Holds one more change, after those held already.
+    pub(super) fn hold(&mut self, held: Held) {
+        if let Held::Update { id, .. } = &held {
+            self.latest.insert(*id, self.changes.len());
+        }
+        self.changes.push(held);
+    }
+
+    /// The changes held so far, in order; the group stays open, empty.
+    fn take(&mut self) -> Vec<Held> {
+        self.latest.clear();
+        std::mem::take(&mut self.changes)
+    }
+
     /// The latest record held back for `id`: what the log will hold, for
-    /// a second change to the same URL in the burst.
+    /// a second change to the same URL in the group.
     pub(super) fn record(&self, id: u64) -> Option<UrlRecord> {
-        self.changes.iter().rev().find_map(|held| match held {
-            Held::Update { id: at, record, .. } if *at == id => Some(record.clone()),
+        match self.changes.get(*self.latest.get(&id)?)? {
+            Held::Update { record, .. } => Some(record.clone()),
             _ => None,
-        })
+        }
     }
 }
 
 /// A [`Change`] that owns its record.
 #[derive(Debug)]
-enum Held {
+pub(super) enum Held {
     Discover {
         record: UrlRecord,
         enqueue: Option<(u8, u8)>,
@@ -448,7 +487,7 @@ enum Held {
 }
 
 impl Held {
-    fn from(change: &Change<'_>) -> Held {
+    pub(super) fn from(change: &Change<'_>) -> Held {
         match *change {
             Change::Discover { record, enqueue } => Held::Discover {
                 record: record.clone(),
@@ -648,7 +687,7 @@ mod tests {
         let id = log.id_of(z.as_str()).expect("log").expect("z");
         let filtered = engine.stats.filtered;
         // In a burst, with a change the log refuses (no frontier queue 9).
-        engine.deferred = Some(Deferred::default());
+        engine.deferred = Some(Deferred::opened(Instant::now()));
         engine.met(z.clone(), None, 1, Origin::Link);
         assert_eq!(engine.revived.len(), 1, "held with the burst");
         engine.commit(&[Change::Enqueue {
@@ -707,6 +746,118 @@ mod tests {
         assert!(engine.marks.is_empty() && engine.marks_since.is_none());
     }
 
+    /// A group is due `commit_ms` after it opened (at once with 0), the
+    /// marks held outside a group a tick after the first: whichever first.
+    #[test]
+    fn an_open_group_is_due_commit_ms_after_it_opened() {
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, _log) = engine(dir.path());
+        let tick = std::time::Duration::from_secs(1);
+        assert_eq!(engine.write_due(tick), None, "nothing held");
+        let opened = Instant::now();
+        engine.deferred = Some(Deferred::opened(opened));
+        let ms = std::time::Duration::from_millis;
+        assert_eq!(engine.plan.settings.commit_ms, 100, "the default");
+        assert_eq!(engine.write_due(tick), Some(opened + ms(100)));
+        engine.plan.settings.commit_ms = 0;
+        assert_eq!(engine.write_due(tick), Some(opened));
+        engine.plan.settings.commit_ms = 5_000;
+        engine.marks_since = Some(opened);
+        assert_eq!(engine.write_due(tick), Some(opened + tick));
+    }
+
+    /// An open group is written early only when its discoveries are all
+    /// there is to fetch; with URLs queued it stays open until due.
+    #[test]
+    fn a_group_stalls_the_crawl_only_when_nothing_else_is_queued() {
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, log) = engine(dir.path());
+        let url = |p: &str| Url::parse(&format!("http://site.test/{p}")).expect("url");
+        assert!(!engine.group_stalls(), "no group open");
+        engine.deferred = Some(Deferred::opened(Instant::now()));
+        engine.met(url("a"), None, 1, Origin::Link);
+        assert_eq!(state_of(&log, "http://site.test/a"), None, "held");
+        assert!(
+            engine.group_stalls(),
+            "a is all there is, and not queued yet"
+        );
+        engine.commit_deferred();
+        assert_eq!(state_of(&log, "http://site.test/a"), Some(State::Queued));
+        assert_eq!(engine.frontier.len(), 1);
+        engine.deferred = Some(Deferred::opened(Instant::now()));
+        engine.met(url("b"), None, 1, Origin::Link);
+        assert!(!engine.group_stalls(), "a is queued: the group can wait");
+    }
+
+    /// A URL dispatched while a group is open is marked from the group's
+    /// latest record of it (a retry's error count, say), and the mark goes
+    /// into the group after that change: written, the URL is in flight with
+    /// its error count.
+    #[test]
+    fn a_mark_made_in_an_open_group_follows_its_changes() {
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, log) = engine(dir.path());
+        engine.met(
+            Url::parse("http://site.test/a").expect("url"),
+            None,
+            1,
+            Origin::Link,
+        );
+        engine.write(&[]);
+        let a = log.id_of("http://site.test/a").expect("log").expect("a");
+        engine.deferred = Some(Deferred::opened(Instant::now()));
+        engine.update_and(a, None, |r| {
+            r.error = Some(crate::store::ErrorInfo {
+                class: crate::store::ErrorClass::Temporary,
+                count: 1,
+                message: "timed out".into(),
+            });
+        });
+        let allowed = crate::crawl::robots_cache::Check {
+            allowed: true,
+            line: None,
+            text: "robots.txt not fetched".into(),
+        };
+        engine.mark_in_flight(&[(a, Queue::Follow, allowed)], Instant::now());
+        assert!(engine.marks.is_empty(), "into the group, not beside it");
+        let held = engine.current_record(a).expect("log").expect("record");
+        assert_eq!(held.state, State::InFlight);
+        assert_eq!(held.error.as_ref().map(|e| e.count), Some(1));
+        assert_eq!(state_of(&log, "http://site.test/a"), Some(State::Queued));
+        engine.commit_deferred();
+        let written = log.get(a).expect("log").expect("record");
+        assert_eq!(written.state, State::InFlight);
+        assert_eq!(written.error.map(|e| e.count), Some(1));
+    }
+
+    /// New rules see the open group's discoveries: the group is written
+    /// and queued first, then the queued URLs the rules filter are dropped.
+    #[test]
+    fn new_rules_write_the_open_group_first_and_filter_its_urls() {
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, log) = engine(dir.path());
+        let url = |p: &str| Url::parse(&format!("http://site.test/{p}")).expect("url");
+        engine.deferred = Some(Deferred::opened(Instant::now()));
+        engine.met(url("keep"), None, 1, Origin::Link);
+        engine.met(url("drop"), None, 1, Origin::Link);
+        let text = "[[rules]]\nname = \"no drop\"\nmatch = { field = \"path\", prefix = \"/drop\" }\naction = \"exclude\"\n";
+        let rules = crate::rules::dialect::parse_text(
+            "new.toml",
+            text,
+            crate::rules::dialect::DialectChoice::Given(crate::rules::dialect::Dialect::Native),
+        )
+        .expect("rules");
+        let compiled = crate::rules::CompiledRules::new(&rules.parsed.rules);
+        assert!(!engine.command(super::super::Control::Rules(Arc::new(compiled))));
+        assert!(engine.deferred.is_none(), "the group was written");
+        assert_eq!(state_of(&log, "http://site.test/keep"), Some(State::Queued));
+        assert_eq!(
+            state_of(&log, "http://site.test/drop"),
+            Some(State::Filtered)
+        );
+        assert_eq!(engine.frontier.len(), 1, "only keep is queued");
+    }
+
     fn record(url: &str, reason: &str) -> UrlRecord {
         UrlRecord {
             url: url.into(),
@@ -744,9 +895,10 @@ mod tests {
                 enqueue: None,
             },
         ];
-        let deferred = Deferred {
-            changes: changes.iter().map(Held::from).collect(),
-        };
+        let mut deferred = Deferred::opened(Instant::now());
+        for change in &changes {
+            deferred.hold(Held::from(change));
+        }
         let back: Vec<String> = deferred
             .changes
             .iter()
@@ -757,5 +909,10 @@ mod tests {
         assert_eq!(deferred.record(1).map(|r| r.reason), Some("second".into()));
         assert_eq!(deferred.record(2).map(|r| r.reason), Some("other".into()));
         assert_eq!(deferred.record(3), None);
+        // Taken for a write, the group stays open and empty.
+        let since = deferred.since;
+        assert_eq!(deferred.take().len(), 4);
+        assert_eq!(deferred.record(1), None);
+        assert_eq!(deferred.since, since);
     }
 }

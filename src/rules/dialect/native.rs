@@ -17,7 +17,7 @@ use crate::rules::model::{
 };
 
 /// The `[crawl]` keys of SPEC §5; any other key there is a typo.
-pub const CRAWL_KEYS: [&str; 16] = [
+pub const CRAWL_KEYS: [&str; 17] = [
     "start",
     "disposition",
     "max_link_depth",
@@ -31,6 +31,7 @@ pub const CRAWL_KEYS: [&str; 16] = [
     "timeout_s",
     "max_body_bytes",
     "max_retries",
+    "commit_ms",
     "user_agent",
     "db",
     "out",
