@@ -10,6 +10,10 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+/// The longest `[crawl] commit_ms`: the URL log may lag the crawl by that
+/// much, and a crash loses that much work.
+pub const MAX_COMMIT_MS: u64 = 60_000;
+
 /// The documented defaults, as shipped.
 pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
 
@@ -183,6 +187,10 @@ impl Config {
         if c.timeout_s == 0 {
             return Err(("timeout_s", "timeout_s must be at least 1".into()));
         }
+        if c.commit_ms > MAX_COMMIT_MS {
+            let message = format!("commit_ms must be at most {MAX_COMMIT_MS} (a minute)");
+            return Err(("commit_ms", message));
+        }
         if c.user_agent.trim().is_empty() || c.user_agent.chars().any(char::is_control) {
             return Err(("user_agent", "user_agent must be printable text".into()));
         }
@@ -280,6 +288,11 @@ mod tests {
             ),
             ("[crawl]\nper_host = -1\n", Some(2), "per_host"),
             ("[crawl]\nper_host = 0\n", Some(2), "at least 1"),
+            (
+                "[crawl]\nstart = []\ncommit_ms = 60001\n",
+                Some(3),
+                "commit_ms must be at most 60000",
+            ),
             ("[crawl\n", Some(1), "bad TOML"),
             ("[craw]\nx = 1\n", Some(1), "unknown section"),
         ];

@@ -205,6 +205,18 @@ async fn crawl_in(
     rules: &str,
     prepare: impl FnOnce(&std::path::Path),
 ) -> Crawl {
+    crawl_ticking(start, settings, rules, prepare, Duration::from_millis(100)).await
+}
+
+/// [`crawl_in`] with the engine's progress `tick` (which also bounds how
+/// long in-flight marks wait outside a group).
+async fn crawl_ticking(
+    start: &[String],
+    settings: &str,
+    rules: &str,
+    prepare: impl FnOnce(&std::path::Path),
+    tick: Duration,
+) -> Crawl {
     let dir = tempfile::tempdir().expect("temp dir");
     prepare(dir.path());
     let start_list: Vec<String> = start.iter().map(|s| format!("{s:?}")).collect();
@@ -217,7 +229,7 @@ async fn crawl_in(
     tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
     let (_control, control_rx) = mpsc::channel(4);
     let stats = engine
-        .run(events, control_rx, Duration::from_millis(100))
+        .run(events, control_rx, tick)
         .await
         .expect("crawl runs");
     Crawl {
@@ -569,9 +581,10 @@ fn tree(pages: u32) -> Router {
 }
 
 /// Fetch outcomes written in groups (`commit_ms`) give the same log as a
-/// transaction per burst, in fewer transactions; a group held far longer
-/// than the crawl never idles it, because it is written as soon as its
-/// discoveries are all that is left to fetch.
+/// transaction per burst, in fewer transactions. Groups held up to a
+/// minute, with a tick longer than the test, never idle the crawl: a group
+/// is written as soon as its discoveries could be fetched (else every idle
+/// would cost a minute, past the timeout).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn grouped_writes_log_the_same_crawl_in_fewer_transactions() {
     let origin = serve(tree(600)).await;
@@ -580,14 +593,14 @@ async fn grouped_writes_log_the_same_crawl_in_fewer_transactions() {
         let settings = format!("concurrency = 8\nper_host = 8\ncommit_ms = {commit_ms}\n");
         let start = start.clone();
         async move {
-            let crawl = crawl(&start, &settings, "");
-            tokio::time::timeout(Duration::from_secs(120), crawl)
+            let crawl = crawl_ticking(&start, &settings, "", |_| {}, Duration::from_secs(300));
+            tokio::time::timeout(Duration::from_secs(50), crawl)
                 .await
-                .expect("the crawl ends")
+                .expect("the crawl never waits for its group to be due")
         }
     };
     let per_burst = run(0).await;
-    let grouped = run(600_000).await;
+    let grouped = run(60_000).await;
     let states = |c: &Crawl| {
         let mut states: Vec<(String, State)> = c
             .records()
@@ -608,4 +621,41 @@ async fn grouped_writes_log_the_same_crawl_in_fewer_transactions() {
     assert_eq!(grouped.stats.discovered, per_burst.stats.discovered);
     let (few, many) = (grouped.log.transactions(), per_burst.log.transactions());
     assert!(few < many, "{few} transactions grouped, {many} per burst");
+}
+
+/// A URL found while other URLs wait on their host's politeness does not
+/// wait for its group to be due: a slot is free, so the group is written
+/// and the URL of the idle host fetched at once, before the busy host's
+/// next turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_of_an_idle_host_does_not_wait_for_its_group() {
+    let idle = serve(Router::new().route("/0", get(|| async { html(String::new()) }))).await;
+    let link = format!("<a href=\"{idle}/0\">elsewhere</a>");
+    let busy = serve(Router::new().route(
+        "/{n}",
+        get(move |Path(_n): Path<u32>| {
+            let link = link.clone();
+            async move { html(link) }
+        }),
+    ))
+    .await;
+    let settings =
+        "obey_robots = false\ndelay_ms = 1500\nper_host = 1\nconcurrency = 4\ncommit_ms = 60000\n";
+    let start = [format!("{busy}/0"), format!("{busy}/1")];
+    let crawl = crawl_ticking(&start, settings, "", |_| {}, Duration::from_secs(300));
+    let c = tokio::time::timeout(Duration::from_secs(50), crawl)
+        .await
+        .expect("the crawl ends");
+    let records = c.records();
+    let fetched = |url: String| {
+        let r = &records[&url];
+        assert_eq!(r.state, State::Saved, "{r:?}");
+        r.fetched_ms.expect("fetched")
+    };
+    let elsewhere = fetched(format!("{idle}/0"));
+    let second = fetched(format!("{busy}/0")).max(fetched(format!("{busy}/1")));
+    assert!(
+        elsewhere < second,
+        "the idle host's page at {elsewhere}, the busy host's second at {second}"
+    );
 }

@@ -219,7 +219,7 @@ pub struct Engine {
     /// URLs met since the last write, written with the next one.
     pending: Vec<Discovered>,
     /// Where each URL of `pending` is: a URL met twice before the write
-    /// (two pages of one burst) is one discovery, and a plain link beats
+    /// (two pages of one group) is one discovery, and a plain link beats
     /// a rel=nofollow one met first, as it would once written.
     pending_at: HashMap<String, usize>,
     /// URLs logged as not followed (rel=nofollow) and met since the last
@@ -240,7 +240,8 @@ pub struct Engine {
     /// ([`Engine::marks_since`]), however busy it is with other events.
     /// At most the concurrency of records; carrying them to the next group
     /// of outcomes saves a transaction per dispatch round. While a group is
-    /// open, marks go into it instead, in order with its other changes.
+    /// open, marks go into it instead, in order with its other changes, and
+    /// are written with it (within `commit_ms`).
     marks: Vec<(u64, UrlRecord)>,
     /// When the oldest of `marks` was held back; `None` when there are none.
     /// A fixed deadline, not one reset by each pass of the loop, so that a
@@ -417,20 +418,24 @@ impl Engine {
                 };
                 running.insert(task.id(), fetching);
             }
-            // Held back to lead the next write (`Engine::marks`); a crash
-            // before it leaves them queued, which resumes the same way.
+            // Held back in the open group, or to lead the next write
+            // (`Engine::marks`); a crash before it leaves them queued,
+            // which resumes the same way.
             self.mark_in_flight(&dispatched, now);
             self.stats.in_flight = in_flight as u64;
-            if self.group_stalls() {
-                // The URLs it discovered are all there is left to fetch:
-                // written now, queued, and dispatched on the next turn.
+            if self.group_stalls(!self.paused && in_flight < concurrency) {
+                // Its discoveries could be fetched now: written, queued,
+                // and dispatched on the next turn.
                 self.commit_deferred();
                 continue;
             }
+            // An open group was written just above if it held discoveries.
             if in_flight == 0
                 && self.frontier.is_empty()
                 && self.delayed.is_empty()
                 && !self.window.more_on_disk()
+                && self.pending.is_empty()
+                && self.revived.is_empty()
             {
                 break;
             }
@@ -459,9 +464,10 @@ impl Engine {
                     // held in the open group (opened by the first outcome
                     // after a write) and committed in one transaction, led
                     // by the in-flight marks held back; the slots they free
-                    // are refilled in one dispatch round. One outcome per
-                    // round cost two transactions per page, one group per
-                    // burst 0.15, and sled's cost is mostly per transaction.
+                    // are refilled in one dispatch round. sled's cost is
+                    // mostly per transaction and per key written: one
+                    // outcome per round cost two transactions per page, a
+                    // transaction per burst 0.15 (README, crawler step 9).
                     self.deferred.get_or_insert_with(|| Deferred::opened(Instant::now()));
                     if let Some(outcome) = outcome {
                         in_flight -= 1;
@@ -540,7 +546,8 @@ impl Engine {
     /// Applies a command; true when it says to stop.
     fn command(&mut self, command: Control) -> bool {
         // New rules must see every discovery of the open group queued (to
-        // filter it), and a paused or stopped crawl has its log up to date.
+        // filter it), and pausing or stopping writes the log at once (the
+        // outcomes of fetches still in flight follow as usual).
         if matches!(command, Control::Pause | Control::Rules(_) | Control::Stop) {
             self.commit_deferred();
         }
@@ -679,12 +686,16 @@ impl Engine {
         marks.into_iter().chain(group).min()
     }
 
-    /// Whether the open group holds the only work left: nothing queued in
-    /// memory or on disk, so that waiting for it to be due would idle the
-    /// crawl (its discoveries are queued once written). A crawl busy with
-    /// queued URLs keeps the group open until it is due.
-    fn group_stalls(&self) -> bool {
-        self.deferred.is_some() && self.frontier.is_empty() && !self.window.more_on_disk()
+    /// Whether waiting for the open group to be due would hold the crawl
+    /// up: its discoveries (queued only once written) are all there is
+    /// left, or a slot is free after a dispatch round (`can_dispatch`)
+    /// that one of them might take, a URL of an idle host or of a more
+    /// urgent level than those queued. A crawl that keeps every slot busy
+    /// keeps the group open until it is due.
+    fn group_stalls(&self, can_dispatch: bool) -> bool {
+        let discoveries = !self.pending.is_empty() || !self.revived.is_empty();
+        let nothing_queued = self.frontier.is_empty() && !self.window.more_on_disk();
+        self.deferred.is_some() && (nothing_queued || (can_dispatch && discoveries))
     }
 
     /// Puts back what a previous run left: URLs in flight are queued again,

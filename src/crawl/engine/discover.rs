@@ -80,7 +80,7 @@ impl Engine {
                 return; // known: deduplicated
             }
         }
-        // Met earlier in this burst, not written yet: the same rule as for
+        // Met earlier in this group, not written yet: the same rule as for
         // a logged URL, applied to the held-back discovery.
         let waiting = known
             .is_none()
@@ -274,9 +274,9 @@ impl Engine {
     /// A URL logged as not followed (rel=nofollow) met through a followed
     /// link: rewritten as newly met, and queued if it is to be fetched.
     /// Written like any other change ([`Engine::commit`]): after the
-    /// in-flight marks held back, and with the burst under way if there
-    /// is one, which is written before anything more is dispatched; queued
-    /// only once that write is in ([`Engine::write`]).
+    /// in-flight marks held back, and with the open group if there is one
+    /// (written early when a slot is free for it, `Engine::group_stalls`);
+    /// queued only once that write is in ([`Engine::write`]).
     fn revive(&mut self, id: u64, discovered: Discovered) {
         if discovered.draft.is_none() {
             return; // refused on other grounds too: the first reason stands
@@ -330,18 +330,32 @@ impl Engine {
         self.write(&held.iter().map(Held::change).collect::<Vec<_>>());
     }
 
+    /// Writes everything held now, like [`Engine::commit_deferred`], but
+    /// leaves the group open (empty) for the rest of the burst: for a
+    /// change that must not wait, such as a deletion whose mirror file is
+    /// already gone.
+    pub(super) fn write_held_now(&mut self) {
+        let held = self
+            .deferred
+            .as_mut()
+            .map(Deferred::take)
+            .unwrap_or_default();
+        self.write(&held.iter().map(Held::change).collect::<Vec<_>>());
+    }
+
     /// [`Engine::commit`] now, after the in-flight marks held back.
     fn write(&mut self, extra: &[Change<'_>]) {
         let pending = std::mem::take(&mut self.pending);
         self.pending_at.clear();
         let marks = std::mem::take(&mut self.marks);
-        let marks_since = self.marks_since.take();
+        self.marks_since = None;
         let mut changes: Vec<Change<'_>> = Change::updates(&marks).collect();
         changes.extend(pending.iter().map(|d| Change::Discover {
             record: &d.record,
             enqueue: d.enqueue,
         }));
         let revived = std::mem::take(&mut self.revived);
+        let revived_at = changes.len();
         changes.extend(revived.iter().map(|(id, d)| Change::Update {
             id: *id,
             record: &d.record,
@@ -351,24 +365,29 @@ impl Engine {
         if changes.is_empty() {
             return;
         }
-        let alone = changes.len() == marks.len();
-        let ids = match self.log.apply(&changes) {
-            Ok(ids) => ids,
+        let ids: Vec<Result<Option<u64>, ()>> = match self.log.apply(&changes) {
+            Ok(ids) => ids.into_iter().map(Ok).collect(),
             Err(e) => {
-                eprintln!("crawlspace: URL log: {e}");
-                drop(changes);
-                self.hold_back_again(marks, marks_since, alone);
-                // Still logged as not followed: a later followed link
-                // revives them again.
-                self.nofollowed.extend(revived.iter().map(|(id, _)| *id));
-                return;
+                eprintln!(
+                    "crawlspace: URL log: {e}; writing its {} changes one at a time",
+                    changes.len()
+                );
+                self.write_one_by_one(&changes)
             }
         };
         drop(changes);
         let now = Instant::now();
-        self.queue_revived(revived, now);
+        let (written, refused): (Vec<_>, Vec<_>) = revived
+            .into_iter()
+            .zip(&ids[revived_at..])
+            .partition(|(_, id)| id.is_ok());
+        self.queue_revived(written.into_iter().map(|(r, _)| r).collect(), now);
+        // Still logged as not followed: a later followed link revives them.
+        self.nofollowed
+            .extend(refused.iter().map(|((id, _), _)| *id));
         for (discovered, id) in pending.into_iter().zip(ids.into_iter().skip(marks.len())) {
-            let Some(id) = id else { continue }; // already known, or twice in the batch
+            // Already known, twice in the batch, or refused by the log.
+            let Ok(Some(id)) = id else { continue };
             self.stats.discovered += 1;
             if discovered.nofollowed {
                 self.nofollowed.insert(id);
@@ -384,27 +403,26 @@ impl Engine {
         }
     }
 
-    /// After a failed write: its in-flight marks lead the next write again,
-    /// so that no later change reaches the log without them, and are
-    /// written alone a tick after they were first held back (`since`, or
-    /// now), not on every pass of the loop. Keeping the first time matters:
-    /// were one of them what makes every write fail, writes arriving more
-    /// often than a tick would otherwise keep moving their deadline, and
-    /// they would never be tried alone. Marks that failed alone are dropped
-    /// instead, in case one of them is what fails: a URL then shows queued
-    /// while it is fetched, until its outcome is written, which resumes the
-    /// same way.
-    fn hold_back_again(
-        &mut self,
-        marks: Vec<(u64, UrlRecord)>,
-        since: Option<Instant>,
-        alone: bool,
-    ) {
-        if alone || marks.is_empty() {
-            return;
-        }
-        self.marks_since = Some(since.unwrap_or_else(Instant::now));
-        self.marks = marks;
+    /// After a batch the log refused: each change in its own transaction,
+    /// in order, so that one bad change (a record in a damaged pack, say)
+    /// loses only itself, not the whole group of pages with it. A change
+    /// refused alone is reported and dropped: an in-flight mark then leaves
+    /// its URL queued in the log until its outcome is written, a lost
+    /// outcome leaves it queued or in flight there (fetched again on
+    /// resume), a lost discovery is met again when its page is.
+    fn write_one_by_one(&self, changes: &[Change<'_>]) -> Vec<Result<Option<u64>, ()>> {
+        changes
+            .iter()
+            .map(
+                |change| match self.log.apply(std::slice::from_ref(change)) {
+                    Ok(ids) => Ok(ids.into_iter().next().flatten()),
+                    Err(e) => {
+                        eprintln!("crawlspace: URL log: {e}; this change is not written");
+                        Err(())
+                    }
+                },
+            )
+            .collect()
     }
 }
 
@@ -421,9 +439,10 @@ const DEFER_AT_MOST: usize = 4096;
 pub(super) struct Deferred {
     /// In the order they were made: a later change to a record wins.
     changes: Vec<Held>,
-    /// Where the latest update of each record is in `changes`, so that
-    /// reading a record back costs the same however large the group.
-    latest: HashMap<u64, usize>,
+    /// Per record: where its latest update is in `changes`, so that reading
+    /// it back costs the same however large the group, and where its
+    /// latest change of any kind is.
+    latest: HashMap<u64, Latest>,
     /// When the group was opened: it is written once `commit_ms` old.
     pub(super) since: Instant,
 }
@@ -438,11 +457,52 @@ impl Deferred {
         }
     }
 
-    /// Holds one more change, after those held already.
+    /// Holds one more change, after those held already. An update that
+    /// follows an update of the same record with nothing else about that
+    /// record in between replaces it (keeping its enqueue): the log ends
+    /// the same, and the group writes the record once instead of twice.
+    /// That is the common case, a page's outcome after its in-flight mark.
     pub(super) fn hold(&mut self, held: Held) {
-        if let Held::Update { id, .. } = &held {
-            self.latest.insert(*id, self.changes.len());
+        let at = self.changes.len();
+        let id = match &held {
+            Held::Discover { .. } => return self.changes.push(held),
+            Held::Update { id, .. } | Held::Enqueue { id, .. } | Held::Dequeue { id, .. } => *id,
+        };
+        let latest = self.latest.get(&id).copied();
+        if let Held::Update {
+            record,
+            enqueue: None,
+            ..
+        } = held
+        {
+            if let Some(Latest {
+                update: Some(i),
+                any,
+            }) = latest
+                && i == any
+                && let Some(Held::Update { record: held, .. }) = self.changes.get_mut(i)
+            {
+                *held = record;
+                return;
+            }
+            self.latest.insert(
+                id,
+                Latest {
+                    update: Some(at),
+                    any: at,
+                },
+            );
+            return self.changes.push(Held::Update {
+                id,
+                record,
+                enqueue: None,
+            });
         }
+        let update = match held {
+            Held::Update { .. } => Some(at),
+            _ => latest.and_then(|l| l.update),
+        };
+        self.latest.insert(id, Latest { update, any: at });
         self.changes.push(held);
     }
 
@@ -455,11 +515,20 @@ impl Deferred {
     /// The latest record held back for `id`: what the log will hold, for
     /// a second change to the same URL in the group.
     pub(super) fn record(&self, id: u64) -> Option<UrlRecord> {
-        match self.changes.get(*self.latest.get(&id)?)? {
+        match self.changes.get(self.latest.get(&id)?.update?)? {
             Held::Update { record, .. } => Some(record.clone()),
             _ => None,
         }
     }
+}
+
+/// Where a record's latest changes are in a [`Deferred`] group.
+#[derive(Debug, Clone, Copy)]
+struct Latest {
+    /// Its latest update, if any.
+    update: Option<usize>,
+    /// Its latest change of any kind (update, enqueue, dequeue).
+    any: usize,
 }
 
 /// A [`Change`] that owns its record.
@@ -686,15 +755,12 @@ mod tests {
         engine.write(&[]);
         let id = log.id_of(z.as_str()).expect("log").expect("z");
         let filtered = engine.stats.filtered;
-        // In a burst, with a change the log refuses (no frontier queue 9).
+        // In a group, its own change refused by the log (no frontier
+        // queue 9), even when written alone.
         engine.deferred = Some(Deferred::opened(Instant::now()));
         engine.met(z.clone(), None, 1, Origin::Link);
-        assert_eq!(engine.revived.len(), 1, "held with the burst");
-        engine.commit(&[Change::Enqueue {
-            id,
-            level: 9,
-            queue: 0,
-        }]);
+        assert_eq!(engine.revived.len(), 1, "held with the group");
+        engine.revived[0].1.enqueue = Some((9, 0));
         engine.commit_deferred();
         assert_eq!(state_of(&log, z.as_str()), Some(State::Filtered));
         assert!(engine.revived.is_empty());
@@ -708,42 +774,43 @@ mod tests {
         assert_eq!(engine.frontier.len(), 1, "queued once written");
     }
 
-    /// A write that fails keeps the in-flight marks it was to lead: the
-    /// next write puts them first, as if the failed one never came.
+    /// A batch the log refuses is written again change by change: the
+    /// in-flight mark and the discovery with it are written, the bad change
+    /// alone is dropped (before, one bad change lost the whole batch).
     #[test]
-    fn held_marks_outlive_a_failed_write() {
+    fn a_refused_batch_loses_only_its_bad_change() {
         let dir = tempfile::tempdir().expect("temp");
         let (mut engine, log) = engine(dir.path());
-        engine.met(
-            Url::parse("http://site.test/a").expect("url"),
-            None,
-            1,
-            Origin::Link,
-        );
+        let url = |p: &str| Url::parse(&format!("http://site.test/{p}")).expect("url");
+        engine.met(url("a"), None, 1, Origin::Link);
         engine.write(&[]);
         let a = log.id_of("http://site.test/a").expect("log").expect("a");
         let mut marked = log.get(a).expect("log").expect("record");
         marked.state = State::InFlight;
         engine.marks.push((a, marked));
-        let first_held = Instant::now();
-        engine.marks_since = Some(first_held);
+        engine.marks_since = Some(Instant::now());
+        engine.met(url("b"), None, 1, Origin::Link);
         // No frontier queue 9: refused before the transaction.
         let bad = Change::Enqueue {
             id: a,
             level: 9,
             queue: 0,
         };
+        let discovered = engine.stats.discovered;
         engine.write(&[bad]);
-        assert_eq!(state_of(&log, "http://site.test/a"), Some(State::Queued));
-        assert_eq!(engine.marks.len(), 1, "kept for the next write");
-        assert_eq!(
-            engine.marks_since,
-            Some(first_held),
-            "and written alone a tick after they were first held, however often writes fail"
-        );
-        engine.write(&[]);
         assert_eq!(state_of(&log, "http://site.test/a"), Some(State::InFlight));
+        assert_eq!(state_of(&log, "http://site.test/b"), Some(State::Queued));
+        assert_eq!(engine.stats.discovered, discovered + 1);
         assert!(engine.marks.is_empty() && engine.marks_since.is_none());
+        let mut queued = Vec::new();
+        engine.frontier.retain(|item| {
+            queued.push(item.url.to_string());
+            true
+        });
+        assert!(
+            queued.contains(&"http://site.test/b".to_string()),
+            "{queued:?}"
+        );
     }
 
     /// A group is due `commit_ms` after it opened (at once with 0), the
@@ -766,27 +833,37 @@ mod tests {
         assert_eq!(engine.write_due(tick), Some(opened + tick));
     }
 
-    /// An open group is written early only when its discoveries are all
-    /// there is to fetch; with URLs queued it stays open until due.
+    /// An open group is written early only when its discoveries could be
+    /// fetched now: nothing else is queued, or a slot is free; with URLs
+    /// queued and every slot busy it stays open until due.
     #[test]
-    fn a_group_stalls_the_crawl_only_when_nothing_else_is_queued() {
+    fn a_group_is_written_early_only_when_its_discoveries_could_go_now() {
         let dir = tempfile::tempdir().expect("temp");
         let (mut engine, log) = engine(dir.path());
         let url = |p: &str| Url::parse(&format!("http://site.test/{p}")).expect("url");
-        assert!(!engine.group_stalls(), "no group open");
+        assert!(!engine.group_stalls(true), "no group open");
         engine.deferred = Some(Deferred::opened(Instant::now()));
+        assert!(engine.group_stalls(false), "nothing queued at all");
         engine.met(url("a"), None, 1, Origin::Link);
         assert_eq!(state_of(&log, "http://site.test/a"), None, "held");
         assert!(
-            engine.group_stalls(),
+            engine.group_stalls(false),
             "a is all there is, and not queued yet"
         );
         engine.commit_deferred();
         assert_eq!(state_of(&log, "http://site.test/a"), Some(State::Queued));
         assert_eq!(engine.frontier.len(), 1);
         engine.deferred = Some(Deferred::opened(Instant::now()));
+        assert!(!engine.group_stalls(true), "a free slot, but no discovery");
         engine.met(url("b"), None, 1, Origin::Link);
-        assert!(!engine.group_stalls(), "a is queued: the group can wait");
+        assert!(
+            !engine.group_stalls(false),
+            "a is queued, no slot: the group can wait"
+        );
+        assert!(
+            engine.group_stalls(true),
+            "a slot is free that b might take"
+        );
     }
 
     /// A URL dispatched while a group is open is marked from the group's
@@ -856,6 +933,72 @@ mod tests {
             Some(State::Filtered)
         );
         assert_eq!(engine.frontier.len(), 1, "only keep is queued");
+    }
+
+    /// A page's outcome after its in-flight mark in one group is one
+    /// change: the update replaces the earlier one (keeping its enqueue).
+    /// Anything else about the record in between, or an update that
+    /// enqueues, keeps them apart, so the log ends the same either way.
+    #[test]
+    fn an_update_right_after_an_update_of_its_record_replaces_it() {
+        let (mark, done, other) = (
+            record("http://a/", "mark"),
+            record("http://a/", "done"),
+            record("http://b/", "other"),
+        );
+        let update = |id, record, enqueue| {
+            Held::from(&Change::Update {
+                id,
+                record,
+                enqueue,
+            })
+        };
+        let shown = |group: &Deferred| -> Vec<String> {
+            group
+                .changes
+                .iter()
+                .map(|h| format!("{:?}", h.change()))
+                .collect()
+        };
+        let mut group = Deferred::opened(Instant::now());
+        group.hold(update(1, &mark, Some((2, 3))));
+        group.hold(update(2, &other, None));
+        group.hold(update(1, &done, None));
+        let want = [
+            Change::Update {
+                id: 1,
+                record: &done,
+                enqueue: Some((2, 3)),
+            },
+            Change::Update {
+                id: 2,
+                record: &other,
+                enqueue: None,
+            },
+        ];
+        assert_eq!(
+            shown(&group),
+            want.iter().map(|c| format!("{c:?}")).collect::<Vec<_>>()
+        );
+        group.hold(Held::from(&Change::Dequeue {
+            id: 1,
+            level: 2,
+            queue: 3,
+        }));
+        group.hold(update(1, &mark, None));
+        assert_eq!(group.changes.len(), 4, "a dequeue in between");
+        assert_eq!(group.record(1).map(|r| r.reason), Some("mark".into()));
+        group.hold(update(1, &done, Some((1, 1))));
+        assert_eq!(group.changes.len(), 5, "an update that enqueues");
+        assert_eq!(group.record(1).map(|r| r.reason), Some("done".into()));
+        group.hold(update(1, &mark, None));
+        assert_eq!(
+            group.changes.len(),
+            5,
+            "replaces the one before, enqueue kept"
+        );
+        assert!(format!("{:?}", group.changes[4].change()).contains("enqueue: Some((1, 1))"));
+        assert_eq!(group.record(1).map(|r| r.reason), Some("mark".into()));
     }
 
     fn record(url: &str, reason: &str) -> UrlRecord {

@@ -474,6 +474,11 @@ impl Engine {
             }
             set_outcome(r, format!("gone: {message}; marked deleted{note}"));
         });
+        if removal.is_some() {
+            // The file is gone: the record says so now, not with the group
+            // (a crash before it would leave a record of a missing copy).
+            self.write_held_now();
+        }
         true
     }
 }

@@ -16,7 +16,8 @@ use crate::rules::model::{
     Range, Rule, RuleSet, Test,
 };
 
-/// The `[crawl]` keys of SPEC §5; any other key there is a typo.
+/// The `[crawl]` keys of SPEC §5, plus `commit_ms` (how long the engine
+/// groups URL log writes); any other key there is a typo.
 pub const CRAWL_KEYS: [&str; 17] = [
     "start",
     "disposition",
