@@ -492,18 +492,12 @@ impl Engine {
                 // next progress tick): the top of the loop does its work.
                 _ = tokio::time::sleep_until(wake.into()) => {}
                 Some(joined) = tasks.join_next_with_id(), if !tasks.is_empty() => {
-                    match joined {
-                        Ok((id, ())) => {
-                            running.remove(&id);
-                        }
-                        Err(e) => {
-                            if let Some(task) = running.remove(&e.id())
-                                && e.is_panic()
-                            {
-                                in_flight -= 1;
-                                self.task_panicked(task);
-                            }
-                        }
+                    // And every other task that has ended: a turn of the
+                    // loop per task cost about as much as a burst.
+                    let mut next = Some(joined);
+                    while let Some(joined) = next {
+                        self.reap(joined, &mut running, &mut in_flight);
+                        next = tasks.try_join_next_with_id();
                     }
                 }
             }
@@ -519,6 +513,29 @@ impl Engine {
         let stats = self.snapshot();
         let _ = events.send(Event::Finished(stats.clone())).await;
         Ok(stats)
+    }
+
+    /// A fetch task ended: forgotten, or, when it panicked (a bug),
+    /// accounted for ([`Engine::task_panicked`]).
+    fn reap(
+        &mut self,
+        joined: Result<(tokio::task::Id, ()), tokio::task::JoinError>,
+        running: &mut HashMap<tokio::task::Id, Running>,
+        in_flight: &mut usize,
+    ) {
+        match joined {
+            Ok((id, ())) => {
+                running.remove(&id);
+            }
+            Err(e) => {
+                if let Some(task) = running.remove(&e.id())
+                    && e.is_panic()
+                {
+                    *in_flight -= 1;
+                    self.task_panicked(task);
+                }
+            }
+        }
     }
 
     /// A fetch task panicked (a bug): its URL fails permanently, naming the
@@ -693,7 +710,9 @@ impl Engine {
     /// urgent level than those queued. A crawl that keeps every slot busy
     /// keeps the group open until it is due.
     fn group_stalls(&self, can_dispatch: bool) -> bool {
-        let discoveries = !self.pending.is_empty() || !self.revived.is_empty();
+        // Only those to be queued: a link the rules filter is just logged.
+        let discoveries =
+            self.pending.iter().any(|d| d.draft.is_some()) || !self.revived.is_empty();
         let nothing_queued = self.frontier.is_empty() && !self.window.more_on_disk();
         self.deferred.is_some() && (nothing_queued || (can_dispatch && discoveries))
     }

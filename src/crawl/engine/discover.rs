@@ -14,7 +14,7 @@ use crate::crawl::frontier::level_of;
 use crate::crawl::report::{NOFOLLOW_LAYER, layer, refusal, robots_line, trace_lines};
 use crate::crawl::sitemaps::{ENTRY_LAYER, FILE_LAYER};
 use crate::rules::{Known, Queue, TraceMode, UrlFacts};
-use crate::store::{Change, State, UrlRecord};
+use crate::store::{Change, State, StoreError, UrlRecord};
 
 /// Where a URL came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,7 +56,7 @@ pub(super) struct Discovered {
     enqueue: Option<(u8, u8)>,
     /// The frontier item to queue (without its id yet); `None` when the URL
     /// is only logged, not fetched.
-    draft: Option<Item>,
+    pub(super) draft: Option<Item>,
     /// Logged only because of rel=nofollow (see `Engine::nofollowed`).
     nofollowed: bool,
 }
@@ -367,6 +367,15 @@ impl Engine {
         }
         let ids: Vec<Result<Option<u64>, ()>> = match self.log.apply(&changes) {
             Ok(ids) => ids.into_iter().map(Ok).collect(),
+            // The database itself failing (a full disk, an I/O error) would
+            // fail each change alike: the batch is lost, said once.
+            Err(e @ StoreError::Db(_)) => {
+                eprintln!(
+                    "crawlspace: URL log: {e}; {} changes not written",
+                    changes.len()
+                );
+                vec![Err(()); changes.len()]
+            }
             Err(e) => {
                 eprintln!(
                     "crawlspace: URL log: {e}; writing its {} changes one at a time",
@@ -403,13 +412,15 @@ impl Engine {
         }
     }
 
-    /// After a batch the log refused: each change in its own transaction,
-    /// in order, so that one bad change (a record in a damaged pack, say)
-    /// loses only itself, not the whole group of pages with it. A change
-    /// refused alone is reported and dropped: an in-flight mark then leaves
-    /// its URL queued in the log until its outcome is written, a lost
-    /// outcome leaves it queued or in flight there (fetched again on
-    /// resume), a lost discovery is met again when its page is.
+    /// After a batch the log refused for one of its changes (a record in a
+    /// damaged pack, one that does not encode): each change in its own
+    /// transaction, in order, so that the bad one loses only itself, not
+    /// the whole group of pages with it. A change refused alone is reported
+    /// and dropped: an in-flight mark then leaves its URL queued in the log
+    /// until its outcome is written; a lost outcome leaves it queued or in
+    /// flight there (fetched again on resume); a lost discovery is missing
+    /// from this crawl unless another page links to it (its page's outcome
+    /// may be written, so that page is not fetched again).
     fn write_one_by_one(&self, changes: &[Change<'_>]) -> Vec<Result<Option<u64>, ()>> {
         changes
             .iter()
@@ -460,8 +471,11 @@ impl Deferred {
     /// Holds one more change, after those held already. An update that
     /// follows an update of the same record with nothing else about that
     /// record in between replaces it (keeping its enqueue): the log ends
-    /// the same, and the group writes the record once instead of twice.
-    /// That is the common case, a page's outcome after its in-flight mark.
+    /// the same (records, state and frontier indexes, counts; only the
+    /// content-type codebook may miss a type no written record has), and
+    /// the group writes the record once instead of twice. That is the
+    /// common case, a page's outcome after its in-flight mark. Should the
+    /// log refuse the later record, the earlier one is lost with it.
     pub(super) fn hold(&mut self, held: Held) {
         let at = self.changes.len();
         let id = match &held {
@@ -855,6 +869,12 @@ mod tests {
         assert_eq!(engine.frontier.len(), 1);
         engine.deferred = Some(Deferred::opened(Instant::now()));
         assert!(!engine.group_stalls(true), "a free slot, but no discovery");
+        engine.met(url("deep"), None, 1000, Origin::Link);
+        assert_eq!(engine.pending.len(), 1, "logged as beyond max_link_depth");
+        assert!(
+            !engine.group_stalls(true),
+            "a link only logged, not queued, is no reason to write early"
+        );
         engine.met(url("b"), None, 1, Origin::Link);
         assert!(
             !engine.group_stalls(false),

@@ -11,6 +11,10 @@ fn consistency_checker_sees_the_other_tests_logs_as_consistent() {
     check_consistent(&log);
 }
 
+/// How long the crash test waits for the writer's next line before it
+/// kills it where it stands.
+const STALLED_AFTER: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// The environment variable that makes [`crash_writer`] run: the database
 /// folder to write to.
 const CRASH_DB: &str = "CRAWLSPACE_STORE_CRASH_DB";
@@ -121,28 +125,52 @@ fn kill_9_at_any_moment_loses_nothing_flushed() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
+        // Lines read on a thread of their own, so that a writer that stops
+        // making progress (a sled 0.34 thread waiting forever, seen once
+        // under heavy load) is killed there, which is one more "any
+        // moment", instead of hanging the test.
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut seen = 0;
-        for line in stdout.lines() {
-            let line = line.unwrap();
-            if let Some(n) = line.strip_prefix("flushed ") {
-                durable = n.parse().unwrap();
-                seen += 1;
-                if seen == flushes {
+        // stderr too, so that a full pipe can never block the writer.
+        let mut errors = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = errors.read_to_string(&mut text);
+            text
+        });
+        let (lines_tx, lines) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            for line in stdout.lines() {
+                if lines_tx.send(line).is_err() {
                     break;
                 }
+            }
+        });
+        let mut seen = 0;
+        let mut stalled = false;
+        while seen < flushes {
+            match lines.recv_timeout(STALLED_AFTER) {
+                Ok(line) => {
+                    if let Some(n) = line.unwrap().strip_prefix("flushed ") {
+                        durable = n.parse().unwrap();
+                        seen += 1;
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    eprintln!(
+                        "round {round}: the writer made no progress for {STALLED_AFTER:?}; killed there"
+                    );
+                    stalled = true;
+                    break;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
             }
         }
         child.kill().unwrap(); // SIGKILL on Unix: no destructor runs
         child.wait().unwrap();
-        if seen < flushes {
-            let mut stderr = String::new();
-            child
-                .stderr
-                .take()
-                .unwrap()
-                .read_to_string(&mut stderr)
-                .unwrap();
+        drop(lines);
+        let _ = reader.join();
+        let stderr = stderr.join().unwrap_or_default();
+        if seen < flushes && !stalled {
             panic!("the writer stopped early:\n{stderr}");
         }
 
