@@ -103,9 +103,10 @@ pub struct Head {
 #[derive(Debug, Clone, Default)]
 pub struct Fetched {
     pub head: Head,
-    /// `Bytes`, not `Vec<u8>`: a body that arrives as one piece (most pages,
-    /// over HTTP/1.1 with a length) is the piece hyper read, not a copy of
-    /// it ([`Fetcher::get_within`]).
+    /// `Bytes`, not `Vec<u8>`: a body that arrives as one piece (over plain
+    /// HTTP/1.1 when hyper has the whole body buffered, as in
+    /// `crawl_bench`; gzip, HTTP/2 and slow links give several) is the
+    /// piece hyper read, not a copy of it ([`Fetcher::get_within`]).
     pub body: Option<Bytes>,
     /// The body went past the cap and was cut there.
     pub truncated: bool,
@@ -250,11 +251,13 @@ impl Fetcher {
 }
 
 /// A body being read: the first piece kept as it came, later pieces
-/// appended to a buffer. A 28 KB page read over a keep-alive connection
-/// mostly arrives as one piece, which then costs no copy and no allocation
-/// (before, every body was copied into a growing `Vec`: a malloc and a
-/// memcpy of the whole page, about 11% of a fetch task's instructions in
-/// `crawl_bench`).
+/// appended to a buffer. A 28 KB page read over a keep-alive loopback
+/// connection (`crawl_bench`) mostly arrives as one piece, which then costs
+/// no copy and no allocation (before, every body was copied into a growing
+/// `Vec`: a malloc and a memcpy of the whole page, about 11% of a fetch
+/// task's instructions there). A piece kept whole holds hyper's read buffer
+/// (up to about 400 KiB) until the page is scanned and saved: at most one
+/// per fetch in flight.
 #[derive(Debug, Default)]
 enum BodyBuffer {
     #[default]

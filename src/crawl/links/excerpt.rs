@@ -228,10 +228,10 @@ impl Excerpt {
             return false;
         }
         if self.text.capacity() == 0 {
-            // Most pages fill the excerpt: room for the cap in one
-            // allocation, not seven doublings on the way (about 3,000
-            // instructions a page in `crawl_bench`). A page without
-            // visible text allocates nothing.
+            // Most pages fill the excerpt: 500 bytes at once, the whole
+            // cap for ASCII text (multi-byte text grows from there), not
+            // six regrowths on the way (about 3,000 instructions a page in
+            // `crawl_bench`). A page without visible text allocates nothing.
             self.text.reserve(MAX_EXCERPT_CHARS);
         }
         if self.space && !self.text.is_empty() {
