@@ -222,6 +222,8 @@ pub struct Engine {
     /// (two pages of one group) is one discovery, and a plain link beats
     /// a rel=nofollow one met first, as it would once written.
     pending_at: HashMap<String, usize>,
+    /// The hosts of the URLs of `pending` to be queued.
+    pending_hosts: std::collections::HashSet<u32>,
     /// URLs logged as not followed (rel=nofollow) and met since the last
     /// write through a followed link: rewritten as newly met with the next
     /// write, and queued once that write is in (`Engine::revive`).
@@ -317,6 +319,7 @@ impl Engine {
             stopping: false,
             pending: Vec::new(),
             pending_at: HashMap::new(),
+            pending_hosts: std::collections::HashSet::new(),
             revived: Vec::new(),
             deferred: None,
             marks: Vec::new(),
@@ -423,7 +426,7 @@ impl Engine {
             // which resumes the same way.
             self.mark_in_flight(&dispatched, now);
             self.stats.in_flight = in_flight as u64;
-            if self.group_stalls(!self.paused && in_flight < concurrency) {
+            if self.group_stalls(!self.paused && in_flight < concurrency, Instant::now()) {
                 // Its discoveries could be fetched now: written, queued,
                 // and dispatched on the next turn.
                 self.commit_deferred();
@@ -706,15 +709,21 @@ impl Engine {
     /// Whether waiting for the open group to be due would hold the crawl
     /// up: its discoveries (queued only once written) are all there is
     /// left, or a slot is free after a dispatch round (`can_dispatch`)
-    /// that one of them might take, a URL of an idle host or of a more
-    /// urgent level than those queued. A crawl that keeps every slot busy
-    /// keeps the group open until it is due.
-    fn group_stalls(&self, can_dispatch: bool) -> bool {
+    /// that one of them could take at once, a URL of a host ready for
+    /// another request (an idle host, or one more urgent than those
+    /// queued). A crawl whose hosts are all busy (at `per_host`, or
+    /// waiting out their delay) keeps the group open until it is due.
+    fn group_stalls(&self, can_dispatch: bool, now: Instant) -> bool {
+        if self.deferred.is_none() {
+            return false;
+        }
+        if self.frontier.is_empty() && !self.window.more_on_disk() {
+            return true;
+        }
         // Only those to be queued: a link the rules filter is just logged.
-        let discoveries =
-            self.pending.iter().any(|d| d.draft.is_some()) || !self.revived.is_empty();
-        let nothing_queued = self.frontier.is_empty() && !self.window.more_on_disk();
-        self.deferred.is_some() && (nothing_queued || (can_dispatch && discoveries))
+        can_dispatch
+            && (!self.revived.is_empty()
+                || self.pending_hosts.iter().any(|&h| self.hosts.ready(h, now)))
     }
 
     /// Puts back what a previous run left: URLs in flight are queued again,

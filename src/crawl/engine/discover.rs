@@ -95,6 +95,12 @@ impl Engine {
         let Some(discovered) = self.assess(url, referrer, link_depth, origin) else {
             return;
         };
+        if let Some(item) = &discovered.draft {
+            // Its host, so that the loop can tell whether it could be
+            // fetched at once (`Engine::group_stalls`).
+            let host = self.hosts.id(&item.url, Instant::now());
+            self.pending_hosts.insert(host);
+        }
         match (known, waiting) {
             (Some(id), _) => self.revive(id, discovered),
             (None, Some(at)) => self.pending[at] = discovered,
@@ -347,6 +353,7 @@ impl Engine {
     fn write(&mut self, extra: &[Change<'_>]) {
         let pending = std::mem::take(&mut self.pending);
         self.pending_at.clear();
+        self.pending_hosts.clear();
         let marks = std::mem::take(&mut self.marks);
         self.marks_since = None;
         let mut changes: Vec<Change<'_>> = Change::updates(&marks).collect();
@@ -855,34 +862,48 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp");
         let (mut engine, log) = engine(dir.path());
         let url = |p: &str| Url::parse(&format!("http://site.test/{p}")).expect("url");
-        assert!(!engine.group_stalls(true), "no group open");
+        assert!(!engine.group_stalls(true, Instant::now()), "no group open");
         engine.deferred = Some(Deferred::opened(Instant::now()));
-        assert!(engine.group_stalls(false), "nothing queued at all");
+        assert!(
+            engine.group_stalls(false, Instant::now()),
+            "nothing queued at all"
+        );
         engine.met(url("a"), None, 1, Origin::Link);
         assert_eq!(state_of(&log, "http://site.test/a"), None, "held");
         assert!(
-            engine.group_stalls(false),
+            engine.group_stalls(false, Instant::now()),
             "a is all there is, and not queued yet"
         );
         engine.commit_deferred();
         assert_eq!(state_of(&log, "http://site.test/a"), Some(State::Queued));
         assert_eq!(engine.frontier.len(), 1);
         engine.deferred = Some(Deferred::opened(Instant::now()));
-        assert!(!engine.group_stalls(true), "a free slot, but no discovery");
+        assert!(
+            !engine.group_stalls(true, Instant::now()),
+            "a free slot, but no discovery"
+        );
         engine.met(url("deep"), None, 1000, Origin::Link);
         assert_eq!(engine.pending.len(), 1, "logged as beyond max_link_depth");
         assert!(
-            !engine.group_stalls(true),
+            !engine.group_stalls(true, Instant::now()),
             "a link only logged, not queued, is no reason to write early"
         );
         engine.met(url("b"), None, 1, Origin::Link);
         assert!(
-            !engine.group_stalls(false),
+            !engine.group_stalls(false, Instant::now()),
             "a is queued, no slot: the group can wait"
         );
         assert!(
-            engine.group_stalls(true),
+            engine.group_stalls(true, Instant::now()),
             "a slot is free that b might take"
+        );
+        let host = engine.hosts.find(&url("b")).expect("b's host is known");
+        for _ in 0..engine.plan.settings.per_host {
+            engine.hosts.started(host, Instant::now());
+        }
+        assert!(
+            !engine.group_stalls(true, Instant::now()),
+            "b's host is at per_host: the free slot cannot take b"
         );
     }
 
