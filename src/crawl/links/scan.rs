@@ -288,7 +288,8 @@ impl Scanner<'_> {
         // Where the text being read started, and where to look for `<`.
         let mut text_start = 0;
         let mut pos = 0;
-        while let Some(lt) = next_lt(input, pos) {
+        let lts = Lts::new();
+        while let Some(lt) = next_lt_by(input, pos, |rest| lts.find(rest)) {
             // `<` and whatever follows it that is not markup is text.
             let Some(&next) = input.get(lt + 1) else {
                 break;
@@ -601,12 +602,18 @@ fn emit(sink: &mut impl Sink, input: &[u8], from: usize, to: usize, kind: TextKi
 /// a few bytes (`</p>\n<p>`), where testing one 8-byte word costs less
 /// than `memchr`'s set-up; farther ones are left to `memchr`.
 pub(super) fn next_lt(input: &[u8], from: usize) -> Option<usize> {
+    next_lt_by(input, from, |rest| memchr(b'<', rest))
+}
+
+/// [`next_lt`] with `far` finding the first `<` past the first word.
+#[inline]
+fn next_lt_by(input: &[u8], from: usize, far: impl Fn(&[u8]) -> Option<usize>) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
     const LTS: u64 = u64::from_ne_bytes([b'<'; 8]);
     let rest = input.get(from..)?;
     let Some(word) = rest.first_chunk::<8>() else {
-        return memchr(b'<', rest).map(|i| from + i);
+        return far(rest).map(|i| from + i);
     };
     // The bytes equal to `<` become zero; the lowest byte flagged by the
     // classic zero-byte test is always a real one (later flags may be
@@ -616,7 +623,35 @@ pub(super) fn next_lt(input: &[u8], from: usize) -> Option<usize> {
     if zeros != 0 {
         return Some(from + (zeros.trailing_zeros() / 8) as usize);
     }
-    memchr(b'<', rest.get(8..)?).map(|i| from + 8 + i)
+    far(rest.get(8..)?).map(|i| from + 8 + i)
+}
+
+/// Finds `<` for [`next_lt_by`]: `memchr` picks its AVX2 searcher anew at
+/// each call, through a function pointer and a few layers; on a page of
+/// short paragraphs that costs about as much as the search, so it is
+/// picked once per page where the CPU has AVX2.
+struct Lts {
+    #[cfg(target_arch = "x86_64")]
+    avx2: Option<memchr::arch::x86_64::avx2::memchr::One>,
+}
+
+impl Lts {
+    fn new() -> Lts {
+        Lts {
+            #[cfg(target_arch = "x86_64")]
+            avx2: memchr::arch::x86_64::avx2::memchr::One::new(b'<'),
+        }
+    }
+
+    /// The offset of the first `<` in `haystack`.
+    #[inline]
+    fn find(&self, haystack: &[u8]) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(one) = &self.avx2 {
+            return one.find(haystack);
+        }
+        memchr(b'<', haystack)
+    }
 }
 
 /// The first `byte` at or after `from`.
