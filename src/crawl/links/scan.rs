@@ -592,10 +592,14 @@ fn flush(sink: &mut impl Sink, input: &[u8], from: usize, to: usize) -> Flow {
 }
 
 fn emit(sink: &mut impl Sink, input: &[u8], from: usize, to: usize, kind: TextKind) -> Flow {
-    match input.get(from..to) {
-        Some(text) if !text.is_empty() && sink.wants_text() => sink.text(from, text, kind),
-        _ => Flow::Continue(()),
+    // Most tokens are followed by text (a line feed at least) that is not
+    // wanted once the excerpt is done: asking first costs the least.
+    if from < to && sink.wants_text() {
+        if let Some(text) = input.get(from..to) {
+            return sink.text(from, text, kind);
+        }
     }
+    Flow::Continue(())
 }
 
 /// The first `<` at or after `from`. Markup often has the next one within
