@@ -602,14 +602,17 @@ fn emit(sink: &mut impl Sink, input: &[u8], from: usize, to: usize, kind: TextKi
     Flow::Continue(())
 }
 
-/// The first `<` at or after `from`. Markup often has the next one within
-/// a few bytes (`</p>\n<p>`), where testing one 8-byte word costs less
-/// than `memchr`'s set-up; farther ones are left to `memchr`.
+/// [`next_lt_by`] as the scanner calls it, for the tests.
+#[cfg(test)]
 pub(super) fn next_lt(input: &[u8], from: usize) -> Option<usize> {
-    next_lt_by(input, from, |rest| memchr(b'<', rest))
+    let lts = Lts::new();
+    next_lt_by(input, from, |rest| lts.find(rest))
 }
 
-/// [`next_lt`] with `far` finding the first `<` past the first word.
+/// The first `<` at or after `from`, `far` finding it past the first
+/// word. Markup often has the next one within a few bytes (`</p>\n<p>`),
+/// where testing one 8-byte word costs less than `memchr`'s set-up;
+/// farther ones are left to `memchr` ([`Lts`]).
 #[inline]
 fn next_lt_by(input: &[u8], from: usize, far: impl Fn(&[u8]) -> Option<usize>) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
