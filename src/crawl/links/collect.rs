@@ -370,6 +370,12 @@ impl Sink for Collector<'_> {
     }
 
     #[inline]
+    fn wants_all_start_tags(&self) -> bool {
+        // As in `wants_start_tag`: the open-element stack needs every tag.
+        self.open.is_some()
+    }
+
+    #[inline]
     fn wants_end_tags(&self) -> bool {
         // End tags only close elements of the open-element stack.
         self.open.is_some()

@@ -104,6 +104,41 @@ fn name_end(input: &[u8], at: usize) -> usize {
     at + len
 }
 
+/// A tag name's first [`NAME_BYTES`] bytes lower-cased, without the hash
+/// [`Name`] computes: enough to decide whether a tag is stepped over.
+struct Lower {
+    bytes: [u8; NAME_BYTES],
+    len: usize,
+}
+
+impl Lower {
+    /// As [`Name::bytes`]: empty when longer than any name we look for.
+    fn bytes(&self) -> &[u8] {
+        self.bytes.get(..self.len).unwrap_or(&[])
+    }
+}
+
+/// Reads a name from `at` as [`Name::read`] does, without its hash.
+#[inline]
+fn lower_name(input: &[u8], at: usize) -> (Lower, usize) {
+    let mut lower = Lower {
+        bytes: [0; NAME_BYTES],
+        len: 0,
+    };
+    let mut p = at;
+    while let Some(&b) = input.get(p) {
+        if is_space(b) || b == b'/' || b == b'>' {
+            break;
+        }
+        if let Some(slot) = lower.bytes.get_mut(lower.len) {
+            *slot = b.to_ascii_lowercase();
+        }
+        lower.len += 1;
+        p += 1;
+    }
+    (lower, p)
+}
+
 impl Name {
     /// Reads a name from `at` up to whitespace, `/` or `>` (or the end).
     fn read(input: &[u8], at: usize) -> (Name, usize) {
@@ -127,6 +162,22 @@ impl Name {
             p += 1;
         }
         (name, p)
+    }
+
+    /// The name [`lower_name`] read at `at` as `lower`, without reading
+    /// it again unless it is longer than the bytes `lower` keeps.
+    fn from_lower(lower: &Lower, input: &[u8], at: usize) -> Name {
+        let Some(bytes) = lower.bytes.get(..lower.len) else {
+            return Name::read(input, at).0;
+        };
+        let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+            (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        Name {
+            lower: lower.bytes,
+            len: lower.len,
+            hash,
+        }
     }
 
     /// The lower-case name; empty when it is longer than any name we look
@@ -189,6 +240,10 @@ pub(super) trait Sink {
     /// the scanner only finds its end. Saying no must be safe: a tag the
     /// sink does not get must be one it would have done nothing with.
     fn wants_start_tag(&self, name: &[u8]) -> bool;
+    /// Whether every start tag is wanted now, whatever its name (then
+    /// [`Self::wants_start_tag`] says yes to all): the scanner then reads
+    /// names without first asking.
+    fn wants_all_start_tags(&self) -> bool;
     /// The same for end tags, whatever their name.
     fn wants_end_tags(&self) -> bool;
     fn start_tag(&mut self, tag: &Tag<'_>) -> Flow;
@@ -233,7 +288,8 @@ impl Scanner<'_> {
         // Where the text being read started, and where to look for `<`.
         let mut text_start = 0;
         let mut pos = 0;
-        while let Some(lt) = next_lt(input, pos) {
+        let lts = Lts::new();
+        while let Some(lt) = next_lt_by(input, pos, |rest| lts.find(rest)) {
             // `<` and whatever follows it that is not markup is text.
             let Some(&next) = input.get(lt + 1) else {
                 break;
@@ -283,12 +339,26 @@ impl Scanner<'_> {
     /// when the tag is cut or the rest is text).
     fn start_tag(&mut self, sink: &mut impl Sink, lt: usize) -> Step {
         let input = self.input;
-        let (name, p) = Name::read(input, lt + 1);
-        if !self.foreign.start_tag_matters(name.bytes()) && !sink.wants_start_tag(name.bytes()) {
-            // Most tags of a page (`<p>`, `<div class=…>`) once the title
-            // and excerpt are done: only their end matters.
-            return Step::Continue(self.skip_attributes(p));
-        }
+        // In foreign content, or while the sink wants every tag, there is
+        // nothing to decide: the name is read once, with its hash.
+        let (name, p) = if self.foreign.current() == Ns::Html && !sink.wants_all_start_tags() {
+            if let Some(after) = self.short_start_tag(sink, lt) {
+                return Step::Continue(after);
+            }
+            // Deciding needs only the lower-case name, not its hash, and
+            // most tags are then stepped over.
+            let (lower, p) = lower_name(input, lt + 1);
+            if !self.foreign.start_tag_matters(lower.bytes())
+                && !sink.wants_start_tag(lower.bytes())
+            {
+                // Most tags of a page (`<p>`, `<div class=…>`) once the
+                // title and excerpt are done: only their end matters.
+                return Step::Continue(self.skip_attributes(p));
+            }
+            (Name::from_lower(&lower, input, lt + 1), p)
+        } else {
+            Name::read(input, lt + 1)
+        };
         let Some(end) = self.attributes(p, true) else {
             return Step::Continue(input.len());
         };
@@ -328,6 +398,47 @@ impl Scanner<'_> {
         self.foreign.end_tag(name.bytes());
         sink.end_tag(&name)?;
         Step::Continue(end.end)
+    }
+
+    /// The commonest tags of a page, a short name closed at once (`<p>`,
+    /// `<li>`, `<div>`), stepped over from one 8-byte word when nobody
+    /// wants them: just after the `>`. `None` leaves the tag to the general
+    /// path (as does any doubt: a name byte that may be whitespace or `/`,
+    /// a longer name, a tag within 8 bytes of the end of the input).
+    #[inline]
+    fn short_start_tag(&self, sink: &impl Sink, lt: usize) -> Option<usize> {
+        const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+        const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+        const GTS: u64 = u64::from_ne_bytes([b'>'; 8]);
+        let word = self.input.get(lt + 1..)?.first_chunk::<8>()?;
+        // The first `>` of the word, as in `next_lt`.
+        let x = u64::from_le_bytes(*word) ^ GTS;
+        let zeros = x.wrapping_sub(ONES) & !x & HIGHS;
+        let after = match zeros.trailing_zeros() / 8 {
+            1 => self.short_name::<1>(sink, word),
+            2 => self.short_name::<2>(sink, word),
+            3 => self.short_name::<3>(sink, word),
+            4 => self.short_name::<4>(sink, word),
+            _ => None,
+        }?;
+        Some(lt + 1 + after)
+    }
+
+    /// For [`Self::short_start_tag`]: whether the `N`-byte name at the start
+    /// of `word`, followed by `>`, is stepped over; then the offset after
+    /// the `>` in `word`. A constant `N` lets the name tests fold.
+    #[inline]
+    fn short_name<const N: usize>(&self, sink: &impl Sink, word: &[u8; 8]) -> Option<usize> {
+        let mut name = [0; N];
+        for (lower, &b) in name.iter_mut().zip(word) {
+            // Whitespace is at or below ` `; both would end the name.
+            if b <= b' ' || b == b'/' {
+                return None;
+            }
+            *lower = b.to_ascii_lowercase();
+        }
+        let wanted = self.foreign.start_tag_matters(&name) || sink.wants_start_tag(&name);
+        (!wanted).then_some(N + 1)
     }
 
     /// An end tag whose name starts at `at` (after `</`).
@@ -481,22 +592,35 @@ fn flush(sink: &mut impl Sink, input: &[u8], from: usize, to: usize) -> Flow {
 }
 
 fn emit(sink: &mut impl Sink, input: &[u8], from: usize, to: usize, kind: TextKind) -> Flow {
-    match input.get(from..to) {
-        Some(text) if !text.is_empty() && sink.wants_text() => sink.text(from, text, kind),
-        _ => Flow::Continue(()),
+    // Most tokens are followed by text (a line feed at least) that is not
+    // wanted once the excerpt is done: asking first costs the least.
+    if from < to && sink.wants_text() {
+        if let Some(text) = input.get(from..to) {
+            return sink.text(from, text, kind);
+        }
     }
+    Flow::Continue(())
 }
 
-/// The first `<` at or after `from`. Markup often has the next one within
-/// a few bytes (`</p>\n<p>`), where testing one 8-byte word costs less
-/// than `memchr`'s set-up; farther ones are left to `memchr`.
+/// [`next_lt_by`] as the scanner calls it, for the tests.
+#[cfg(test)]
 pub(super) fn next_lt(input: &[u8], from: usize) -> Option<usize> {
+    let lts = Lts::new();
+    next_lt_by(input, from, |rest| lts.find(rest))
+}
+
+/// The first `<` at or after `from`, `far` finding it past the first
+/// word. Markup often has the next one within a few bytes (`</p>\n<p>`),
+/// where testing one 8-byte word costs less than `memchr`'s set-up;
+/// farther ones are left to `memchr` ([`Lts`]).
+#[inline]
+fn next_lt_by(input: &[u8], from: usize, far: impl Fn(&[u8]) -> Option<usize>) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
     const LTS: u64 = u64::from_ne_bytes([b'<'; 8]);
     let rest = input.get(from..)?;
     let Some(word) = rest.first_chunk::<8>() else {
-        return memchr(b'<', rest).map(|i| from + i);
+        return far(rest).map(|i| from + i);
     };
     // The bytes equal to `<` become zero; the lowest byte flagged by the
     // classic zero-byte test is always a real one (later flags may be
@@ -506,7 +630,35 @@ pub(super) fn next_lt(input: &[u8], from: usize) -> Option<usize> {
     if zeros != 0 {
         return Some(from + (zeros.trailing_zeros() / 8) as usize);
     }
-    memchr(b'<', rest.get(8..)?).map(|i| from + 8 + i)
+    far(rest.get(8..)?).map(|i| from + 8 + i)
+}
+
+/// Finds `<` for [`next_lt_by`]: `memchr` picks its AVX2 searcher anew at
+/// each call, through a function pointer and a few layers; on a page of
+/// short paragraphs that costs about as much as the search, so it is
+/// picked once per page where the CPU has AVX2.
+struct Lts {
+    #[cfg(target_arch = "x86_64")]
+    avx2: Option<memchr::arch::x86_64::avx2::memchr::One>,
+}
+
+impl Lts {
+    fn new() -> Lts {
+        Lts {
+            #[cfg(target_arch = "x86_64")]
+            avx2: memchr::arch::x86_64::avx2::memchr::One::new(b'<'),
+        }
+    }
+
+    /// The offset of the first `<` in `haystack`.
+    #[inline]
+    fn find(&self, haystack: &[u8]) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(one) = &self.avx2 {
+            return one.find(haystack);
+        }
+        memchr(b'<', haystack)
+    }
 }
 
 /// The first `byte` at or after `from`.

@@ -346,3 +346,100 @@ fn next_lt_finds_the_first_lt() {
         }
     }
 }
+
+/// Short tags closed at once, which the scanner may step over from one
+/// 8-byte word (`<p>`, `<li>`, `<div>`): names it must not step over
+/// although short (`<a>`, `<xmp>`, `<svg>`, `<math>`, `<meta>`, `<base>`,
+/// in any case), names that only start like a short one, and name bytes
+/// that end a name or may look as if they did.
+#[rustfmt::skip]
+const SHORT_TAGS: &[(&str, &str)] = &[
+    ("<p><a href=/yes>",                                  "http://ex.com/yes a"),
+    ("<P><li><DIV><Span><br><hr><em><td><tr><a href=/yes>", "http://ex.com/yes a"),
+    ("<p ><p/><p\t><p\n/><a href=/yes>",                  "http://ex.com/yes a"),
+    ("<pre><param><para><progress><a href=/yes>",         "http://ex.com/yes a"),
+    // Wanted although short: a link, raw text, foreign content, a base.
+    ("<a><A><a href=/yes>",                               "http://ex.com/yes a"),
+    ("<xmp><a href=/no></xmp><a href=/yes>",              "http://ex.com/yes a"),
+    ("<XmP><a href=/no></xMp><a href=/yes>",              "http://ex.com/yes a"),
+    ("<svg><title><a href=/yes></title></svg>",           "http://ex.com/yes a"),
+    ("<SVG><![CDATA[<a href=/no>]]></svg><a href=/yes>",  "http://ex.com/yes a"),
+    ("<math><![CDATA[<a href=/no>]]></math><a href=/yes>", "http://ex.com/yes a"),
+    ("<base><a href=/yes>",                               "http://ex.com/yes a"),
+    ("<meta><a href=/yes>",                               "http://ex.com/yes a"),
+    ("<svg><p><a href=/yes>",                             "http://ex.com/yes a"),
+    // Bytes that are part of a name: NUL, control bytes, `<`, `=`, quotes,
+    // non-ASCII.
+    ("<p\0><p\x01><p\x1f><p\x7f><a href=/yes>",           "http://ex.com/yes a"),
+    ("<p<a><a<p><a=><p\"><p'><a href=/yes>",               "http://ex.com/yes a"),
+    ("<é><pé><aé><a href=/yes>",                          "http://ex.com/yes a"),
+    // A name ended by whitespace or `/` before its `>`.
+    ("<a\t><a/><a\x0c><a\r><a href=/yes>",                "http://ex.com/yes a"),
+    ("<p title='<a href=/no>'><a href=/yes>",             "http://ex.com/yes a"),
+    ("<p/ title='<a href=/no>'><a href=/yes>",            "http://ex.com/yes a"),
+    ("<p x=\"<a href=/no>\"><a href=/yes>",                "http://ex.com/yes a"),
+    // End tags.
+    ("</p></P></p ></p/></li></div><a href=/yes>",        "http://ex.com/yes a"),
+    ("</p x></p x='>'><a href=/yes>",                     "http://ex.com/yes a"),
+    ("</p x='<a href=/no>'><a href=/yes>",                "http://ex.com/yes a"),
+];
+
+/// [`SHORT_TAGS`] after a full excerpt (stepped over) and from the start
+/// (read); then every prefix of them after a full excerpt, so that a short
+/// tag meets the end of the input at every byte.
+#[test]
+fn short_tags_stepped_over() {
+    let start = format!("<title>T</title><p>{}</p>", "lorem ipsum ".repeat(50));
+    for (html, links) in SHORT_TAGS {
+        check_both(&[(&format!("{start}{html}"), links)]);
+    }
+    check_both(SHORT_TAGS);
+    let all: String = SHORT_TAGS.iter().map(|(html, _)| *html).collect();
+    let html = format!("{start}{all}");
+    for cut in start.len()..=html.len() {
+        let Some(prefix) = html.get(..cut) else {
+            continue;
+        };
+        for resources in [false, true] {
+            let report = differs(prefix.as_bytes(), &opts(resources));
+            assert!(report.is_none(), "{}", report.unwrap_or_default());
+        }
+    }
+}
+
+/// Random runs of short tags and text after a full excerpt, the same page
+/// as lol_html gave.
+#[test]
+fn random_short_tags_same_as_lol_html() {
+    #[rustfmt::skip]
+    const NAMES: &[&str] = &[
+        "p", "P", "a", "A", "b", "i", "li", "br", "em", "Li", "div", "DiV", "xmp", "XMP", "svg",
+        "pre", "img", "nav", "span", "math", "meta", "base", "link", "area", "form", "param",
+        "title", "Title", "style", "script", "frame", "font", "desc", "mi",
+    ];
+    #[rustfmt::skip]
+    const ENDS: &[&str] = &[
+        ">", ">", ">", " >", "/>", "\t>", "\0>", "\x01>", "<", "=>", " x=\">\">", " href=/r>",
+        " src=/s>", "", "\n", "é>",
+    ];
+    #[rustfmt::skip]
+    const TEXT: &[&str] = &[
+        "", "", "text", "\n", "<", "</", "<!-- c -->", "<![CDATA[x]]>", "<a href=/t>", "&amp;",
+    ];
+    let start = format!("<title>T</title><p>{}</p>", "lorem ipsum ".repeat(50));
+    let mut rng = XorShift(0x0bad_cafe_f00d_1234);
+    let mut pick = |list: &[&'static str]| list[(rng.next() % list.len() as u64) as usize];
+    for _ in 0..3000 {
+        let mut html = start.clone();
+        for _ in 0..8 {
+            html.push_str(pick(&["<", "<", "</"]));
+            html.push_str(pick(NAMES));
+            html.push_str(pick(ENDS));
+            html.push_str(pick(TEXT));
+        }
+        for resources in [false, true] {
+            let report = differs(html.as_bytes(), &opts(resources));
+            assert!(report.is_none(), "{}", report.unwrap_or_default());
+        }
+    }
+}

@@ -139,3 +139,38 @@ fn measure_speed() {
         );
     }
 }
+
+/// Extracts one page `CRAWLSPACE_ROUNDS` times (default 100), for
+/// instruction counts: run it under callgrind or cachegrind with two
+/// different counts and divide the difference, so that start-up cancels.
+/// `CRAWLSPACE_PAGE` picks the page: `bench` (the default), `untitled`
+/// (the bench page with no title, all in noindex), `cards`, `hidden`
+/// (cards, all in noindex), or a file's path.
+#[test]
+#[ignore = "a measurement, not a check"]
+fn count_page() {
+    let rounds: usize = std::env::var("CRAWLSPACE_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(100);
+    let which = std::env::var("CRAWLSPACE_PAGE").unwrap_or_default();
+    let page = match which.as_str() {
+        "" | "bench" => bench_page(),
+        "untitled" => bench_page()
+            .replacen("<title>Page 123</title>", "", 1)
+            .replacen("<body>", "<body><!--noindex-->", 1),
+        "cards" => cards(),
+        "hidden" => cards().replacen("<body>", "<body><!--noindex-->", 1),
+        path => String::from_utf8_lossy(&std::fs::read(path).expect("a page")).into_owned(),
+    }
+    .into_bytes();
+    let url = page_url();
+    let options = LinkOptions {
+        resources: false,
+        max_links: 100_000,
+    };
+    for _ in 0..rounds {
+        let page = extract(std::hint::black_box(&page), &url, &options, "crawlspace");
+        std::hint::black_box(page);
+    }
+}
