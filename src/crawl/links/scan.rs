@@ -411,7 +411,7 @@ impl Scanner<'_> {
         const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
         const GTS: u64 = u64::from_ne_bytes([b'>'; 8]);
         let word = self.input.get(lt + 1..)?.first_chunk::<8>()?;
-        // The first `>` of the word, as in `next_lt`.
+        // The first `>` of the word, as in `next_lt_by`.
         let x = u64::from_le_bytes(*word) ^ GTS;
         let zeros = x.wrapping_sub(ONES) & !x & HIGHS;
         let after = match zeros.trailing_zeros() / 8 {
