@@ -373,6 +373,10 @@ impl Engine {
                 break;
             }
             let now = Instant::now();
+            // The marks a tick old, and the group `commit_ms` old, are
+            // written whichever branch below ran last (the log lists what
+            // is in flight within about a tick), before this turn's
+            // dispatch round so that the group's new URLs can go in it.
             if self.write_due(tick).is_some_and(|due| due <= now) {
                 self.commit_deferred();
             }
@@ -448,12 +452,6 @@ impl Engine {
             }
             if std::mem::take(&mut self.detail_wanted) {
                 let _ = events.try_send(Event::Detail(Box::new(self.detail(now))));
-            }
-            // The marks a tick old, and the group `commit_ms` old, are
-            // written whichever branch below ran last: the log lists what
-            // is in flight within about a tick.
-            if self.write_due(tick).is_some_and(|due| due <= now) {
-                self.commit_deferred();
             }
             let can_dispatch = !self.paused && in_flight < concurrency;
             let wake = [self.next_wake(now, can_dispatch), self.write_due(tick)]

@@ -457,6 +457,17 @@ impl<'a> BriefWrites<'a> {
 }
 
 impl UrlLog {
+    /// The first id of the brief run that holds `id`, which may start
+    /// before it; `id` itself when no run starts at or before it.
+    pub(super) fn brief_run_start(&self, id: u64) -> Result<u64, StoreError> {
+        Ok(
+            match self.briefs.range(run_key(0)..=run_key(id)).next_back() {
+                Some(entry) => parse_run_key(&entry?.0).unwrap_or(id),
+                None => id,
+            },
+        )
+    }
+
     /// The content-type table as this process knows it.
     pub(super) fn content_types_known(&self) -> Arc<Vec<String>> {
         self.content_types
@@ -489,11 +500,7 @@ impl UrlLog {
             return Ok(0);
         }
         let table = parse_table(self.meta.get(CONTENT_TYPES)?.as_deref().unwrap_or_default());
-        // The run holding `from` may start before it.
-        let start = match self.briefs.range(run_key(0)..=run_key(from)).next_back() {
-            Some(entry) => parse_run_key(&entry?.0).unwrap_or(from),
-            None => from,
-        };
+        let start = self.brief_run_start(from)?;
         let mut blocks = self
             .briefs
             .range(status_key(from)..=prefixed(STATUS, upto / BLOCK_IDS));

@@ -589,11 +589,7 @@ impl UrlLog {
             }
         }
         if let (Some(&first), Some(&last)) = (unread.first(), unread.last()) {
-            // The run holding `first` may start before it.
-            let start = match self.briefs.range(run_key(0)..=run_key(first)).next_back() {
-                Some(entry) => parse_run_key(&entry?.0).unwrap_or(first),
-                None => first,
-            };
+            let start = self.brief_run_start(first)?;
             for entry in self.briefs.range(run_key(start)..=run_key(last)) {
                 let (key, value) = entry?;
                 let Some(run_first) = parse_run_key(&key) else {

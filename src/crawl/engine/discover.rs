@@ -56,7 +56,9 @@ pub(super) struct Discovered {
     enqueue: Option<(u8, u8)>,
     /// The frontier item to queue (without its id yet); `None` when the URL
     /// is only logged, not fetched.
-    pub(super) draft: Option<Item>,
+    draft: Option<Item>,
+    /// The id of the draft's host in `Engine::hosts`.
+    host: Option<u32>,
     /// Logged only because of rel=nofollow (see `Engine::nofollowed`).
     nofollowed: bool,
 }
@@ -95,12 +97,9 @@ impl Engine {
         let Some(discovered) = self.assess(url, referrer, link_depth, origin) else {
             return;
         };
-        if let Some(item) = &discovered.draft {
-            // Its host, so that the loop can tell whether it could be
-            // fetched at once (`Engine::group_stalls`).
-            let host = self.hosts.id(&item.url, Instant::now());
-            self.pending_hosts.insert(host);
-        }
+        // So that the loop can tell whether it could be fetched at once
+        // (`Engine::group_stalls`).
+        self.pending_hosts.extend(discovered.host);
         match (known, waiting) {
             (Some(id), _) => self.revive(id, discovered),
             (None, Some(at)) => self.pending[at] = discovered,
@@ -269,10 +268,14 @@ impl Engine {
         // Written with the next update (or `commit`), in one transaction:
         // each costs about 0.1 ms in sled however small, and a crash then
         // never separates a page from the links found on it.
+        let host = draft
+            .as_ref()
+            .map(|item| self.hosts.id(&item.url, Instant::now()));
         Some(Discovered {
             record,
             enqueue: draft.as_ref().map(|_| (level as u8, q)),
             draft,
+            host,
             nofollowed,
         })
     }
@@ -320,8 +323,13 @@ impl Engine {
         }
         if self.pending.len() + self.revived.len() + deferred.changes.len() >= DEFER_AT_MOST {
             let held = deferred.take();
-            self.write(&held.iter().map(Held::change).collect::<Vec<_>>());
+            self.write_held(held);
         }
+    }
+
+    /// [`Engine::write`] of changes held back.
+    fn write_held(&mut self, held: Vec<Held>) {
+        self.write(&held.iter().map(Held::change).collect::<Vec<_>>());
     }
 
     /// Closes the group: writes what [`Engine::commit`] held back, with the
@@ -333,7 +341,7 @@ impl Engine {
             .take()
             .map(|mut d| d.take())
             .unwrap_or_default();
-        self.write(&held.iter().map(Held::change).collect::<Vec<_>>());
+        self.write_held(held);
     }
 
     /// Writes everything held now, like [`Engine::commit_deferred`], but
@@ -346,7 +354,7 @@ impl Engine {
             .as_mut()
             .map(Deferred::take)
             .unwrap_or_default();
-        self.write(&held.iter().map(Held::change).collect::<Vec<_>>());
+        self.write_held(held);
     }
 
     /// [`Engine::commit`] now, after the in-flight marks held back.
@@ -412,7 +420,10 @@ impl Engine {
                 None => self.stats.filtered += 1,
                 Some(mut item) => {
                     item.id = id;
-                    let host = self.hosts.id(&item.url, now);
+                    let host = match discovered.host {
+                        Some(host) => host,
+                        None => self.hosts.id(&item.url, now),
+                    };
                     self.queue_new(host, item);
                 }
             }
