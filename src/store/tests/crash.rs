@@ -12,7 +12,8 @@ fn consistency_checker_sees_the_other_tests_logs_as_consistent() {
 }
 
 /// How long the crash test waits for the writer's next line before it
-/// kills it where it stands.
+/// kills it where it stands. (A writer stalled once under load, most likely
+/// in sled's truncation deadlock, since patched: `vendor/sled/CRAWLSPACE.md`.)
 const STALLED_AFTER: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// The environment variable that makes [`crash_writer`] run: the database
