@@ -5,10 +5,11 @@
 //! Pure data with the clock passed in; the engine asks which hosts are ready
 //! and when the next one will be.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use url::Url;
+use url::{Position, Url};
 
 /// The longest backoff after repeated temporary errors.
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
@@ -51,6 +52,21 @@ pub struct Hosts {
     delay: Duration,
 }
 
+/// The URL's origin as `Url::origin` serializes it (`http://host:port`,
+/// the port only when not the scheme's default), but for an http(s) URL
+/// without user info read straight from the URL's text: a host look-up per
+/// link met, and serializing the origin cost a string built with `format!`.
+fn origin_of(url: &Url) -> Cow<'_, str> {
+    if matches!(url.scheme(), "http" | "https")
+        && url.username().is_empty()
+        && url.password().is_none()
+    {
+        Cow::Borrowed(&url[..Position::AfterPort])
+    } else {
+        Cow::Owned(url.origin().ascii_serialization())
+    }
+}
+
 impl Hosts {
     pub fn new(per_host: usize, delay: Duration) -> Hosts {
         Hosts {
@@ -63,10 +79,10 @@ impl Hosts {
 
     /// The id of the URL's host, made on first sight.
     pub fn id(&mut self, url: &Url, now: Instant) -> u32 {
-        let origin = url.origin().ascii_serialization();
-        if let Some(&id) = self.ids.get(&origin) {
+        if let Some(&id) = self.ids.get(origin_of(url).as_ref()) {
             return id;
         }
+        let origin = origin_of(url).into_owned();
         let id = self.states.len() as u32;
         self.states.push(HostState {
             origin: origin.clone(),
@@ -83,7 +99,7 @@ impl Hosts {
 
     /// The id of the URL's host if it has been met, without making one.
     pub fn find(&self, url: &Url) -> Option<u32> {
-        self.ids.get(&url.origin().ascii_serialization()).copied()
+        self.ids.get(origin_of(url).as_ref()).copied()
     }
 
     pub fn get(&self, id: u32) -> Option<&HostState> {
@@ -173,6 +189,31 @@ impl Hosts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn origin_of_matches_the_url_crates_origin() {
+        for text in [
+            "http://example.com/a?b#c",
+            "https://example.com:8443/",
+            "http://example.com:80/x",
+            "https://EXAMPLE.com:443",
+            "http://[::1]:8080/",
+            "http://127.0.0.1/",
+            "http://bücher.example/",
+            "http://user:pw@example.com/",
+            "http://user@example.com:81/",
+            "ftp://example.com/file",
+            "file:///tmp/x",
+            "mailto:someone@example.com",
+        ] {
+            let url = Url::parse(text).unwrap();
+            assert_eq!(
+                origin_of(&url),
+                url.origin().ascii_serialization(),
+                "{text}"
+            );
+        }
+    }
 
     fn url(s: &str) -> Url {
         Url::parse(s).unwrap()
