@@ -10,10 +10,13 @@
 //! cargo run --release --example crawl_bench            # 20,000 pages
 //! cargo run --release --example crawl_bench -- 5000    # a quicker run
 //! cargo run --release --example crawl_bench -- 20000 --console
+//! cargo run --release --example crawl_bench -- 20000 --rounds 5
 //! ```
 //!
 //! With `--crawl-only`, the two load-generator passes are skipped (for
-//! profiling the crawl alone).
+//! profiling the crawl alone). With `--rounds N`, the passes and the crawl
+//! run N times over, one after the other, and the medians of the load
+//! generator's and the crawl's rates are printed at the end.
 //!
 //! With `--console`, the console's own loop (the same `tui::drive` the
 //! terminal uses, drawing into a 200x60 test buffer) watches the crawl from
@@ -210,119 +213,197 @@ fn main() {
         .expect("runtime");
 
     let _ = rustls::crypto::ring::default_provider().install_default();
-    // 1. The load generator: every page once, CONCURRENCY at a time; then
-    // the same with each page scanned for links as the crawler does, the
-    // part of a crawler's work that needs no URL log.
-    // `--crawl-only` skips them, for profiling the crawl alone.
     let crawl_only = args.iter().any(|a| a == "--crawl-only");
-    let (raw, scanned) = if crawl_only {
-        let none = || Phase {
-            rate: f64::NAN,
-            cpu: f64::NAN,
-            server_cpu: f64::NAN,
-        };
-        (none(), none())
-    } else {
-        (
-            Phase::run(&runtime, &server_stat, &origin, pages, false),
-            Phase::run(&runtime, &server_stat, &origin, pages, true),
-        )
-    };
-
-    // 2. The crawl.
-    let dir = std::env::temp_dir().join(format!("crawlspace-bench-{}", std::process::id()));
-    let text = format!(
-        "[crawl]\nstart = [\"{origin}/p/0\"]\nconcurrency = {CONCURRENCY}\nper_host = {CONCURRENCY}\nmax_link_depth = 1000\n\
-         [[rules]]\nname = \"scan, do not save\"\naction = \"exclude-scan\"\n"
-    );
-    let config = Config::from_toml("bench.toml", &text).expect("config");
-    let rules =
-        parse_text("bench.toml", &text, DialectChoice::Given(Dialect::Native)).expect("rules");
-    let compiled = CompiledRules::new(&rules.parsed.rules);
-    let start = check_start(&compiled, &config.crawl.start).expect("start");
-    let q = config.queues;
-    let cpu_before = cpu_seconds();
-    let server_before = cpu_seconds_of(&server_stat);
-    // The engine runs on this thread (`block_on`): its own CPU, the part
-    // of the crawl that does not spread over cores.
-    let engine_before = cpu_seconds_of("/proc/thread-self/stat");
-    let started = Instant::now();
-    let log = Arc::new(UrlLog::open(&dir.join("db"), 64 << 20).expect("log"));
-    let stats = runtime.block_on(async {
-        let log = log.clone();
-        let plan = Plan {
-            settings: config.crawl,
-            weights: q.in_order(),
-            start,
-            out: dir.join("mirror"),
-        };
-        let engine = Engine::new(plan, log.clone(), Arc::new(compiled)).expect("engine");
-        let (events, mut events_rx) = tokio::sync::mpsc::channel(16);
-        let (control, control_rx) = tokio::sync::mpsc::channel(16);
-        if !with_console {
-            tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
-            return engine
-                .run(events, control_rx, Duration::from_millis(500))
-                .await
-                .expect("crawl");
+    // `--rounds N`: the three phases N times over, one after the other,
+    // and the medians: the load generator's rate moves from run to run by
+    // more than the crawl's, so that one run's ratio says little.
+    let rounds: usize = args
+        .iter()
+        .position(|a| a == "--rounds")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1)
+        .max(1);
+    println!("pages: {pages}, concurrency {CONCURRENCY}, one host on 127.0.0.1");
+    let mut results = Vec::new();
+    for round in 1..=rounds {
+        if rounds > 1 {
+            println!("round {round} of {rounds}");
         }
-        // The console on a thread of its own, so its CPU time is its own.
-        let (keys, keys_rx) = tokio::sync::mpsc::channel(8);
-        let console_log = log.clone();
-        let console = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("console runtime");
-            let rules = parse_text("bench.toml", &text, DialectChoice::Given(Dialect::Native))
-                .expect("rules")
-                .parsed
-                .rules;
-            let save = SaveTarget::for_config(std::path::Path::new("bench.toml"), &text);
-            let mut app = App::new("bench".into(), rules, save, [10000, 2000, 1000, 100, 10, 1]);
-            app.update(Action::Key(KeyEvent::new(KeyCode::Char('3'), KeyModifiers::NONE)));
-            let console = Console {
-                app,
-                log: console_log,
-                control,
-                events: events_rx,
+        // 1. The load generator: every page once, CONCURRENCY at a time;
+        // then the same with each page scanned for links as the crawler
+        // does, the part of a crawler's work that needs no URL log.
+        // `--crawl-only` skips them, for profiling the crawl alone.
+        let (raw, scanned) = if crawl_only {
+            let none = || Phase {
+                rate: f64::NAN,
+                cpu: f64::NAN,
+                server_cpu: f64::NAN,
             };
-            let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("terminal");
-            let started = Instant::now();
-            let frames = runtime
-                .block_on(drive(&mut terminal, console, keys_rx))
-                .expect("console");
-            let cpu = cpu_seconds_of("/proc/thread-self/stat");
-            (frames, started.elapsed(), cpu)
-        });
-        let stats = engine
-            .run(events, control_rx, Duration::from_millis(100))
-            .await
-            .expect("crawl");
-        let quit = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);
-        let _ = keys.send(TermEvent::Key(quit)).await;
-        let (frames, wall, cpu) = console.join().expect("console thread");
-        println!(
-            "console: {frames} frames in {:.1} s = {:.1} frames/s; its thread used {cpu:.2} s CPU = {:.1}% of a core",
-            wall.as_secs_f64(),
-            frames as f64 / wall.as_secs_f64(),
-            100.0 * cpu / wall.as_secs_f64()
-        );
-        stats
-    });
-    let secs = started.elapsed().as_secs_f64();
-    let cpu = cpu_seconds() - cpu_before;
-    let server_cpu = cpu_seconds_of(&server_stat) - server_before;
-    let engine_cpu = cpu_seconds_of("/proc/thread-self/stat") - engine_before;
-    let fetched = stats.fetched + stats.saved;
-    let transactions = log.transactions();
-    drop(log);
+            (none(), none())
+        } else {
+            (
+                Phase::run(&runtime, &server_stat, &origin, pages, false),
+                Phase::run(&runtime, &server_stat, &origin, pages, true),
+            )
+        };
+        // 2. The crawl.
+        let crawl = Crawl::run(&runtime, &server_stat, &origin, round, with_console);
+        report(pages, &raw, &scanned, &crawl);
+        results.push((raw.rate, crawl.rate()));
+    }
     let _ = server.kill();
     let _ = server.wait();
-    let _ = std::fs::remove_dir_all(&dir);
-    println!("pages: {pages}, concurrency {CONCURRENCY}, one host on 127.0.0.1");
+    if rounds > 1 {
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            let mid = v.len() / 2;
+            if v.len() % 2 == 1 {
+                v[mid]
+            } else {
+                (v[mid - 1] + v[mid]) / 2.0
+            }
+        };
+        let raw = median(results.iter().map(|r| r.0).collect());
+        let crawl = median(results.iter().map(|r| r.1).collect());
+        let ratios: Vec<f64> = results.iter().map(|r| 100.0 * r.1 / r.0).collect();
+        let (low, high) = ratios
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), r| {
+                (l.min(*r), h.max(*r))
+            });
+        println!(
+            "medians of {rounds} rounds: load generator {raw:.0} pages/s, crawl {crawl:.0} pages/s = {:.0}% (rounds {low:.0}-{high:.0}%)",
+            100.0 * crawl / raw
+        );
+    }
+}
+
+/// One crawl of the site by the real engine, with a fresh sled log.
+struct Crawl {
+    fetched: u64,
+    secs: f64,
+    cpu: f64,
+    engine_cpu: f64,
+    server_cpu: f64,
+    transactions: u64,
+}
+
+impl Crawl {
+    fn rate(&self) -> f64 {
+        self.fetched as f64 / self.secs
+    }
+
+    fn run(
+        runtime: &tokio::runtime::Runtime,
+        server_stat: &str,
+        origin: &str,
+        round: usize,
+        with_console: bool,
+    ) -> Crawl {
+        let dir =
+            std::env::temp_dir().join(format!("crawlspace-bench-{}-{round}", std::process::id()));
+        let text = format!(
+            "[crawl]\nstart = [\"{origin}/p/0\"]\nconcurrency = {CONCURRENCY}\nper_host = {CONCURRENCY}\nmax_link_depth = 1000\n\
+             [[rules]]\nname = \"scan, do not save\"\naction = \"exclude-scan\"\n"
+        );
+        let config = Config::from_toml("bench.toml", &text).expect("config");
+        let rules =
+            parse_text("bench.toml", &text, DialectChoice::Given(Dialect::Native)).expect("rules");
+        let compiled = CompiledRules::new(&rules.parsed.rules);
+        let start = check_start(&compiled, &config.crawl.start).expect("start");
+        let q = config.queues;
+        let cpu_before = cpu_seconds();
+        let server_before = cpu_seconds_of(server_stat);
+        // The engine runs on this thread (`block_on`): its own CPU, the part
+        // of the crawl that does not spread over cores.
+        let engine_before = cpu_seconds_of("/proc/thread-self/stat");
+        let started = Instant::now();
+        let log = Arc::new(UrlLog::open(&dir.join("db"), 64 << 20).expect("log"));
+        let stats = runtime.block_on(async {
+            let log = log.clone();
+            let plan = Plan {
+                settings: config.crawl,
+                weights: q.in_order(),
+                start,
+                out: dir.join("mirror"),
+            };
+            let engine = Engine::new(plan, log.clone(), Arc::new(compiled)).expect("engine");
+            let (events, mut events_rx) = tokio::sync::mpsc::channel(16);
+            let (control, control_rx) = tokio::sync::mpsc::channel(16);
+            if !with_console {
+                tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
+                return engine
+                    .run(events, control_rx, Duration::from_millis(500))
+                    .await
+                    .expect("crawl");
+            }
+            // The console on a thread of its own, so its CPU time is its own.
+            let (keys, keys_rx) = tokio::sync::mpsc::channel(8);
+            let console_log = log.clone();
+            let console = std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("console runtime");
+                let rules = parse_text("bench.toml", &text, DialectChoice::Given(Dialect::Native))
+                    .expect("rules")
+                    .parsed
+                    .rules;
+                let save = SaveTarget::for_config(std::path::Path::new("bench.toml"), &text);
+                let mut app = App::new("bench".into(), rules, save, [10000, 2000, 1000, 100, 10, 1]);
+                app.update(Action::Key(KeyEvent::new(KeyCode::Char('3'), KeyModifiers::NONE)));
+                let console = Console {
+                    app,
+                    log: console_log,
+                    control,
+                    events: events_rx,
+                };
+                let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("terminal");
+                let started = Instant::now();
+                let frames = runtime
+                    .block_on(drive(&mut terminal, console, keys_rx))
+                    .expect("console");
+                let cpu = cpu_seconds_of("/proc/thread-self/stat");
+                (frames, started.elapsed(), cpu)
+            });
+            let stats = engine
+                .run(events, control_rx, Duration::from_millis(100))
+                .await
+                .expect("crawl");
+            let quit = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);
+            let _ = keys.send(TermEvent::Key(quit)).await;
+            let (frames, wall, cpu) = console.join().expect("console thread");
+            println!(
+                "console: {frames} frames in {:.1} s = {:.1} frames/s; its thread used {cpu:.2} s CPU = {:.1}% of a core",
+                wall.as_secs_f64(),
+                frames as f64 / wall.as_secs_f64(),
+                100.0 * cpu / wall.as_secs_f64()
+            );
+            stats
+        });
+        let secs = started.elapsed().as_secs_f64();
+        let cpu = cpu_seconds() - cpu_before;
+        let server_cpu = cpu_seconds_of(server_stat) - server_before;
+        let engine_cpu = cpu_seconds_of("/proc/thread-self/stat") - engine_before;
+        let transactions = log.transactions();
+        drop(log);
+        let _ = std::fs::remove_dir_all(&dir);
+        Crawl {
+            fetched: stats.fetched + stats.saved,
+            secs,
+            cpu,
+            engine_cpu,
+            server_cpu,
+            transactions,
+        }
+    }
+}
+
+/// Prints one round's figures.
+fn report(pages: u32, raw: &Phase, scanned: &Phase, crawl: &Crawl) {
     let per_thousand = |seconds: f64, pages: u64| seconds * 1000.0 / pages.max(1) as f64;
-    for (name, phase) in [("load generator", &raw), ("fetch and scan only", &scanned)] {
+    for (name, phase) in [("load generator", raw), ("fetch and scan only", scanned)] {
         println!(
             "{name}: {:.0} pages/s; its CPU {:.3} s and the server's {:.3} s per 1,000 pages",
             phase.rate,
@@ -330,27 +411,31 @@ fn main() {
             per_thousand(phase.server_cpu, u64::from(pages))
         );
     }
-    let raw = raw.rate;
+    let fetched = crawl.fetched;
     println!(
-        "crawl: {fetched} pages in {secs:.1} s = {:.0} pages/s ({:.0}% of the load generator)",
-        fetched as f64 / secs,
-        100.0 * fetched as f64 / secs / raw
+        "crawl: {fetched} pages in {:.1} s = {:.0} pages/s ({:.0}% of the load generator)",
+        crawl.secs,
+        crawl.rate(),
+        100.0 * crawl.rate() / raw.rate
     );
     println!(
-        "crawler CPU: {cpu:.2} s = {:.3} s per 1,000 pages",
-        cpu * 1000.0 / fetched.max(1) as f64
+        "crawler CPU: {:.2} s = {:.3} s per 1,000 pages",
+        crawl.cpu,
+        per_thousand(crawl.cpu, fetched)
     );
     println!(
-        "engine thread CPU: {engine_cpu:.2} s = {:.3} s per 1,000 pages",
-        engine_cpu * 1000.0 / fetched.max(1) as f64
+        "engine thread CPU: {:.2} s = {:.3} s per 1,000 pages",
+        crawl.engine_cpu,
+        per_thousand(crawl.engine_cpu, fetched)
     );
     println!(
         "server CPU during the crawl: {:.3} s per 1,000 pages",
-        per_thousand(server_cpu, fetched)
+        per_thousand(crawl.server_cpu, fetched)
     );
-    println!("crawler peak RSS: {:.0} MB", peak_rss_mb());
+    println!("crawler peak RSS so far: {:.0} MB", peak_rss_mb());
     println!(
-        "URL log: {transactions} transactions = {:.2} per page",
-        transactions as f64 / fetched.max(1) as f64
+        "URL log: {} transactions = {:.2} per page",
+        crawl.transactions,
+        crawl.transactions as f64 / fetched.max(1) as f64
     );
 }

@@ -328,10 +328,21 @@ fn next_lt_finds_the_first_lt() {
     // word test would show.
     const BYTES: [u8; 8] = [b'<', b'<' | 0x80, b'=', b';', 0, 0xff, b'a', b'\n'];
     let mut rng = XorShift(0x1234_5678_9abc_def1);
-    for _ in 0..20_000 {
-        let len = (rng.next() % 40) as usize;
+    // Short inputs with `<` everywhere test the word; then long ones with
+    // `<` one byte in a hundred, so that the search past the first word
+    // runs through memchr's vector loops (32 and 64 bytes at a time with
+    // AVX2) and their tails.
+    for round in 0..21_000 {
+        let (len, lt_one_in) = if round < 20_000 {
+            ((rng.next() % 40) as usize, None)
+        } else {
+            ((rng.next() % 400) as usize, Some(100))
+        };
         let input: Vec<u8> = (0..len)
-            .map(|_| BYTES[(rng.next() % BYTES.len() as u64) as usize])
+            .map(|_| match lt_one_in {
+                Some(n) if rng.next() % n != 0 => BYTES[1 + (rng.next() % 7) as usize],
+                _ => BYTES[(rng.next() % BYTES.len() as u64) as usize],
+            })
             .collect();
         for from in 0..=len + 1 {
             let want = input

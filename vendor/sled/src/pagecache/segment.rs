@@ -645,7 +645,7 @@ impl SegmentAccountant {
         // we want to complete all truncations because
         // they could cause calls to `next` to block.
         for (_, promise) in self.async_truncations.split_off(&0) {
-            promise.wait().expect("threadpool should not crash")?;
+            promise.wait().expect("the truncation thread should not crash")?;
         }
 
         for (idx, segment_lsn) in maybe_clean {
@@ -1099,20 +1099,30 @@ impl SegmentAccountant {
         // on the shared IO thread pool. `bump_tip` waits for it while
         // holding the segment accountant's lock, and the pool's threads can
         // all be blocked on that same lock (writing sealed buffers), in
-        // which case a queued truncation never ran: a deadlock (upstream
-        // issue #1412; the fix on sled's main branch, PR #1269, was never
-        // released in 0.34).
-        std::thread::Builder::new()
-            .name("sled-truncate".into())
-            .spawn(move || {
-                debug!("truncating file to length {}", at);
-                let res = config
-                    .file
-                    .set_len(at)
-                    .and_then(|_| config.file.sync_all())
-                    .map_err(|e| e.into());
-                completer.fill(res);
-            })?;
+        // which case a queued truncation never ran: a deadlock. One thread
+        // for all truncations, as in upstream's fix on its main branch (PR
+        // #1269, never released as a 0.34), so that they happen in the
+        // order they were asked for; without that thread (it could not be
+        // started) the truncation runs here.
+        let truncation: Truncation = Box::new(move || {
+            debug!("truncating file to length {}", at);
+            let res = config
+                .file
+                .set_len(at)
+                .and_then(|_| config.file.sync_all())
+                .map_err(|e| e.into());
+            completer.fill(res);
+        });
+        match truncation_thread() {
+            Some(thread) => {
+                if let Err(std::sync::mpsc::SendError(truncation)) =
+                    thread.send(truncation)
+                {
+                    truncation();
+                }
+            }
+            None => truncation(),
+        }
 
         if self.async_truncations.insert(at, promise).is_some() {
             panic!(
@@ -1136,4 +1146,28 @@ impl SegmentAccountant {
 
         idx
     }
+}
+
+/// crawlspace patch: a file truncation for [`truncation_thread`].
+type Truncation = Box<dyn FnOnce() + Send + 'static>;
+
+/// crawlspace patch: the thread that runs every truncation, in order,
+/// started on first use; `None` if it could not be started.
+fn truncation_thread() -> Option<&'static std::sync::mpsc::Sender<Truncation>> {
+    static THREAD: std::sync::OnceLock<Option<std::sync::mpsc::Sender<Truncation>>> =
+        std::sync::OnceLock::new();
+    THREAD
+        .get_or_init(|| {
+            let (sender, receiver) = std::sync::mpsc::channel::<Truncation>();
+            std::thread::Builder::new()
+                .name("sled-truncate".into())
+                .spawn(move || {
+                    for truncation in receiver {
+                        truncation();
+                    }
+                })
+                .ok()
+                .map(|_| sender)
+        })
+        .as_ref()
 }
