@@ -193,20 +193,22 @@ fn main() {
     }
     let pages: u32 = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(20_000);
     let with_console = args.iter().any(|a| a == "--console");
-    let mut server = Command::new(std::env::current_exe().expect("exe"))
-        .args(["serve", &pages.to_string()])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("server starts");
+    let mut server = Server(
+        Command::new(std::env::current_exe().expect("exe"))
+            .args(["serve", &pages.to_string()])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("server starts"),
+    );
     let mut line = String::new();
-    BufReader::new(server.stdout.take().expect("stdout"))
+    BufReader::new(server.0.stdout.take().expect("stdout"))
         .read_line(&mut line)
         .expect("address");
     let origin = format!("http://{}", line.trim());
     // The server's CPU (all its threads), read around each phase: what a
     // page costs the server sets how much CPU the other side can have on
     // two cores.
-    let server_stat = format!("/proc/{}/stat", server.id());
+    let server_stat = format!("/proc/{}/stat", server.0.id());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -252,18 +254,11 @@ fn main() {
         report(pages, &raw, &scanned, &crawl);
         results.push((raw.rate, crawl.rate()));
     }
-    let _ = server.kill();
-    let _ = server.wait();
-    if rounds > 1 {
-        let median = |mut v: Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            let mid = v.len() / 2;
-            if v.len() % 2 == 1 {
-                v[mid]
-            } else {
-                (v[mid - 1] + v[mid]) / 2.0
-            }
-        };
+    drop(server);
+    if crawl_only && rounds > 1 {
+        let crawl = median(results.iter().map(|r| r.1).collect());
+        println!("median of {rounds} rounds: crawl {crawl:.0} pages/s");
+    } else if rounds > 1 {
         let raw = median(results.iter().map(|r| r.0).collect());
         let crawl = median(results.iter().map(|r| r.1).collect());
         let ratios: Vec<f64> = results.iter().map(|r| 100.0 * r.1 / r.0).collect();
@@ -276,6 +271,27 @@ fn main() {
             "medians of {rounds} rounds: load generator {raw:.0} pages/s, crawl {crawl:.0} pages/s = {:.0}% (rounds {low:.0}-{high:.0}%)",
             100.0 * crawl / raw
         );
+    }
+}
+
+/// The median of some rates (not empty).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
+}
+
+/// The site's server process, killed when this one ends or panics.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }
 

@@ -1162,8 +1162,13 @@ fn truncation_thread() -> Option<&'static std::sync::mpsc::Sender<Truncation>> {
             std::thread::Builder::new()
                 .name("sled-truncate".into())
                 .spawn(move || {
+                    // A truncation that panics loses only itself (its
+                    // waiter then fails as it did when a pool job
+                    // panicked), not the thread and every later one.
                     for truncation in receiver {
-                        truncation();
+                        let _ = std::panic::catch_unwind(
+                            std::panic::AssertUnwindSafe(truncation),
+                        );
                     }
                 })
                 .ok()
