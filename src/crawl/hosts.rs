@@ -79,10 +79,11 @@ impl Hosts {
 
     /// The id of the URL's host, made on first sight.
     pub fn id(&mut self, url: &Url, now: Instant) -> u32 {
-        if let Some(&id) = self.ids.get(origin_of(url).as_ref()) {
+        let origin = origin_of(url);
+        if let Some(&id) = self.ids.get(origin.as_ref()) {
             return id;
         }
-        let origin = origin_of(url).into_owned();
+        let origin = origin.into_owned();
         let id = self.states.len() as u32;
         self.states.push(HostState {
             origin: origin.clone(),
