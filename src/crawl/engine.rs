@@ -26,7 +26,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use url::Url;
 
-use self::discover::{Deferred, Discovered, Origin};
+use self::discover::{Deferred, Discovered, Held, Origin};
 use self::refresh::{NOT_REFETCHED, Refresh};
 use self::web::Job;
 use super::detail::{Detail, HostIdle, HostRow, MAX_HOST_ROWS, QueueRow};
@@ -39,7 +39,7 @@ use super::sitemaps::fetch_sitemap;
 use super::task::{Content, Outcome, fetch_one, fetch_robots};
 use crate::config::CrawlSettings;
 use crate::rules::{CompiledRules, Known, Queue, TraceMode, UrlFacts, Verdict, normalize};
-use crate::store::{Change, ErrorClass, ErrorInfo, State, UrlLog, UrlRecord};
+use crate::store::{ErrorClass, ErrorInfo, State, UrlLog, UrlRecord};
 
 /// At most this many redirect hops from the first URL (SPEC §2.3).
 pub const MAX_REDIRECTS: u8 = 10;
@@ -752,48 +752,68 @@ impl Engine {
     /// discoveries, takes the item out of its persisted queue when `leaving`
     /// says so.
     fn update_and(&mut self, id: u64, leaving: Option<&Item>, change: impl FnOnce(&mut UrlRecord)) {
-        let mut record = match self.current_record(id) {
-            Ok(Some(record)) => record,
-            Ok(None) => return self.commit(&[]),
-            Err(e) => {
-                eprintln!("crawlspace: URL log: {e}");
-                return self.commit(&[]);
-            }
-        };
-        change(&mut record);
-        let mut changes = vec![Change::Update {
+        let dequeue = leaving.map(|item| Held::Dequeue {
             id,
-            record: &record,
-            enqueue: None,
-        }];
-        if let Some(item) = leaving {
-            let queue = super::frontier::slot(item.queue).unwrap_or(0) as u8;
-            changes.push(Change::Dequeue {
-                id,
-                level: item.level as u8,
-                queue,
-            });
+            level: item.level as u8,
+            queue: super::frontier::slot(item.queue).unwrap_or(0) as u8,
+        });
+        let mut held = Vec::with_capacity(2);
+        if let Some(record) = self.held_update_mut(id) {
+            change(record);
+        } else {
+            match self.current_record(id) {
+                Ok(Some(mut record)) => {
+                    change(&mut record);
+                    held.push(Held::Update {
+                        id,
+                        record,
+                        enqueue: None,
+                    });
+                }
+                Ok(None) => return self.commit(&[]),
+                Err(e) => {
+                    eprintln!("crawlspace: URL log: {e}");
+                    return self.commit(&[]);
+                }
+            }
         }
-        self.commit(&changes);
+        held.extend(dequeue);
+        self.commit_held(held);
+    }
+
+    /// The open group's update of `id`, to be changed in place, when it is
+    /// `id`'s latest change there ([`Deferred::latest_update_mut`]): most
+    /// outcomes, whose in-flight mark the same group holds.
+    fn held_update_mut(&mut self, id: u64) -> Option<&mut UrlRecord> {
+        self.deferred.as_mut()?.latest_update_mut(id)
     }
 
     /// Marks a dispatch round's URLs in flight, with robots.txt's answer
     /// that let each go: held back in the open group, or in
     /// [`Engine::marks`] for the next write.
     fn mark_in_flight(&mut self, items: &[(u64, Queue, Check)], now: Instant) {
-        for (id, queue, robots) in items {
-            // As the group left it (a retry's error count, say), if it holds it.
-            let Some(mut record) = self.current_record(*id).ok().flatten() else {
-                continue;
-            };
+        let mark = |record: &mut UrlRecord, queue: &Queue, robots: &Check| {
             record.state = State::InFlight;
             record.reason = format!("being fetched from {}", queue.name());
             record.robots = Some(robots.text.clone());
             set_layer(&mut record.trace, robots_line(robots));
+        };
+        for (id, queue, robots) in items {
+            // A retry whose earlier outcome the group holds: marked where
+            // it is held, so it ends in flight, not as that outcome left it.
+            if let Some(record) = self.held_update_mut(*id) {
+                mark(record, queue, robots);
+                continue;
+            }
+            // As the group or the log has it (a retry's error count, say).
+            let Some(mut record) = self.current_record(*id).ok().flatten() else {
+                continue;
+            };
+            mark(&mut record, queue, robots);
             match &mut self.deferred {
                 // After the group's changes: a URL retried within one group
                 // ends in flight, not as its earlier outcome left it.
-                Some(group) => group.hold(discover::Held::Update {
+                Some(group) => group.hold(Held::Update {
                     id: *id,
                     record,
                     enqueue: None,
