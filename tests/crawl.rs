@@ -557,6 +557,9 @@ async fn a_mirror_write_failure_is_logged() {
     .await;
     let r = &c.records()[&format!("{origin}/")];
     assert_eq!(r.state, State::Fetched, "{r:?}");
+    let content_type = r.content_type.as_deref().unwrap_or("none");
+    let fetched = format!("fetched (HTTP 200, {content_type}, 12 bytes); ");
+    assert!(r.reason.starts_with(&fetched), "{}", r.reason);
     assert!(
         r.reason
             .contains("not saved: the mirror could not write it"),

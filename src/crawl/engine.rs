@@ -18,6 +18,7 @@ mod window;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -1043,15 +1044,17 @@ impl Engine {
             r.saved_path = saved.clone();
             r.error = None;
             retrace(&mut r.trace, trace);
-            r.reason = format!(
-                "{} (HTTP {status}{}{})",
-                if was_saved { "saved" } else { "fetched" },
-                head.content_type
-                    .as_deref()
-                    .map(|t| format!(", {t}"))
-                    .unwrap_or_default(),
-                size.map(|s| format!(", {s} bytes")).unwrap_or_default()
-            );
+            // Written over the in-flight reason, in its buffer.
+            r.reason.clear();
+            let verb = if was_saved { "saved" } else { "fetched" };
+            let _ = write!(r.reason, "{verb} (HTTP {status}");
+            if let Some(content_type) = &head.content_type {
+                let _ = write!(r.reason, ", {content_type}");
+            }
+            if let Some(size) = size {
+                let _ = write!(r.reason, ", {size} bytes");
+            }
+            r.reason.push(')');
             if !extra.is_empty() {
                 r.reason.push_str("; ");
                 r.reason.push_str(&extra.join("; "));
