@@ -455,3 +455,40 @@ fn random_short_tags_same_as_lol_html() {
         }
     }
 }
+
+/// Pages that repeat a few short tags many times after a full excerpt, as
+/// most real pages do (`</p>\n<p>`): the scanner remembers the last short
+/// start and end tag it stepped over and steps over the same bytes again
+/// unread, so a tag that only starts like a remembered one (`<pre>` after
+/// `<p>`, `</p >` after `</p>`), or a wanted tag between repeats, must
+/// still be read. The same page as lol_html gave.
+#[test]
+fn repeated_short_tags_same_as_lol_html() {
+    #[rustfmt::skip]
+    const PIECES: &[&str] = &[
+        "<p>", "<p>", "<p>", "</p>", "</p>", "</p>", "<P>", "</P>", "<pre>", "</pre>", "<p >",
+        "</p >", "</p\n>", "<p/>", "<b>", "</b>", "<br>", "<br/>", "<a href=/r>", "</a>",
+        "<a>", "<p><a href=/s>", "<p title='<a href=/no>'>", "</p title='>'>", "<svg>",
+        "</svg>", "<title>", "</title>", "<!-- c -->", "<3", "< p>", "</>", "\n", "text ",
+        "<li>", "<lI>", "</li>", "<script>", "</script>", "<xmp>", "</xmp>",
+    ];
+    let start = format!("<title>T</title><p>{}</p>", "lorem ipsum ".repeat(50));
+    let mut rng = XorShift(0x5eed_0f9a_11e7_a9c3);
+    let mut pick = || PIECES[(rng.next() % PIECES.len() as u64) as usize];
+    let mut links = 0;
+    for _ in 0..2000 {
+        let mut html = start.clone();
+        for _ in 0..30 {
+            html.push_str(pick());
+        }
+        links += extract(html.as_bytes(), &page_url(), &opts(false), "crawlspace")
+            .links
+            .len();
+        for resources in [false, true] {
+            let report = differs(html.as_bytes(), &opts(resources));
+            assert!(report.is_none(), "{}", report.unwrap_or_default());
+        }
+    }
+    // The pages have links to find, not only tags to step over.
+    assert!(links > 1000, "{links} links");
+}
