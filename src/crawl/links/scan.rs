@@ -21,11 +21,7 @@
 //! them ([`Sink::wants_start_tag`], [`Sink::wants_end_tags`]); the others
 //! (on most pages, once the title and excerpt are done, nearly every `<p>`
 //! and `</p>`) are only stepped over, their attributes parsed without being
-//! kept, so that a `>` in a quoted value still does not end the tag. Once
-//! the sink wants no text and no end tags, a tighter loop
-//! ([`Scanner::step_quietly`]) does only that stepping until a tag the
-//! sink wants, and steps over the bytes of the last short start and end
-//! tag (`<p>`, `</p>`) again without reading their names. The
+//! kept, so that a `>` in a quoted value still does not end the tag. The
 //! only allocation is the attribute list, reused from tag to tag and capped
 //! at [`MAX_ATTRS`]; nothing indexes past the input, and the position only
 //! moves forward, so any input ends in linear time without a panic.
@@ -334,84 +330,8 @@ impl Scanner<'_> {
             };
             pos = after;
             text_start = after;
-            if self.is_quiet(sink) {
-                // Nothing between here and the next token the sink wants
-                // is text it reads, so that token's text starts with it.
-                pos = self.step_quietly(sink, pos, &lts);
-                text_start = pos;
-            }
         }
         flush(sink, input, text_start, input.len())
-    }
-
-    /// Whether the sink wants no text, no end tags and only some start
-    /// tags, in HTML content outside any foreign element: then most tokens
-    /// change nothing, and [`Self::step_quietly`] steps over them.
-    #[inline]
-    fn is_quiet(&self, sink: &impl Sink) -> bool {
-        !self.foreign.end_tag_matters()
-            && !sink.wants_text()
-            && !sink.wants_end_tags()
-            && !sink.wants_all_start_tags()
-    }
-
-    /// Steps over the tokens from `pos` that neither the sink nor the
-    /// namespace simulation wants, while [`Self::is_quiet`] holds (it goes
-    /// on holding: nothing stepped over reaches the sink or changes the
-    /// namespace). Returns the offset of the first `<` that the general
-    /// path must read (a wanted start tag, a comment, anything unusual,
-    /// anything within 9 bytes of the end), or the end of the input.
-    ///
-    /// On most pages, once the title and excerpt are done, this loop is
-    /// the whole scan: `</p>\n<p>` over and over. The last short start tag
-    /// and end tag stepped over are remembered as their bytes, so the same
-    /// bytes again are stepped over without reading their name.
-    fn step_quietly(&mut self, sink: &impl Sink, mut pos: usize, lts: &Lts) -> usize {
-        let input = self.input;
-        let mut last_start = Remembered::NONE;
-        let mut last_end = Remembered::NONE;
-        loop {
-            let Some(lt) = next_lt_by(input, pos, |rest| lts.find(rest)) else {
-                return input.len();
-            };
-            // The 8 bytes after `<`: a short tag, name and `>`, fits.
-            let Some(word) = input.get(lt + 1..).and_then(|rest| rest.first_chunk::<8>()) else {
-                return lt;
-            };
-            let word = u64::from_le_bytes(*word);
-            if let Some(len) = last_start.matches(word).or_else(|| last_end.matches(word)) {
-                pos = lt + 1 + len;
-                continue;
-            }
-            let [first, second, ..] = word.to_le_bytes();
-            if first == b'/' && second.is_ascii_alphabetic() {
-                // Any end tag: nobody reads end tags now.
-                let name_end = name_end(input, lt + 2);
-                if input.get(name_end) == Some(&b'>') {
-                    last_end = Remembered::new(word, name_end - lt);
-                }
-                pos = self.skip_attributes(name_end);
-            } else if first.is_ascii_alphabetic() {
-                if let Some(after) = self.short_start_tag(sink, lt) {
-                    last_start = Remembered::new(word, after - lt - 1);
-                    pos = after;
-                    continue;
-                }
-                let (lower, p) = lower_name(input, lt + 1);
-                if self.foreign.start_tag_matters(lower.bytes())
-                    || sink.wants_start_tag(lower.bytes())
-                {
-                    return lt;
-                }
-                pos = self.skip_attributes(p);
-            } else if matches!(first, b'!' | b'?' | b'/') {
-                // Comments, doctypes, bogus comments, `</>`.
-                return lt;
-            } else {
-                // `<` that starts no markup is text.
-                pos = lt + 1;
-            }
-        }
     }
 
     /// A start tag at `lt`, and the text after it if that is raw text.
@@ -663,45 +583,6 @@ impl Scanner<'_> {
         if keep && room {
             self.attrs.push(Attr { name, value });
         }
-    }
-}
-
-/// A short tag stepped over, as the bytes after its `<` up to its `>`
-/// (at most 8), for [`Scanner::step_quietly`].
-#[derive(Debug, Clone, Copy)]
-struct Remembered {
-    /// Those bytes, little-endian, the rest zero.
-    bytes: u64,
-    /// Ones over those bytes.
-    mask: u64,
-    len: usize,
-}
-
-impl Remembered {
-    /// Nothing remembered: matches no word (a zero mask would match all).
-    const NONE: Remembered = Remembered {
-        bytes: 1,
-        mask: 0,
-        len: 0,
-    };
-
-    /// The first `len` bytes of `word`, or nothing when longer than a word.
-    fn new(word: u64, len: usize) -> Remembered {
-        if len == 0 || len > 8 {
-            return Remembered::NONE;
-        }
-        let mask = u64::MAX >> (64 - 8 * len);
-        Remembered {
-            bytes: word & mask,
-            mask,
-            len,
-        }
-    }
-
-    /// `len` when `word` starts with the remembered bytes.
-    #[inline]
-    fn matches(&self, word: u64) -> Option<usize> {
-        (word & self.mask == self.bytes).then_some(self.len)
     }
 }
 
