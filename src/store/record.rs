@@ -238,9 +238,9 @@ pub(crate) fn encode(record: &UrlRecord) -> Result<Vec<u8>, postcard::Error> {
 /// page, so that encoding grows the buffer rarely.
 const ENCODE_CAPACITY: usize = 384;
 
-/// A first guess at a record's encoded size. Encoding into a buffer that
-/// starts empty reallocated it about nine times per record, which was 6%
-/// of the crawl's engine thread (callgrind, `crawl_bench 5000`).
+/// A first guess at a record's encoded size: encoding into a buffer that
+/// starts empty reallocated it several times per record, on the engine
+/// thread that every log write goes through.
 fn encoded_size_guess(record: &UrlRecord) -> usize {
     let text = |field: &Option<String>| field.as_ref().map_or(0, String::len);
     ENCODE_CAPACITY + record.url.len() + text(&record.title) + text(&record.excerpt)
