@@ -50,6 +50,12 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyModifiers};
 use url::Url;
 
+/// The binary's allocator (src/main.rs), so that this measures what the
+/// binary does.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 const CONCURRENCY: usize = 16;
 
 /// Page `n`: links to its ten children in a tree and to two other pages,

@@ -20,6 +20,12 @@ use crawlspace::crawl::engine::{Control, Engine, Event, Plan};
 use crawlspace::rules::CompiledRules;
 use crawlspace::store::{Change, State, UrlLog, UrlRecord, frontier_slot};
 
+/// The binary's allocator (src/main.rs), so that this measures what the
+/// binary does.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 const CACHE: u64 = 64 << 20;
 
 fn status_kb(key: &str) -> u64 {
