@@ -309,6 +309,9 @@ struct Crawl {
     engine_cpu: f64,
     server_cpu: f64,
     transactions: u64,
+    /// Time the engine spent writing the URL log: it dispatches nothing
+    /// meanwhile.
+    write_secs: f64,
 }
 
 impl Crawl {
@@ -409,6 +412,7 @@ impl Crawl {
         let server_cpu = cpu_seconds_of(server_stat) - server_before;
         let engine_cpu = cpu_seconds_of("/proc/thread-self/stat") - engine_before;
         let transactions = log.transactions();
+        let write_secs = log.write_time().as_secs_f64();
         drop(log);
         let _ = std::fs::remove_dir_all(&dir);
         Crawl {
@@ -418,6 +422,7 @@ impl Crawl {
             engine_cpu,
             server_cpu,
             transactions,
+            write_secs,
         }
     }
 }
@@ -456,8 +461,10 @@ fn report(pages: u32, raw: &Phase, scanned: &Phase, crawl: &Crawl) {
     );
     println!("crawler peak RSS so far: {:.0} MB", peak_rss_mb());
     println!(
-        "URL log: {} transactions = {:.2} per page",
+        "URL log: {} transactions = {:.1} per 1,000 pages, written in {:.3} s ({:.0}% of the crawl)",
         crawl.transactions,
-        crawl.transactions as f64 / fetched.max(1) as f64
+        per_thousand(crawl.transactions as f64, fetched),
+        crawl.write_secs,
+        100.0 * crawl.write_secs / crawl.secs
     );
 }

@@ -290,6 +290,9 @@ pub struct UrlLog {
     /// Transactions committed since open, for the benchmarks: sled's cost
     /// is mostly per transaction. `Relaxed`: a statistic.
     transactions: AtomicU64,
+    /// Nanoseconds spent in [`UrlLog::apply`] since open, for the
+    /// benchmarks: the crawl engine dispatches nothing while it writes.
+    write_nanos: AtomicU64,
 }
 
 /// What the writer knows without reading the log, exact because only
@@ -413,6 +416,7 @@ impl UrlLog {
             counts: Default::default(),
             frontier_len: AtomicU64::new(0),
             transactions: AtomicU64::new(0),
+            write_nanos: AtomicU64::new(0),
         };
         match layout.as_deref() {
             None => match log.unlabelled_layout()? {
@@ -992,6 +996,12 @@ impl UrlLog {
     /// Write transactions committed since the log was opened.
     pub fn transactions(&self) -> u64 {
         self.transactions.load(Ordering::Relaxed)
+    }
+
+    /// Time spent in [`UrlLog::apply`] since the log was opened, waiting
+    /// for the writer lock included.
+    pub fn write_time(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.write_nanos.load(Ordering::Relaxed))
     }
 
     /// After a crash: every record in flight goes back to queued, with

@@ -175,6 +175,15 @@ impl UrlLog {
     /// held, and refusing every write that meets it would stop a crawl
     /// for one bad entry.
     pub fn apply(&self, changes: &[Change<'_>]) -> Result<Vec<Option<u64>>, StoreError> {
+        let started = std::time::Instant::now();
+        let applied = self.apply_unmeasured(changes);
+        let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.write_nanos.fetch_add(nanos, Ordering::Relaxed);
+        applied
+    }
+
+    /// [`UrlLog::apply`] without its clock.
+    fn apply_unmeasured(&self, changes: &[Change<'_>]) -> Result<Vec<Option<u64>>, StoreError> {
         // One writer at a time, from the checks below to the notes after
         // the commit: what it reads before the transaction and keeps in
         // memory stays true until its transaction is written.

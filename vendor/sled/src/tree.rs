@@ -886,6 +886,34 @@ impl Tree {
         self.range(..key).next_back().transpose()
     }
 
+    /// crawlspace: the greatest key at or below `key`, with its value:
+    /// what `self.range(..=key).next_back()` returns, without the copy of
+    /// the whole leaf that a reverse iterator makes (it clones the node
+    /// to iterate on). The leaf that holds `key`'s place answers when it
+    /// has a key at or below `key`; otherwise (the predecessor lies in an
+    /// earlier leaf) the reverse iterator does.
+    pub fn get_le<K>(&self, key: K) -> Result<Option<(IVec, IVec)>>
+    where
+        K: AsRef<[u8]>,
+    {
+        let key = key.as_ref();
+        {
+            let _measure = Measure::new(&M.tree_get);
+            let guard = pin();
+            let _cc = concurrency_control::read();
+            let view = self.view_for_key(key, &guard)?;
+            let bound = ops::Bound::Included(IVec::from(key));
+            if view.contains_upper_bound(&bound)
+                && view.contains_lower_bound(&bound, false)
+            {
+                if let Some(pair) = view.predecessor(&bound) {
+                    return Ok(Some(pair));
+                }
+            }
+        }
+        self.range(..=key).next_back().transpose()
+    }
+
     /// Retrieve the next key and value from the `Tree` after the
     /// provided key.
     ///
