@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use url::Url;
@@ -209,7 +210,7 @@ pub struct Engine {
     hosts: Hosts,
     /// Temporary failures waiting for their retry time.
     delayed: BinaryHeap<Reverse<(Instant, u64)>>,
-    delayed_items: std::collections::HashMap<u64, (u32, Item)>,
+    delayed_items: FxHashMap<u64, (u32, Item)>,
     fetcher: Fetcher,
     /// Working memory for the coordinator's own evaluations.
     scratch: crate::rules::Scratch,
@@ -224,7 +225,7 @@ pub struct Engine {
     /// a rel=nofollow one met first, as it would once written.
     pending_at: HashMap<String, usize>,
     /// The hosts of the URLs of `pending` to be queued.
-    pending_hosts: std::collections::HashSet<u32>,
+    pending_hosts: FxHashSet<u32>,
     /// URLs logged as not followed (rel=nofollow) and met since the last
     /// write through a followed link: rewritten as newly met with the next
     /// write, and queued once that write is in (`Engine::revive`).
@@ -263,7 +264,7 @@ pub struct Engine {
     /// URLs logged as filtered only because every link to them said
     /// rel=nofollow: met again through a followed link, they are queued
     /// after all. Kept for this run only.
-    nofollowed: std::collections::HashSet<u64>,
+    nofollowed: FxHashSet<u64>,
     /// Whether this run refreshes known URLs (`--refresh`).
     refresh: Refresh,
     /// Which part of the persisted frontier is in `frontier` (memory).
@@ -305,13 +306,13 @@ impl Engine {
         Ok(Engine {
             robots,
             sitemaps,
-            nofollowed: std::collections::HashSet::new(),
+            nofollowed: FxHashSet::default(),
             refresh: Refresh::Off,
             frontier: Frontier::new(plan.weights),
             window: window::Window::default(),
             hosts,
             delayed: BinaryHeap::new(),
-            delayed_items: std::collections::HashMap::new(),
+            delayed_items: FxHashMap::default(),
             fetcher,
             scratch: rules.scratch(),
             stats: Stats::default(),
@@ -320,7 +321,7 @@ impl Engine {
             stopping: false,
             pending: Vec::new(),
             pending_at: HashMap::new(),
-            pending_hosts: std::collections::HashSet::new(),
+            pending_hosts: FxHashSet::default(),
             revived: Vec::new(),
             deferred: None,
             marks: Vec::new(),
@@ -359,7 +360,7 @@ impl Engine {
         // What each task is doing, so that one that panics (a bug) is
         // accounted for instead of leaving its URL and host in flight and
         // the crawl unable to end.
-        let mut running: HashMap<tokio::task::Id, Running> = HashMap::new();
+        let mut running: FxHashMap<tokio::task::Id, Running> = FxHashMap::default();
         let mut in_flight = 0usize;
         let mut last_tick = Instant::now();
         loop {
@@ -522,7 +523,7 @@ impl Engine {
     fn reap(
         &mut self,
         joined: Result<(tokio::task::Id, ()), tokio::task::JoinError>,
-        running: &mut HashMap<tokio::task::Id, Running>,
+        running: &mut FxHashMap<tokio::task::Id, Running>,
         in_flight: &mut usize,
     ) {
         match joined {

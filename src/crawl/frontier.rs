@@ -11,7 +11,9 @@
 //! not be fetched now (politeness, backoff) is passed over, so a stalled
 //! host never holds up the others. The caller says which hosts are ready.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
 
 use crate::rules::Queue;
 
@@ -41,7 +43,7 @@ pub(crate) fn slot(queue: Queue) -> Option<usize> {
 /// One queue: URLs waiting per host, hosts taking turns.
 #[derive(Debug)]
 struct HostQueue<T> {
-    by_host: HashMap<u32, VecDeque<T>>,
+    by_host: FxHashMap<u32, VecDeque<T>>,
     /// Hosts with waiting URLs, in turn order.
     turns: VecDeque<u32>,
     len: usize,
@@ -50,7 +52,7 @@ struct HostQueue<T> {
 impl<T> Default for HostQueue<T> {
     fn default() -> Self {
         HostQueue {
-            by_host: HashMap::new(),
+            by_host: FxHashMap::default(),
             turns: VecDeque::new(),
             len: 0,
         }

@@ -18,7 +18,7 @@
 //! space (the tail it discovers, the front it fetches), so a few hundred
 //! blocks cover it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::collections::hash_map::Entry;
 
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
@@ -135,7 +135,7 @@ pub(super) struct BlockWrites<'a> {
     by_state: &'a TransactionalTree,
     frontier: &'a TransactionalTree,
     /// Block, its bits as the batch left them, whether they changed.
-    touched: HashMap<BlockKey, (Bitmap, bool)>,
+    touched: FxHashMap<BlockKey, (Bitmap, bool)>,
 }
 
 impl<'a> BlockWrites<'a> {
@@ -148,7 +148,7 @@ impl<'a> BlockWrites<'a> {
             cached,
             by_state,
             frontier,
-            touched: HashMap::new(),
+            touched: FxHashMap::default(),
         }
     }
 

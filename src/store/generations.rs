@@ -8,7 +8,7 @@
 //! entries with the cold ones. Used by the pack cache (`packs.rs`) and
 //! the block cache (`blocks.rs`).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::hash::Hash;
 
 #[derive(Debug)]
@@ -17,8 +17,8 @@ pub(super) struct Generations<K, V> {
     /// The most the values of one generation weigh (`weight` of each).
     max_weight: usize,
     weight: fn(&V) -> usize,
-    newer: HashMap<K, V>,
-    older: HashMap<K, V>,
+    newer: FxHashMap<K, V>,
+    older: FxHashMap<K, V>,
     newer_weight: usize,
     older_weight: usize,
 }
@@ -37,8 +37,8 @@ impl<K: Hash + Eq, V> Generations<K, V> {
             capacity,
             max_weight,
             weight,
-            newer: HashMap::new(),
-            older: HashMap::new(),
+            newer: FxHashMap::default(),
+            older: FxHashMap::default(),
             newer_weight: 0,
             older_weight: 0,
         }

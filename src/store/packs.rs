@@ -39,7 +39,7 @@
 //! reads nothing, and the old state, URL and link depth an update needs
 //! come from the cached pack's slot.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::collections::hash_map::Entry;
 use std::ops::Deref;
 
@@ -396,7 +396,7 @@ pub(crate) struct PackWrites<'a> {
     /// The first id not given out before the batch: a pack whose ids are
     /// all at or above it holds nothing yet, and is not read.
     next_id: u64,
-    touched: HashMap<u64, Touched<'a>>,
+    touched: FxHashMap<u64, Touched<'a>>,
     /// Packs read from the tree (for the tests' count of reads).
     pub(crate) reads: usize,
 }
@@ -407,7 +407,7 @@ impl<'a> PackWrites<'a> {
             cached,
             tree,
             next_id,
-            touched: HashMap::new(),
+            touched: FxHashMap::default(),
             reads: 0,
         }
     }

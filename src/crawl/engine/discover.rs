@@ -4,7 +4,7 @@
 //! it is deduplicated against the log, and written with the next update in
 //! one transaction, then queued in memory.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::time::Instant;
 
 use url::Url;
@@ -486,7 +486,7 @@ pub(super) struct Deferred {
     /// Per record: where its latest update is in `changes`, so that reading
     /// it back costs the same however large the group, and where its
     /// latest change of any kind is.
-    latest: HashMap<u64, Latest>,
+    latest: FxHashMap<u64, Latest>,
     /// When the group was opened: it is written once `commit_ms` old.
     pub(super) since: Instant,
 }
@@ -496,7 +496,7 @@ impl Deferred {
     pub(super) fn opened(since: Instant) -> Deferred {
         Deferred {
             changes: Vec::new(),
-            latest: HashMap::new(),
+            latest: FxHashMap::default(),
             since,
         }
     }
