@@ -326,7 +326,7 @@ pub(crate) fn pack<E: Copy + Into<(Fingerprint, u64)>>(
 /// buckets yet: the implicit empty first bucket). Every link a crawl meets
 /// is looked up here: `get_le` (vendor/sled/CRAWLSPACE.md) reads the key's
 /// leaf in place, where a reverse range read copied the whole leaf first
-/// (a fifth of the engine thread's time in a profile of the crawl bench).
+/// (6% of the engine thread's instructions in the crawl bench).
 fn stored_raw(tree: &Tree, top: u64) -> Result<Option<(IVec, IVec)>, StoreError> {
     Ok(tree.get_le(bucket_key(top))?)
 }
