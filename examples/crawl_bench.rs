@@ -14,7 +14,8 @@
 //! ```
 //!
 //! With `--crawl-only`, the two load-generator passes are skipped (for
-//! profiling the crawl alone). With `--rounds N`, the passes and the crawl
+//! profiling the crawl alone). With `--concurrency N`, the load generator
+//! and the crawl both keep N requests in flight instead of 16. With `--rounds N`, the passes and the crawl
 //! run N times over, one after the other, and the medians of the load
 //! generator's and the crawl's rates are printed at the end.
 //!
@@ -56,6 +57,8 @@ use url::Url;
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
+/// Requests in flight, for the load generator and the crawl alike (the
+/// crawl's `concurrency` and `per_host`), unless `--concurrency N` says.
 const CONCURRENCY: usize = 16;
 
 /// Page `n`: links to its ten children in a tree and to two other pages,
@@ -135,13 +138,14 @@ struct Phase {
 }
 
 impl Phase {
-    /// Fetches every page once, CONCURRENCY at a time; with `scan`, each
+    /// Fetches every page once, `concurrency` at a time; with `scan`, each
     /// body also goes through the crawler's link extraction.
     fn run(
         runtime: &tokio::runtime::Runtime,
         server_stat: &str,
         origin: &str,
         pages: u32,
+        concurrency: usize,
         scan: bool,
     ) -> Phase {
         let (cpu_before, server_before) = (cpu_seconds(), cpu_seconds_of(server_stat));
@@ -154,7 +158,7 @@ impl Phase {
             };
             let started = Instant::now();
             let mut tasks = Vec::new();
-            for _ in 0..CONCURRENCY {
+            for _ in 0..concurrency {
                 let (client, next, origin) = (client.clone(), next.clone(), origin.to_owned());
                 tasks.push(tokio::spawn(async move {
                     let mut links = 0;
@@ -232,13 +236,20 @@ fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(1)
         .max(1);
-    println!("pages: {pages}, concurrency {CONCURRENCY}, one host on 127.0.0.1");
+    let concurrency: usize = args
+        .iter()
+        .position(|a| a == "--concurrency")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(CONCURRENCY)
+        .max(1);
+    println!("pages: {pages}, concurrency {concurrency}, one host on 127.0.0.1");
     let mut results = Vec::new();
     for round in 1..=rounds {
         if rounds > 1 {
             println!("round {round} of {rounds}");
         }
-        // 1. The load generator: every page once, CONCURRENCY at a time;
+        // 1. The load generator: every page once, `concurrency` at a time;
         // then the same with each page scanned for links as the crawler
         // does, the part of a crawler's work that needs no URL log.
         // `--crawl-only` skips them, for profiling the crawl alone.
@@ -251,12 +262,19 @@ fn main() {
             (none(), none())
         } else {
             (
-                Phase::run(&runtime, &server_stat, &origin, pages, false),
-                Phase::run(&runtime, &server_stat, &origin, pages, true),
+                Phase::run(&runtime, &server_stat, &origin, pages, concurrency, false),
+                Phase::run(&runtime, &server_stat, &origin, pages, concurrency, true),
             )
         };
         // 2. The crawl.
-        let crawl = Crawl::run(&runtime, &server_stat, &origin, round, with_console);
+        let crawl = Crawl::run(
+            &runtime,
+            &server_stat,
+            &origin,
+            round,
+            concurrency,
+            with_console,
+        );
         report(pages, &raw, &scanned, &crawl);
         results.push((raw.rate, crawl.rate()));
     }
@@ -324,12 +342,13 @@ impl Crawl {
         server_stat: &str,
         origin: &str,
         round: usize,
+        concurrency: usize,
         with_console: bool,
     ) -> Crawl {
         let dir =
             std::env::temp_dir().join(format!("crawlspace-bench-{}-{round}", std::process::id()));
         let text = format!(
-            "[crawl]\nstart = [\"{origin}/p/0\"]\nconcurrency = {CONCURRENCY}\nper_host = {CONCURRENCY}\nmax_link_depth = 1000\n\
+            "[crawl]\nstart = [\"{origin}/p/0\"]\nconcurrency = {concurrency}\nper_host = {concurrency}\nmax_link_depth = 1000\n\
              [[rules]]\nname = \"scan, do not save\"\naction = \"exclude-scan\"\n"
         );
         let config = Config::from_toml("bench.toml", &text).expect("config");
