@@ -6,7 +6,10 @@
 //! [`AddressBook`]. Redirects are not followed here (each hop is a new URL
 //! for the rules); the body is read in chunks and cut at the size cap; the
 //! caller decides from the headers whether the body is wanted at all
-//! (content-type rules, SPEC §1.3 phase 2).
+//! (content-type rules, SPEC §1.3 phase 2). The read timeout is kept here
+//! too ([`stall`]).
+
+mod stall;
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -15,6 +18,8 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use url::Url;
+
+use self::stall::Stall;
 
 /// Host name → the address the crawler chose for it. Filled by
 /// [`Fetcher::resolve`] before a request; read by the client's resolver.
@@ -125,6 +130,9 @@ pub struct Fetcher {
     client: reqwest::Client,
     book: Arc<AddressBook>,
     max_body: u64,
+    /// Each step of a request (the headers, each piece of the body) fails
+    /// past this ([`Stall`]).
+    read_timeout: Duration,
 }
 
 impl Fetcher {
@@ -137,7 +145,6 @@ impl Fetcher {
         let client = reqwest::Client::builder()
             .user_agent(user_agent)
             .connect_timeout(timeout)
-            .read_timeout(timeout)
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .dns_resolver(Arc::new(BookResolver(book.clone())))
@@ -147,6 +154,7 @@ impl Fetcher {
             client,
             book,
             max_body,
+            read_timeout: timeout,
         })
     }
 
@@ -218,7 +226,8 @@ impl Fetcher {
                 request = request.header(reqwest::header::IF_MODIFIED_SINCE, lm);
             }
         }
-        let mut response = request.send().await.map_err(classify)?;
+        let mut stall = Stall::start(self.read_timeout);
+        let mut response = stall.guard(request.send()).await?.map_err(classify)?;
         let head = head_of(&response);
         if !want_body(&head) {
             return Ok(Fetched {
@@ -229,10 +238,7 @@ impl Fetcher {
         }
         let mut body = BodyBuffer::default();
         let mut truncated = false;
-        while let Some(chunk) = response.chunk().await.map_err(|e| match classify(e) {
-            FetchError::Connection(m) => FetchError::Body(m),
-            other => other,
-        })? {
+        while let Some(chunk) = stall.guard(response.chunk()).await?.map_err(body_error)? {
             let room = max_body.saturating_sub(body.len() as u64) as usize;
             if chunk.len() > room {
                 body.push(chunk.slice(..room));
@@ -307,19 +313,15 @@ impl BodyBuffer {
 pub struct BodyStream {
     pub head: Head,
     response: reqwest::Response,
+    stall: Stall,
 }
 
 impl BodyStream {
     /// The next piece of the body; `None` at its end. No size cap here: the
     /// reader decides when it has had enough and drops the stream.
     pub async fn chunk(&mut self) -> Result<Option<Vec<u8>>, FetchError> {
-        match self.response.chunk().await {
-            Ok(chunk) => Ok(chunk.map(|c| c.to_vec())),
-            Err(e) => Err(match classify(e) {
-                FetchError::Connection(m) => FetchError::Body(m),
-                other => other,
-            }),
-        }
+        let chunk = self.stall.guard(self.response.chunk()).await?;
+        Ok(chunk.map_err(body_error)?.map(|c| c.to_vec()))
     }
 }
 
@@ -327,15 +329,15 @@ impl Fetcher {
     /// GETs `url` and returns as soon as the headers are in; the body is
     /// read through [`BodyStream::chunk`].
     pub async fn open(&self, url: &Url) -> Result<BodyStream, FetchError> {
-        let response = self
-            .client
-            .get(url.clone())
-            .send()
-            .await
+        let mut stall = Stall::start(self.read_timeout);
+        let response = stall
+            .guard(self.client.get(url.clone()).send())
+            .await?
             .map_err(classify)?;
         Ok(BodyStream {
             head: head_of(&response),
             response,
+            stall,
         })
     }
 }
@@ -406,6 +408,14 @@ fn classify(e: reqwest::Error) -> FetchError {
         return FetchError::Body(message);
     }
     FetchError::Connection(message)
+}
+
+/// An error while reading a body: a connection error there is the body's.
+fn body_error(e: reqwest::Error) -> FetchError {
+    match classify(e) {
+        FetchError::Connection(m) => FetchError::Body(m),
+        other => other,
+    }
 }
 
 /// An error and its causes on one line.
