@@ -15,9 +15,10 @@
 //!
 //! With `--crawl-only`, the two load-generator passes are skipped (for
 //! profiling the crawl alone). With `--concurrency N`, the load generator
-//! and the crawl both keep N requests in flight instead of 16. With `--rounds N`, the passes and the crawl
-//! run N times over, one after the other, and the medians of the load
-//! generator's and the crawl's rates are printed at the end.
+//! and the crawl both keep N requests in flight instead of 16. With
+//! `--rounds N`, the passes and the crawl run N times over, one after the
+//! other, and the medians of the load generator's and the crawl's rates
+//! are printed at the end.
 //!
 //! With `--console`, the console's own loop (the same `tui::drive` the
 //! terminal uses, drawing into a 200x60 test buffer) watches the crawl from
