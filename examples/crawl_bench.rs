@@ -4,7 +4,9 @@
 //! crawled by the real engine with a sled log. Reports pages/s, the
 //! crawler's CPU seconds per 1,000 pages (all of it, and its engine
 //! thread's alone), its peak RSS, and the CPU per 1,000 pages of the load
-//! generator and of the server in each phase.
+//! generator and of the server in each phase, with the share of the two
+//! cores left idle and the context switches per page of each side (what
+//! tells a crawl short of CPU from one that waits on hand-offs).
 //!
 //! ```sh
 //! cargo run --release --example crawl_bench            # 20,000 pages
@@ -119,6 +121,41 @@ fn cpu_seconds_of(file: &str) -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
+/// Jiffies the machine's cores spent idle (idle and iowait) and in all,
+/// from the first line of /proc/stat: all processes, both cores.
+fn machine_jiffies() -> (u64, u64) {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let fields: Vec<u64> = stat
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    let idle = fields.get(3).copied().unwrap_or(0) + fields.get(4).copied().unwrap_or(0);
+    (idle, fields.iter().sum())
+}
+
+/// Context switches (voluntary and not) of every thread of process `pid`
+/// ("self" for this one), from /proc/PID/task/*/status.
+fn context_switches(pid: &str) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .filter_map(Result::ok)
+        .map(|task| std::fs::read_to_string(task.path().join("status")).unwrap_or_default())
+        .flat_map(|status| {
+            status
+                .lines()
+                .filter(|l| l.contains("ctxt_switches:"))
+                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                .collect::<Vec<_>>()
+        })
+        .sum()
+}
+
 /// Peak resident set size of this process, in MB.
 fn peak_rss_mb() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -136,6 +173,10 @@ struct Phase {
     rate: f64,
     cpu: f64,
     server_cpu: f64,
+    /// As in [`Crawl`]: the cores' idle share, context switches.
+    idle: f64,
+    switches: u64,
+    server_switches: u64,
 }
 
 impl Phase {
@@ -150,6 +191,11 @@ impl Phase {
         scan: bool,
     ) -> Phase {
         let (cpu_before, server_before) = (cpu_seconds(), cpu_seconds_of(server_stat));
+        let server_pid = server_stat
+            .trim_start_matches("/proc/")
+            .trim_end_matches("/stat");
+        let switches_before = (context_switches("self"), context_switches(server_pid));
+        let jiffies_before = machine_jiffies();
         let rate = runtime.block_on(async {
             let client = reqwest::Client::new();
             let next = Arc::new(std::sync::atomic::AtomicU32::new(0));
@@ -189,10 +235,15 @@ impl Phase {
             assert!(!scan || links > 0, "the scan found links");
             f64::from(pages) / started.elapsed().as_secs_f64()
         });
+        let jiffies_after = machine_jiffies();
         Phase {
             rate,
             cpu: cpu_seconds() - cpu_before,
             server_cpu: cpu_seconds_of(server_stat) - server_before,
+            idle: (jiffies_after.0 - jiffies_before.0) as f64
+                / (jiffies_after.1 - jiffies_before.1).max(1) as f64,
+            switches: context_switches("self").saturating_sub(switches_before.0),
+            server_switches: context_switches(server_pid).saturating_sub(switches_before.1),
         }
     }
 }
@@ -259,6 +310,9 @@ fn main() {
                 rate: f64::NAN,
                 cpu: f64::NAN,
                 server_cpu: f64::NAN,
+                idle: f64::NAN,
+                switches: 0,
+                server_switches: 0,
             };
             (none(), none())
         } else {
@@ -331,6 +385,12 @@ struct Crawl {
     /// Time the engine spent writing the URL log: it dispatches nothing
     /// meanwhile.
     write_secs: f64,
+    /// Share of the two cores' time that was idle during the crawl.
+    idle: f64,
+    /// Context switches during the crawl: the crawler's threads, the
+    /// server's.
+    switches: u64,
+    server_switches: u64,
 }
 
 impl Crawl {
@@ -360,6 +420,11 @@ impl Crawl {
         let q = config.queues;
         let cpu_before = cpu_seconds();
         let server_before = cpu_seconds_of(server_stat);
+        let server_pid = server_stat
+            .trim_start_matches("/proc/")
+            .trim_end_matches("/stat");
+        let switches_before = (context_switches("self"), context_switches(server_pid));
+        let jiffies_before = machine_jiffies();
         // The engine runs on this thread (`block_on`): its own CPU, the part
         // of the crawl that does not spread over cores.
         let engine_before = cpu_seconds_of("/proc/thread-self/stat");
@@ -428,6 +493,11 @@ impl Crawl {
             stats
         });
         let secs = started.elapsed().as_secs_f64();
+        let jiffies_after = machine_jiffies();
+        let idle = (jiffies_after.0 - jiffies_before.0) as f64
+            / (jiffies_after.1 - jiffies_before.1).max(1) as f64;
+        let switches = context_switches("self").saturating_sub(switches_before.0);
+        let server_switches = context_switches(server_pid).saturating_sub(switches_before.1);
         let cpu = cpu_seconds() - cpu_before;
         let server_cpu = cpu_seconds_of(server_stat) - server_before;
         let engine_cpu = cpu_seconds_of("/proc/thread-self/stat") - engine_before;
@@ -443,6 +513,9 @@ impl Crawl {
             server_cpu,
             transactions,
             write_secs,
+            idle,
+            switches,
+            server_switches,
         }
     }
 }
@@ -452,10 +525,13 @@ fn report(pages: u32, raw: &Phase, scanned: &Phase, crawl: &Crawl) {
     let per_thousand = |seconds: f64, pages: u64| seconds * 1000.0 / pages.max(1) as f64;
     for (name, phase) in [("load generator", raw), ("fetch and scan only", scanned)] {
         println!(
-            "{name}: {:.0} pages/s; its CPU {:.3} s and the server's {:.3} s per 1,000 pages",
+            "{name}: {:.0} pages/s; its CPU {:.3} s and the server's {:.3} s per 1,000 pages; cores idle {:.0}%; context switches per page {:.2} and the server's {:.2}",
             phase.rate,
             per_thousand(phase.cpu, u64::from(pages)),
-            per_thousand(phase.server_cpu, u64::from(pages))
+            per_thousand(phase.server_cpu, u64::from(pages)),
+            100.0 * phase.idle,
+            phase.switches as f64 / f64::from(pages),
+            phase.server_switches as f64 / f64::from(pages)
         );
     }
     let fetched = crawl.fetched;
@@ -478,6 +554,12 @@ fn report(pages: u32, raw: &Phase, scanned: &Phase, crawl: &Crawl) {
     println!(
         "server CPU during the crawl: {:.3} s per 1,000 pages",
         per_thousand(crawl.server_cpu, fetched)
+    );
+    println!(
+        "cores idle during the crawl: {:.0}%; context switches per page: crawler {:.2}, server {:.2}",
+        100.0 * crawl.idle,
+        crawl.switches as f64 / fetched.max(1) as f64,
+        crawl.server_switches as f64 / fetched.max(1) as f64
     );
     println!("crawler peak RSS so far: {:.0} MB", peak_rss_mb());
     println!(
