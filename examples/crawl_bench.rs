@@ -156,6 +156,23 @@ fn context_switches(pid: &str) -> u64 {
         .sum()
 }
 
+/// User plus system CPU seconds of this process's tokio runtime workers
+/// (the fetch tasks, and in the load generator's passes all of its work):
+/// the part of the crawler's CPU that the engine thread does not spend.
+fn worker_cpu_seconds() -> f64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0.0;
+    };
+    tasks
+        .filter_map(Result::ok)
+        .filter(|task| {
+            std::fs::read_to_string(task.path().join("comm"))
+                .is_ok_and(|name| name.starts_with("tokio-rt-worker"))
+        })
+        .map(|task| cpu_seconds_of(&task.path().join("stat").to_string_lossy()))
+        .sum()
+}
+
 /// Peak resident set size of this process, in MB.
 fn peak_rss_mb() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -172,6 +189,8 @@ fn peak_rss_mb() -> f64 {
 struct Phase {
     rate: f64,
     cpu: f64,
+    /// Its runtime workers' share of `cpu`.
+    workers_cpu: f64,
     server_cpu: f64,
     /// As in [`Crawl`]: the cores' idle share, context switches.
     idle: f64,
@@ -191,6 +210,7 @@ impl Phase {
         scan: bool,
     ) -> Phase {
         let (cpu_before, server_before) = (cpu_seconds(), cpu_seconds_of(server_stat));
+        let workers_before = worker_cpu_seconds();
         let server_pid = server_stat
             .trim_start_matches("/proc/")
             .trim_end_matches("/stat");
@@ -239,6 +259,7 @@ impl Phase {
         Phase {
             rate,
             cpu: cpu_seconds() - cpu_before,
+            workers_cpu: worker_cpu_seconds() - workers_before,
             server_cpu: cpu_seconds_of(server_stat) - server_before,
             idle: (jiffies_after.0 - jiffies_before.0) as f64
                 / (jiffies_after.1 - jiffies_before.1).max(1) as f64,
@@ -309,6 +330,7 @@ fn main() {
             let none = || Phase {
                 rate: f64::NAN,
                 cpu: f64::NAN,
+                workers_cpu: f64::NAN,
                 server_cpu: f64::NAN,
                 idle: f64::NAN,
                 switches: 0,
@@ -380,6 +402,8 @@ struct Crawl {
     secs: f64,
     cpu: f64,
     engine_cpu: f64,
+    /// The runtime workers' CPU: the fetch tasks.
+    workers_cpu: f64,
     server_cpu: f64,
     transactions: u64,
     /// Time the engine spent writing the URL log: it dispatches nothing
@@ -428,6 +452,7 @@ impl Crawl {
         // The engine runs on this thread (`block_on`): its own CPU, the part
         // of the crawl that does not spread over cores.
         let engine_before = cpu_seconds_of("/proc/thread-self/stat");
+        let workers_before = worker_cpu_seconds();
         let started = Instant::now();
         let log = Arc::new(UrlLog::open(&dir.join("db"), 64 << 20).expect("log"));
         let stats = runtime.block_on(async {
@@ -501,6 +526,7 @@ impl Crawl {
         let cpu = cpu_seconds() - cpu_before;
         let server_cpu = cpu_seconds_of(server_stat) - server_before;
         let engine_cpu = cpu_seconds_of("/proc/thread-self/stat") - engine_before;
+        let workers_cpu = worker_cpu_seconds() - workers_before;
         let transactions = log.transactions();
         let write_secs = log.write_time().as_secs_f64();
         drop(log);
@@ -510,6 +536,7 @@ impl Crawl {
             secs,
             cpu,
             engine_cpu,
+            workers_cpu,
             server_cpu,
             transactions,
             write_secs,
@@ -525,9 +552,10 @@ fn report(pages: u32, raw: &Phase, scanned: &Phase, crawl: &Crawl) {
     let per_thousand = |seconds: f64, pages: u64| seconds * 1000.0 / pages.max(1) as f64;
     for (name, phase) in [("load generator", raw), ("fetch and scan only", scanned)] {
         println!(
-            "{name}: {:.0} pages/s; its CPU {:.3} s and the server's {:.3} s per 1,000 pages; cores idle {:.0}%; context switches per page {:.2} and the server's {:.2}",
+            "{name}: {:.0} pages/s; its CPU {:.3} s (runtime workers {:.3} s) and the server's {:.3} s per 1,000 pages; cores idle {:.0}%; context switches per page {:.2} and the server's {:.2}",
             phase.rate,
             per_thousand(phase.cpu, u64::from(pages)),
+            per_thousand(phase.workers_cpu, u64::from(pages)),
             per_thousand(phase.server_cpu, u64::from(pages)),
             100.0 * phase.idle,
             phase.switches as f64 / f64::from(pages),
@@ -547,9 +575,10 @@ fn report(pages: u32, raw: &Phase, scanned: &Phase, crawl: &Crawl) {
         per_thousand(crawl.cpu, fetched)
     );
     println!(
-        "engine thread CPU: {:.2} s = {:.3} s per 1,000 pages",
+        "engine thread CPU: {:.2} s = {:.3} s per 1,000 pages; runtime workers (the fetch tasks) {:.3} s per 1,000 pages",
         crawl.engine_cpu,
-        per_thousand(crawl.engine_cpu, fetched)
+        per_thousand(crawl.engine_cpu, fetched),
+        per_thousand(crawl.workers_cpu, fetched)
     );
     println!(
         "server CPU during the crawl: {:.3} s per 1,000 pages",
