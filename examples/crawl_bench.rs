@@ -465,7 +465,7 @@ impl Crawl {
             };
             let engine = Engine::new(plan, log.clone(), Arc::new(compiled)).expect("engine");
             let (events, mut events_rx) = tokio::sync::mpsc::channel(16);
-            let (control, control_rx) = tokio::sync::mpsc::channel(16);
+            let (control, control_rx) = crawlspace::crawl::engine::control_channel(16);
             if !with_console {
                 tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
                 return engine

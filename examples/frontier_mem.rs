@@ -95,7 +95,7 @@ fn run(dir: &str) {
         let rules = Arc::new(CompiledRules::new(&Default::default()));
         let engine = Engine::new(plan, log, rules).expect("engine");
         let (events, mut events_rx) = tokio::sync::mpsc::channel(16);
-        let (control, control_rx) = tokio::sync::mpsc::channel(8);
+        let (control, control_rx) = crawlspace::crawl::engine::control_channel(8);
         // Paused before it starts: it loads the frontier and waits.
         control.send(Control::Pause).await.expect("pause");
         let started = Instant::now();

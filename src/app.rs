@@ -135,7 +135,7 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     // Progress events: a few a second; the engine drops one rather than wait.
     let (event_tx, event_rx) = mpsc::channel(16);
     // Commands to the engine: Ctrl-C, a changed rules file, the console.
-    let (control_tx, control_rx) = mpsc::channel(16);
+    let (control_tx, control_rx) = crate::crawl::engine::control_channel(16);
     let stats = if request.headless {
         let ctrl_c = control_tx.clone();
         tokio::spawn(async move {
@@ -189,7 +189,7 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
 /// Re-reads the rules when the config file changes on disk and hands them
 /// to the running crawl; a file that does not parse is reported and the
 /// rules in force stay.
-async fn watch_rules(file: String, control: mpsc::Sender<Control>) {
+async fn watch_rules(file: String, control: crate::crawl::engine::ControlSender) {
     let modified = |f: &str| std::fs::metadata(f).and_then(|m| m.modified()).ok();
     let mut last: Option<SystemTime> = modified(&file);
     let mut ticker = tokio::time::interval(Duration::from_secs(1));

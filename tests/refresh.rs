@@ -233,12 +233,15 @@ fn start(
     settings: &str,
     rules: &str,
     refresh: bool,
-) -> (tokio::task::JoinHandle<Stats>, mpsc::Sender<Control>) {
+) -> (
+    tokio::task::JoinHandle<Stats>,
+    crawlspace::crawl::engine::ControlSender,
+) {
     let text = format!("[crawl]\nstart = [{start:?}]\n{settings}\n{rules}");
     let engine = util::engine_for(&text, dir).0.with_refresh(refresh);
     let (events, mut events_rx) = mpsc::channel(64);
     tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
-    let (control, control_rx) = mpsc::channel(8);
+    let (control, control_rx) = crawlspace::crawl::engine::control_channel(8);
     let run = tokio::spawn(async move {
         engine
             .run(events, control_rx, Duration::from_millis(20))

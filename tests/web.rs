@@ -248,7 +248,7 @@ struct Running {
     log: Arc<UrlLog>,
     run: tokio::task::JoinHandle<Stats>,
     events: mpsc::Receiver<Event>,
-    control: mpsc::Sender<Control>,
+    control: crawlspace::crawl::engine::ControlSender,
     _dir: tempfile::TempDir,
 }
 
@@ -263,7 +263,7 @@ fn start(start: &[String], settings: &str, rules: &str) -> Running {
     );
     let (engine, log) = util::engine_for(&text, dir.path());
     let (events_tx, events) = mpsc::channel(64);
-    let (control, control_rx) = mpsc::channel(8);
+    let (control, control_rx) = crawlspace::crawl::engine::control_channel(8);
     let run = tokio::spawn(async move {
         engine
             .run(events_tx, control_rx, Duration::from_millis(20))

@@ -13,6 +13,7 @@
 
 mod discover;
 mod refresh;
+mod relay;
 mod web;
 mod window;
 
@@ -21,6 +22,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::time::{Duration, Instant};
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -30,6 +32,7 @@ use url::Url;
 
 use self::discover::{Deferred, Discovered, Held, Origin};
 use self::refresh::{NOT_REFETCHED, Refresh};
+use self::relay::{Bell, DEPTH, Handoff, Next, Relay, Step};
 use self::web::Job;
 use super::detail::{Detail, HostIdle, HostRow, MAX_HOST_ROWS, QueueRow};
 use super::fetch::{FetchError, Fetched, Fetcher, Head};
@@ -66,6 +69,69 @@ pub enum Control {
     /// Asks for an [`Event::Detail`] (queues, hosts, rule hits).
     Detail,
     Stop,
+}
+
+/// The sending side of an engine's control channel ([`control_channel`]).
+/// A command that changes what may be fetched (new rules, a pause, a stop)
+/// is counted before it is sent: a fetch task then starts none of the URLs
+/// handed to it earlier (module `relay`), which go back to the engine and
+/// meet the command as queued URLs do.
+#[derive(Debug, Clone)]
+pub struct ControlSender {
+    tx: mpsc::Sender<Control>,
+    /// Commands of those kinds sent so far (`ControlReceiver::changes`).
+    changes: Arc<AtomicU64>,
+}
+
+/// The engine's side of its control channel ([`control_channel`]).
+#[derive(Debug)]
+pub struct ControlReceiver {
+    rx: mpsc::Receiver<Control>,
+    changes: Arc<AtomicU64>,
+}
+
+/// A control channel for [`Engine::run`], holding `capacity` commands.
+pub fn control_channel(capacity: usize) -> (ControlSender, ControlReceiver) {
+    let (tx, rx) = mpsc::channel(capacity);
+    let changes = Arc::new(AtomicU64::new(0));
+    (
+        ControlSender {
+            tx,
+            changes: changes.clone(),
+        },
+        ControlReceiver { rx, changes },
+    )
+}
+
+impl ControlSender {
+    /// Sends a command, waiting for room; an error when the crawl is over.
+    pub async fn send(&self, command: Control) -> Result<(), mpsc::error::SendError<Control>> {
+        let counted = self.count(&command);
+        let sent = self.tx.send(command).await;
+        if sent.is_err() && counted {
+            self.changes.fetch_sub(1, AtomicOrdering::SeqCst);
+        }
+        sent
+    }
+
+    /// Sends a command if there is room now.
+    pub fn try_send(&self, command: Control) -> Result<(), mpsc::error::TrySendError<Control>> {
+        let counted = self.count(&command);
+        let sent = self.tx.try_send(command);
+        if sent.is_err() && counted {
+            self.changes.fetch_sub(1, AtomicOrdering::SeqCst);
+        }
+        sent
+    }
+
+    /// Counts a command that changes what may be fetched, before it goes.
+    fn count(&self, command: &Control) -> bool {
+        let changes = matches!(command, Control::Rules(_) | Control::Pause | Control::Stop);
+        if changes {
+            self.changes.fetch_add(1, AtomicOrdering::SeqCst);
+        }
+        changes
+    }
 }
 
 /// Counters for the progress display.
@@ -123,6 +189,8 @@ pub enum StartError {
 enum Running {
     Robots(u32),
     Fetch(u32, Item),
+    /// A page task, which may go on with the URLs its relay is offered.
+    Pages(u32, Arc<Relay>),
 }
 
 /// A URL waiting in the frontier.
@@ -247,6 +315,16 @@ pub struct Engine {
     /// open, marks go into it instead, in order with its other changes, and
     /// are written with it (within `commit_ms`).
     marks: Vec<(u64, UrlRecord)>,
+    /// The page tasks running, by host, that may be offered their next URL
+    /// (module `relay`); those that ended are dropped as they are met.
+    relays: Vec<(u32, Arc<Relay>)>,
+    /// Commands that change what may be fetched taken in so far
+    /// ([`ControlSender`]): a URL handed to a fetch task carries it, and is
+    /// not started once more such commands have been sent.
+    changes_taken: u64,
+    /// Per host, the flag its page tasks share to stop going on at once
+    /// when one of them is asked for a pause (`relay::Relay::host_paused`).
+    host_pauses: FxHashMap<u32, Arc<std::sync::atomic::AtomicBool>>,
     /// When the oldest of `marks` was held back; `None` when there are none.
     /// A fixed deadline, not one reset by each pass of the loop, so that a
     /// steady stream of commands or joined tasks cannot put the write off.
@@ -325,6 +403,9 @@ impl Engine {
             revived: Vec::new(),
             deferred: None,
             marks: Vec::new(),
+            relays: Vec::new(),
+            changes_taken: 0,
+            host_pauses: FxHashMap::default(),
             marks_since: None,
             rule_hits: vec![0; rules.rule_info().len()],
             rules_version: 0,
@@ -341,9 +422,13 @@ impl Engine {
     pub async fn run(
         mut self,
         events: mpsc::Sender<Event>,
-        mut control: mpsc::Receiver<Control>,
+        control: ControlReceiver,
         tick: Duration,
     ) -> Result<Stats, StartError> {
+        let ControlReceiver {
+            rx: mut control,
+            changes,
+        } = control;
         // Before the persisted queues are loaded: they then hold its URLs.
         self.begin_refresh()?;
         self.resume()?;
@@ -352,15 +437,21 @@ impl Engine {
         }
         self.meet_config_sitemaps();
         self.commit(&[]);
-        // Fetch tasks report here; bounded by the concurrency, so a task
-        // never waits long to hand its result over.
         let concurrency = self.plan.settings.concurrency.max(1);
-        let (done_tx, mut done_rx) = mpsc::channel::<Outcome>(concurrency * 2);
+        // Fetch tasks report here. A task goes on with at most `DEPTH`
+        // more pages without the coordinator, so this holds every outcome
+        // a busy coordinator (writing a group, say) can leave waiting: no
+        // task waits to hand its result over.
+        let (done_tx, mut done_rx) = mpsc::channel::<(Outcome, Handoff)>(concurrency * (DEPTH + 1));
         let mut tasks = JoinSet::new();
+        // Rung by the tasks for their outcomes, a few at a time (`relay`).
+        let bell = Arc::new(Bell::default());
         // What each task is doing, so that one that panics (a bug) is
         // accounted for instead of leaving its URL and host in flight and
         // the crawl unable to end.
         let mut running: FxHashMap<tokio::task::Id, Running> = FxHashMap::default();
+        // Tasks that ended this turn, reaped once its outcomes are taken.
+        let mut ended = Vec::new();
         let mut in_flight = 0usize;
         let mut last_tick = Instant::now();
         loop {
@@ -395,37 +486,57 @@ impl Engine {
                 let (host, item, robots) = match job {
                     Job::Robots { host, page } => {
                         let rules = self.rules.clone();
+                        let bell = bell.clone();
                         let task = tasks.spawn(async move {
                             let outcome = fetch_robots(fetcher, rules, host, page).await;
-                            let _ = tx.send(outcome).await;
+                            let _ = tx.send((outcome, Handoff::Ended(Vec::new()))).await;
+                            bell.outcome(true);
                         });
                         running.insert(task.id(), Running::Robots(host));
                         continue;
                     }
                     Job::Fetch { host, item, robots } => (host, item, robots),
                 };
+                let robots_for_mark = robots.clone();
                 dispatched.push((item.id, item.queue, robots));
                 let rules = self.rules.clone();
-                let fetching = Running::Fetch(host, item.clone());
-                let task = match item.kind {
+                match item.kind {
                     ItemKind::Page => {
                         let out = self.plan.out.clone();
                         let agent = self.plan.settings.user_agent.clone();
                         // A refresh asks whether the page changed.
                         let validators = self.conditional(&item);
-                        tasks.spawn(async move {
-                            let outcome =
-                                fetch_one(fetcher, rules, item, host, out, agent, validators).await;
-                            let _ = tx.send(outcome).await;
-                        })
+                        let relay = Relay::new(item.clone(), self.host_paused(host));
+                        self.relays.push((host, relay.clone()));
+                        let first = Next {
+                            item,
+                            rules,
+                            robots: robots_for_mark,
+                            changes: self.changes_taken,
+                        };
+                        let task = tasks.spawn(fetch_pages(
+                            (first, validators),
+                            (relay.clone(), changes.clone()),
+                            (fetcher, host, out, agent),
+                            (tx, bell.clone()),
+                        ));
+                        running.insert(task.id(), Running::Pages(host, relay));
                     }
-                    ItemKind::Sitemap { .. } => tasks.spawn(async move {
-                        let _ = tx
-                            .send(fetch_sitemap(fetcher, rules, item, host).await)
-                            .await;
-                    }),
-                };
-                running.insert(task.id(), fetching);
+                    ItemKind::Sitemap { .. } => {
+                        let fetching = Running::Fetch(host, item.clone());
+                        let bell = bell.clone();
+                        let task = tasks.spawn(async move {
+                            let outcome = fetch_sitemap(fetcher, rules, item, host).await;
+                            let _ = tx.send((outcome, Handoff::Ended(Vec::new()))).await;
+                            bell.outcome(true);
+                        });
+                        running.insert(task.id(), fetching);
+                    }
+                }
+            }
+            // The running page tasks' next URLs, while they fetch.
+            if !self.paused {
+                self.offer_next(now);
             }
             // Held back in the open group, or to lead the next write
             // (`Engine::marks`); a crash before it leaves them queued,
@@ -460,30 +571,20 @@ impl Engine {
                 .into_iter()
                 .flatten()
                 .fold(now + tick, Instant::min);
+            // Outcomes the bell did not ring for are taken within a
+            // millisecond, or ten for those sent while the loop sleeps.
+            let wake = if bell.waiting() {
+                wake.min(now + Duration::from_millis(1))
+            } else if in_flight > 0 {
+                wake.min(now + Duration::from_millis(10))
+            } else {
+                wake
+            };
             tokio::select! {
-                outcome = done_rx.recv() => {
-                    // Every other outcome already waiting too (the channel
-                    // holds at most twice the concurrency), their writes
-                    // held in the open group (opened by the first outcome
-                    // after a write) and committed in one transaction, led
-                    // by the in-flight marks held back; the slots they free
-                    // are refilled in one dispatch round. sled's cost is
-                    // mostly per transaction and per key written: one
-                    // outcome per round cost two transactions per page, a
-                    // transaction per burst 0.15 (README, crawler step 9).
-                    self.deferred.get_or_insert_with(|| Deferred::opened(Instant::now()));
-                    if let Some(outcome) = outcome {
-                        in_flight -= 1;
-                        self.handle(outcome);
-                    }
-                    while let Ok(outcome) = done_rx.try_recv() {
-                        in_flight -= 1;
-                        self.handle(outcome);
-                    }
-                    if self.write_due(tick).is_some_and(|due| due <= Instant::now()) {
-                        self.commit_deferred();
-                    }
-                }
+                // The channel itself is not waited on, so that sending an
+                // outcome wakes nobody (`relay::Bell`).
+                // Outcomes are taken below the `select!`.
+                () = bell.notify.notified() => {}
                 command = control.recv() => {
                     if let Some(command) = command
                         && self.command(command)
@@ -496,13 +597,41 @@ impl Engine {
                 _ = tokio::time::sleep_until(wake.into()) => {}
                 Some(joined) = tasks.join_next_with_id(), if !tasks.is_empty() => {
                     // And every other task that has ended: a turn of the
-                    // loop per task cost about as much as a burst.
+                    // loop per task cost about as much as a burst. Reaped
+                    // after the outcomes below, which these tasks sent
+                    // before they ended.
                     let mut next = Some(joined);
                     while let Some(joined) = next {
-                        self.reap(joined, &mut running, &mut in_flight);
+                        ended.push(joined);
                         next = tasks.try_join_next_with_id();
                     }
                 }
+            }
+            // Every outcome waiting, whichever branch woke the loop (the
+            // bell rings for a few at a time; the others wait at most the
+            // millisecond of `wake`), their writes held in the open group
+            // (opened by the first outcome after a write) and committed in
+            // one transaction, led by the in-flight marks held back; the
+            // slots they free are refilled in one dispatch round. sled's
+            // cost is mostly per transaction and per key written: one
+            // outcome per round cost two transactions per page, a
+            // transaction per burst 0.15 (README, crawler step 9).
+            if let Ok((outcome, handoff)) = done_rx.try_recv() {
+                self.deferred
+                    .get_or_insert_with(|| Deferred::opened(Instant::now()));
+                self.take_report(outcome, handoff, &mut in_flight);
+                while let Ok((outcome, handoff)) = done_rx.try_recv() {
+                    self.take_report(outcome, handoff, &mut in_flight);
+                }
+                if self
+                    .write_due(tick)
+                    .is_some_and(|due| due <= Instant::now())
+                {
+                    self.commit_deferred();
+                }
+            }
+            for joined in ended.drain(..) {
+                self.reap(joined, &mut running, &mut in_flight);
             }
         }
         // URLs still in flight stay so in the log and are fetched again
@@ -548,6 +677,16 @@ impl Engine {
         let why = "internal error: the fetch task panicked (a crawlspace bug; please report it)";
         eprintln!("crawlspace: {why}");
         match task {
+            Running::Pages(host, relay) => {
+                // The URLs offered and not started go back to their queues.
+                if let (Step::End(back), _) = relay.next(false, 0) {
+                    self.give_back(host, back);
+                }
+                if let Some(item) = relay.current() {
+                    self.hosts.finished(host, Instant::now(), false, None);
+                    self.failed(item, host, false, why.into(), None, None);
+                }
+            }
             Running::Fetch(host, item) => {
                 self.hosts.finished(host, Instant::now(), false, None);
                 self.failed(item, host, false, why.into(), None, None);
@@ -570,6 +709,14 @@ impl Engine {
         // outcomes of fetches still in flight follow as usual).
         if matches!(command, Control::Pause | Control::Rules(_) | Control::Stop) {
             self.commit_deferred();
+        }
+        // Paused, the running tasks end with their page; new rules see
+        // every queued URL, those offered to tasks too.
+        if matches!(command, Control::Pause | Control::Rules(_)) {
+            self.recall_offered();
+        }
+        if matches!(command, Control::Pause | Control::Rules(_) | Control::Stop) {
+            self.changes_taken += 1;
         }
         match command {
             Control::Pause => self.paused = true,
@@ -596,6 +743,17 @@ impl Engine {
         let weights = self.frontier.weights();
         let lengths = self.frontier.lengths();
         let on_disk = self.window.spilled_per_queue();
+        // Offered to running tasks, not started: queued still.
+        let mut offered = [0usize; QUEUES.len()];
+        let mut offered_by_host: FxHashMap<u32, usize> = FxHashMap::default();
+        for (host, relay) in &self.relays {
+            relay.each_offered(|item| {
+                if let Some(q) = super::frontier::slot(item.queue) {
+                    offered[q] += 1;
+                }
+                *offered_by_host.entry(*host).or_default() += 1;
+            });
+        }
         let picks = self.frontier.picks();
         let queues = QUEUES
             .iter()
@@ -603,7 +761,7 @@ impl Engine {
             .map(|(i, &queue)| QueueRow {
                 queue,
                 weight: weights[i],
-                length: lengths[i] + on_disk[i] as usize,
+                length: lengths[i] + on_disk[i] as usize + offered[i],
                 picks: picks[i],
             })
             .collect();
@@ -612,7 +770,8 @@ impl Engine {
             .iter()
             .enumerate()
             .map(|(id, h)| {
-                let pending = self.frontier.waiting_for(id as u32);
+                let pending = self.frontier.waiting_for(id as u32)
+                    + offered_by_host.get(&(id as u32)).copied().unwrap_or(0);
                 // Waiting for robots.txt: "ready" while it is being
                 // fetched, a backoff until an unreachable one is retried.
                 let idle = match (pending, self.robots.gate(id as u32, now)) {
@@ -841,7 +1000,143 @@ impl Engine {
     }
 
     fn handle(&mut self, outcome: Outcome) {
-        let now = Instant::now();
+        self.release(&outcome, Instant::now());
+        self.settle(outcome);
+    }
+
+    /// An outcome and what became of its slot: a page task that went on
+    /// with its next URL keeps its slot and its host's request in flight,
+    /// and that URL is now in flight; any other task ended, and the URLs
+    /// offered to it go back to their queues.
+    fn take_report(&mut self, outcome: Outcome, handoff: Handoff, in_flight: &mut usize) {
+        match handoff {
+            Handoff::Continues { relay, started } => {
+                let host = outcome.host();
+                if let Some(host) = host {
+                    self.hosts.relayed(host);
+                }
+                self.settle(outcome);
+                self.mark_in_flight(&[started], Instant::now());
+                if let Some(host) = host {
+                    self.relays.push((host, relay));
+                }
+            }
+            Handoff::Ended(back) => {
+                *in_flight -= 1;
+                let host = outcome.host();
+                self.handle(outcome);
+                if let Some(host) = host {
+                    self.give_back(host, back);
+                }
+            }
+        }
+    }
+
+    /// URLs offered to a page task and not started: first in their
+    /// host's line again, in the order they were offered (their records
+    /// still say queued). One handed over under rules since replaced meets
+    /// the new rules as the queued URLs did.
+    fn give_back(&mut self, host: u32, offered: Vec<Next>) {
+        for next in offered.into_iter().rev() {
+            let item = next.item;
+            if !Arc::ptr_eq(&next.rules, &self.rules) {
+                let known = Known {
+                    link_depth: item.link_depth,
+                    ..Known::default()
+                };
+                let verdict = self.rules.evaluate(
+                    &UrlFacts::new(&item.url, &known),
+                    &mut self.scratch,
+                    TraceMode::Decisive,
+                );
+                if !verdict.fetch {
+                    self.drop_for_new_rules(item, verdict);
+                    continue;
+                }
+            }
+            self.frontier.unpop(item.level, item.queue, host, item);
+        }
+    }
+
+    /// The flag the page tasks of `host` share to stop going on when one of
+    /// them meets an outcome that asks the host for a pause (`relay`).
+    fn host_paused(&mut self, host: u32) -> Arc<std::sync::atomic::AtomicBool> {
+        self.host_pauses.entry(host).or_default().clone()
+    }
+
+    /// Every URL offered to the running page tasks and not started, back
+    /// in its queue: the crawl pauses, or new rules must see it.
+    fn recall_offered(&mut self) {
+        for (host, relay) in std::mem::take(&mut self.relays) {
+            let back = relay.recall();
+            self.give_back(host, back);
+            if !relay.ended() {
+                self.relays.push((host, relay));
+            }
+        }
+    }
+
+    /// Offers each running page task whose host may take its next request
+    /// at once the next URLs of that host, up to `relay::DEPTH` (module
+    /// `relay`). They are marked in flight when a task starts them.
+    fn offer_next(&mut self, now: Instant) {
+        let mut kept = Vec::with_capacity(self.relays.len());
+        for (host, relay) in std::mem::take(&mut self.relays) {
+            if relay.ended() {
+                continue;
+            }
+            if !self.hosts.relays(host, now) {
+                kept.push((host, relay));
+                continue;
+            }
+            // The host may take requests at once again: tasks may go on.
+            relay.host_paused.store(false, AtomicOrdering::SeqCst);
+            while relay.wants() {
+                let Some((item, robots)) = self.next_job_for(host, now) else {
+                    break;
+                };
+                let next = Next {
+                    item,
+                    rules: self.rules.clone(),
+                    robots,
+                    changes: self.changes_taken,
+                };
+                if let Some(next) = relay.offer(next) {
+                    // The task ended meanwhile.
+                    self.give_back(host, vec![next]);
+                    break;
+                }
+            }
+            kept.push((host, relay));
+        }
+        self.relays = kept;
+    }
+
+    /// A page's fetch ended: its host may take the next request (after a
+    /// pause when the server asked for one, or a backoff after a
+    /// temporary error). robots.txt and sitemap outcomes free their host
+    /// when they are settled.
+    fn release(&mut self, outcome: &Outcome, now: Instant) {
+        match outcome {
+            Outcome::Done { host, fetched, .. } => {
+                // 503 with Retry-After is the server asking for a pause.
+                let pause = fetched
+                    .head
+                    .retry_after
+                    .filter(|_| fetched.head.status == 503);
+                self.hosts.finished(*host, now, pause.is_some(), pause);
+            }
+            Outcome::Refused { host, .. } => self.hosts.finished(*host, now, false, None),
+            Outcome::Failed { host, error, .. } => {
+                self.hosts.finished(*host, now, error.is_temporary(), None);
+            }
+            Outcome::Robots { .. } | Outcome::Sitemap { .. } => {}
+        }
+    }
+
+    /// Everything an outcome changes but its host's requests in flight
+    /// ([`Engine::release`]): its record, its links, the counts.
+    fn settle(&mut self, outcome: Outcome) {
         match outcome {
             Outcome::Done {
                 item,
@@ -850,12 +1145,6 @@ impl Engine {
                 verdict,
                 content,
             } => {
-                // 503 with Retry-After is the server asking for a pause.
-                let pause = fetched
-                    .head
-                    .retry_after
-                    .filter(|_| fetched.head.status == 503);
-                self.hosts.finished(host, now, pause.is_some(), pause);
                 if let Some(verdict) = &verdict {
                     self.count_hits(verdict);
                 }
@@ -863,11 +1152,10 @@ impl Engine {
             }
             Outcome::Refused {
                 item,
-                host,
+                host: _,
                 head,
                 verdict,
             } => {
-                self.hosts.finished(host, now, false, None);
                 self.count_hits(&verdict);
                 let mut reason = refusal(&self.rules, &verdict);
                 if item.queue == Queue::Refresh {
@@ -887,7 +1175,6 @@ impl Engine {
             }
             Outcome::Failed { item, host, error } => {
                 let temporary = error.is_temporary();
-                self.hosts.finished(host, now, temporary, None);
                 self.failed(item, host, temporary, error.to_string(), None, None);
             }
             Outcome::Robots { host, fetch } => self.robots_learned(host, fetch),
@@ -1195,5 +1482,61 @@ impl Engine {
                 .push(layer("live-rules", "rules changed during the crawl".into()));
             retrace(&mut r.trace, trace);
         });
+    }
+}
+
+/// A page task: fetches its URL, reports the outcome, and goes on with the
+/// next URL its relay was offered meanwhile when the outcome lets the host
+/// go on (module `relay`); ends otherwise, or when it has none. `with` is
+/// what every fetch of the slot shares (the client, the host, the mirror
+/// folder, the user agent); `report` where outcomes go, and the bell that
+/// wakes the coordinator for them.
+async fn fetch_pages(
+    (first, validators): (Next, Option<super::fetch::Validators>),
+    (relay, changes): (Arc<Relay>, Arc<AtomicU64>),
+    with: (Fetcher, u32, PathBuf, String),
+    (done, bell): (mpsc::Sender<(Outcome, Handoff)>, Arc<Bell>),
+) {
+    let (fetcher, host, out, agent) = with;
+    let (mut next, mut validators) = (first, validators);
+    loop {
+        let outcome = fetch_one(
+            fetcher.clone(),
+            next.rules,
+            next.item,
+            host,
+            out.clone(),
+            agent.clone(),
+            validators.take(),
+        )
+        .await;
+        // A URL handed over before new rules, a pause or a stop was sent
+        // is not started: it goes back, to meet the command as queued.
+        let (step, more) = relay.next(
+            outcome.lets_host_go_on(),
+            changes.load(AtomicOrdering::SeqCst),
+        );
+        let (handoff, then) = match step {
+            Step::Continue(then) => {
+                let started = (then.item.id, then.item.queue, then.robots.clone());
+                let handoff = Handoff::Continues {
+                    relay: relay.clone(),
+                    started,
+                };
+                (handoff, Some(then))
+            }
+            Step::End(back) => (Handoff::Ended(back), None),
+        };
+        // A slot that ends, or has nothing more to go on with, needs the
+        // coordinator now; other outcomes can wait for a few more.
+        let urgent = then.is_none() || !more;
+        if done.send((outcome, handoff)).await.is_err() {
+            return; // the crawl is over
+        }
+        bell.outcome(urgent);
+        match then {
+            Some(then) => next = then,
+            None => return,
+        }
     }
 }

@@ -161,8 +161,31 @@ impl Hosts {
             let exponential = Duration::from_secs(1u64 << h.errors_in_row.min(8)).min(MAX_BACKOFF);
             h.backoff_until = Some(now + retry_after.unwrap_or(exponential).min(MAX_BACKOFF));
         } else {
+            // A backoff under way is kept: a request that started before
+            // the error (or the server's Retry-After) and ended well does
+            // not mean the host asked for no pause.
             h.errors_in_row = 0;
-            h.backoff_until = None;
+            h.fetched += 1;
+        }
+    }
+
+    /// Whether a request to the host may follow the one before on the same
+    /// fetch slot the moment it ends (`engine::relay`): no pause between
+    /// its requests, no backoff.
+    pub fn relays(&self, id: u32, now: Instant) -> bool {
+        self.states.get(id as usize).is_some_and(|h| {
+            h.delay.is_zero()
+                && h.next_allowed <= now
+                && h.backoff_until.is_none_or(|until| until <= now)
+        })
+    }
+
+    /// A request ended well and the next one to the host started on the
+    /// same slot at once: as [`Hosts::finished`] without an error, then
+    /// [`Hosts::started`], the requests in flight unchanged.
+    pub fn relayed(&mut self, id: u32) {
+        if let Some(h) = self.states.get_mut(id as usize) {
+            h.errors_in_row = 0;
             h.fetched += 1;
         }
     }
@@ -259,9 +282,17 @@ mod tests {
         hosts.started(a, t0);
         hosts.finished(a, t0, true, Some(Duration::from_secs(7)));
         assert_eq!(hosts.idle(a, t0), Idle::Backoff(Duration::from_secs(7)));
+        // A request under way when the server asked for the pause ends
+        // well: the pause stands (and the count of errors starts again).
         hosts.started(a, t0);
         hosts.finished(a, t0, false, None);
-        assert!(hosts.ready(a, t0), "a success ends the backoff");
-        assert_eq!(hosts.next_ready([a].into_iter(), t0), Some(t0));
+        assert_eq!(hosts.idle(a, t0), Idle::Backoff(Duration::from_secs(7)));
+        assert!(!hosts.relays(a, t0));
+        let t7 = t0 + Duration::from_secs(7);
+        assert!(hosts.ready(a, t7) && hosts.relays(a, t7));
+        assert_eq!(hosts.next_ready([a].into_iter(), t0), Some(t7));
+        hosts.started(a, t7);
+        hosts.finished(a, t7, true, None);
+        assert_eq!(hosts.idle(a, t7), Idle::Backoff(Duration::from_secs(2)));
     }
 }

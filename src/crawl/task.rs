@@ -54,6 +54,34 @@ pub(crate) enum Outcome {
     },
 }
 
+impl Outcome {
+    /// The host the outcome is from.
+    pub(crate) fn host(&self) -> Option<u32> {
+        match self {
+            Outcome::Done { host, .. }
+            | Outcome::Refused { host, .. }
+            | Outcome::Failed { host, .. }
+            | Outcome::Robots { host, .. }
+            | Outcome::Sitemap { host, .. } => Some(*host),
+        }
+    }
+
+    /// Whether the host may take its next request at once after this: a
+    /// page fetched or refused, unless the server answered 429 or 5xx
+    /// (which may ask for a pause, or be retried). A failed fetch asks
+    /// for a backoff.
+    pub(crate) fn lets_host_go_on(&self) -> bool {
+        match self {
+            Outcome::Done { fetched, .. } => {
+                let status = fetched.head.status;
+                status != 429 && status < 500
+            }
+            Outcome::Refused { .. } => true,
+            Outcome::Failed { .. } | Outcome::Robots { .. } | Outcome::Sitemap { .. } => false,
+        }
+    }
+}
+
 /// What the task made of a response body; the body itself stays here.
 #[derive(Debug, Default)]
 pub(crate) struct Content {

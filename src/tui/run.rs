@@ -40,7 +40,7 @@ pub struct Console {
     pub log: Arc<UrlLog>,
     /// Commands to the crawl. Bounded; a full channel drops the command and
     /// says so rather than wait.
-    pub control: mpsc::Sender<Control>,
+    pub control: crate::crawl::engine::ControlSender,
     /// News from the crawl (bounded by the engine; it never waits on us).
     pub events: mpsc::Receiver<Event>,
 }
@@ -195,7 +195,7 @@ fn engine_action(ev: Event) -> Action {
 fn carry_out(
     request: Request,
     log: &Arc<UrlLog>,
-    control: &mpsc::Sender<Control>,
+    control: &crate::crawl::engine::ControlSender,
     results: &mpsc::Sender<Action>,
     whatif_generation: &Arc<AtomicU64>,
     saves: &Arc<Saves>,

@@ -23,7 +23,7 @@ use crate::crawl::report::{layer, now_ms, robots_line, set_layer};
 use crate::crawl::robots_cache::{Check, Gate, RobotsFetch};
 use crate::crawl::sitemap::{MAX_NESTING, SitemapEntry};
 use crate::crawl::sitemaps::{self, FILE_LAYER, SitemapRead};
-use crate::rules::normalize;
+use crate::rules::{Queue, normalize};
 use crate::store::{ErrorClass, ErrorInfo, State, TraceLine, UrlRecord};
 
 /// Sitemap entries met between two writes of the log: a 50,000-entry
@@ -88,6 +88,34 @@ impl Engine {
                 item,
                 robots: check,
             });
+        }
+    }
+
+    /// The next page of `host` for a fetch slot already busy with that host
+    /// (module `relay`), with robots.txt's answer: none when the host's
+    /// robots.txt is not known yet, or when its next URL is a sitemap or a
+    /// refresh (dispatched the usual way). URLs robots.txt disallows are
+    /// logged as filtered on the way, as in [`Engine::next_job`]; the
+    /// host's requests in flight do not change.
+    pub(super) fn next_job_for(&mut self, host: u32, now: Instant) -> Option<(Item, Check)> {
+        loop {
+            let robots = &self.robots;
+            let (level, queue, at, item) = self
+                .frontier
+                .pop(|h| h == host && robots.gate(h, now) == Gate::Open)?;
+            if item.kind != ItemKind::Page || item.queue == Queue::Refresh {
+                self.frontier.unpop(level, queue, at, item);
+                return None;
+            }
+            let Some(check) = self.robots.check(at, &item.url, now) else {
+                self.frontier.unpop(level, queue, at, item);
+                return None;
+            };
+            if !check.allowed {
+                self.robots_refused(item, check);
+                continue;
+            }
+            return Some((item, check));
         }
     }
 

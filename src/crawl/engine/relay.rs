@@ -1,0 +1,355 @@
+//! Fetch slots that go straight on: a page task is handed its next URLs
+//! while it fetches, and the coordinator is woken for a few outcomes at a
+//! time rather than for each.
+//!
+//! A fetch task used to end with its page: the coordinator then woke,
+//! handled the outcome and spawned a task for the next URL before the
+//! slot's connection had a request again, and every outcome woke its
+//! thread. On the benchmark machine each of those wake-ups cost the waking
+//! thread several microseconds and the woken one more (handing pages to
+//! another thread in the fetch-and-scan pass alone made its fetch tasks a
+//! quarter slower: README › Performance › The crawler, steps 17 and 18).
+//! So the coordinator offers each running page task up to [`DEPTH`] next
+//! URLs of the same host ([`Relay::offer`]); the task, once its page is
+//! done, goes straight on with the first ([`Relay::next`]) and reports the
+//! page; and it rings the coordinator's [`Bell`] only every
+//! [`RING_EVERY`] outcomes, or at once when its slot ends or has nothing
+//! more to go on with.
+//!
+//! Politeness is kept: URLs are only offered to a task fetching from the
+//! same host, and only for hosts whose requests need no pause between them
+//! (no `delay_ms`, no `Crawl-delay`, no backoff), so the host's requests
+//! in flight never go up; a task only goes on after an outcome that asks
+//! the host for no pause (not a failed fetch, a 429 or a 5xx), and
+//! otherwise ends, handing its offered URLs back. A URL offered stays
+//! queued in the URL log until the task starts it: the coordinator marks
+//! it in flight when the task's report says so, and puts offered URLs back
+//! in their queues when the crawl pauses or the rules change.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::Notify;
+
+use super::Item;
+use crate::crawl::robots_cache::Check;
+use crate::rules::CompiledRules;
+
+/// URLs a page task may hold beyond the one it fetches: enough for the
+/// coordinator to be woken once for a few outcomes, few enough that URLs
+/// do not wait long in a slot (and are put back at once when they must).
+pub(crate) const DEPTH: usize = 3;
+
+/// Outcomes that ring the coordinator's bell when nothing is urgent.
+pub(crate) const RING_EVERY: usize = 4;
+
+/// A URL for a page task, with the rules in force when it was handed over
+/// (as a URL dispatched then would have had) and robots.txt's answer that
+/// let it go, for its in-flight mark.
+#[derive(Debug)]
+pub(crate) struct Next {
+    pub(crate) item: Item,
+    pub(crate) rules: Arc<CompiledRules>,
+    pub(crate) robots: Check,
+    /// The commands changing what may be fetched that the coordinator had
+    /// taken in when it handed the URL over (`engine::ControlSender`).
+    pub(crate) changes: u64,
+}
+
+/// What a page task does after a page.
+#[derive(Debug)]
+pub(crate) enum Step {
+    /// Fetch this next.
+    Continue(Next),
+    /// The slot is free; the URLs offered come back.
+    End(Vec<Next>),
+}
+
+/// What became of a page task's slot, reported with each outcome.
+#[derive(Debug)]
+pub(crate) enum Handoff {
+    /// The task went on with the URL of `started` (its id, queue and
+    /// robots.txt answer, for its in-flight mark): its slot and its host's
+    /// request in flight stay taken.
+    Continues {
+        relay: Arc<Relay>,
+        started: (u64, crate::rules::Queue, Check),
+    },
+    /// The task ended; the URLs offered to it come back.
+    Ended(Vec<Next>),
+}
+
+/// One page task's hand-over point, shared by the task and the coordinator;
+/// its mutex is held only to look at or move the fields.
+#[derive(Debug)]
+pub(crate) struct Relay {
+    state: Mutex<State>,
+    /// Shared by every task of the host: set by one whose outcome asks the
+    /// host for a pause, so that the others stop going on at once rather
+    /// than when the coordinator has taken that outcome in; cleared by the
+    /// coordinator when the host may take requests at once again.
+    pub(crate) host_paused: Arc<AtomicBool>,
+}
+
+#[derive(Debug)]
+struct State {
+    /// The URL being fetched: what a panic of the task leaves in flight.
+    current: Item,
+    offered: VecDeque<Next>,
+    /// The task has ended: nothing more is taken.
+    ended: bool,
+}
+
+impl Relay {
+    pub(crate) fn new(current: Item, host_paused: Arc<AtomicBool>) -> Arc<Relay> {
+        Arc::new(Relay {
+            state: Mutex::new(State {
+                current,
+                offered: VecDeque::new(),
+                ended: false,
+            }),
+            host_paused,
+        })
+    }
+
+    /// Whether the task still runs and could take another URL.
+    pub(crate) fn wants(&self) -> bool {
+        self.state
+            .lock()
+            .is_ok_and(|s| !s.ended && s.offered.len() < DEPTH)
+    }
+
+    /// Whether the task has ended.
+    pub(crate) fn ended(&self) -> bool {
+        self.state.lock().map_or(true, |s| s.ended)
+    }
+
+    /// The coordinator hands the task a next URL, after those it holds; it
+    /// comes back (`Some`) when the task has ended or holds [`DEPTH`]
+    /// already.
+    pub(crate) fn offer(&self, next: Next) -> Option<Next> {
+        let Ok(mut state) = self.state.lock() else {
+            return Some(next);
+        };
+        if state.ended || state.offered.len() >= DEPTH {
+            return Some(next);
+        }
+        state.offered.push_back(next);
+        None
+    }
+
+    /// The task, once its page's outcome is made: the first URL offered,
+    /// when `go_on` (the outcome asks the host for no pause, nor did any
+    /// other task's since) and there is one handed over with every command
+    /// sent so far taken in (`changes`, the count of such commands sent),
+    /// which becomes the current one, and whether more are left; otherwise
+    /// the task ends and every URL offered comes back.
+    pub(crate) fn next(&self, go_on: bool, changes: u64) -> (Step, bool) {
+        if !go_on {
+            self.host_paused.store(true, Ordering::SeqCst);
+        }
+        let go_on = go_on && !self.host_paused.load(Ordering::SeqCst);
+        let Ok(mut state) = self.state.lock() else {
+            return (Step::End(Vec::new()), false);
+        };
+        let current = state.offered.front().is_some_and(|n| n.changes == changes);
+        if go_on
+            && current
+            && let Some(next) = state.offered.pop_front()
+        {
+            state.current = next.item.clone();
+            let more = !state.offered.is_empty();
+            return (Step::Continue(next), more);
+        }
+        state.ended = true;
+        (Step::End(state.offered.drain(..).collect()), false)
+    }
+
+    /// The URLs offered and not started, taken back (the crawl pauses, or
+    /// the rules change); the task goes on with its page and ends after it
+    /// unless offered more.
+    pub(crate) fn recall(&self) -> Vec<Next> {
+        self.state
+            .lock()
+            .map(|mut s| s.offered.drain(..).collect())
+            .unwrap_or_default()
+    }
+
+    /// Calls `f` with each URL offered and not started (they are still
+    /// queued, for the console's queue lengths).
+    pub(crate) fn each_offered(&self, mut f: impl FnMut(&Item)) {
+        if let Ok(state) = self.state.lock() {
+            state.offered.iter().for_each(|next| f(&next.item));
+        }
+    }
+
+    /// The URL being fetched.
+    pub(crate) fn current(&self) -> Option<Item> {
+        self.state.lock().ok().map(|s| s.current.clone())
+    }
+}
+
+/// Wakes the coordinator for outcomes: every [`RING_EVERY`] of them, or at
+/// once for one that frees a slot or leaves a task with nothing more to go
+/// on with. Outcomes it does not ring for wait at most a millisecond when
+/// the coordinator saw them before it went to sleep ([`Bell::waiting`]),
+/// ten when they came while it slept (`Engine::run`).
+#[derive(Debug, Default)]
+pub(crate) struct Bell {
+    pub(crate) notify: Notify,
+    /// Outcomes sent since the bell last rang.
+    waiting: AtomicUsize,
+}
+
+impl Bell {
+    /// Whether outcomes were sent that the bell has not rung for.
+    pub(crate) fn waiting(&self) -> bool {
+        self.waiting.load(Ordering::Acquire) > 0
+    }
+
+    /// One outcome sent.
+    pub(crate) fn outcome(&self, urgent: bool) {
+        let waiting = self.waiting.fetch_add(1, Ordering::AcqRel) + 1;
+        if urgent || waiting >= RING_EVERY {
+            self.waiting.store(0, Ordering::Release);
+            // Stores a permit when the coordinator is not waiting: it then
+            // looks at once when it next waits.
+            self.notify.notify_one();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crawl::engine::ItemKind;
+    use crate::rules::Queue;
+
+    fn item(id: u64) -> Item {
+        Item {
+            id,
+            url: url::Url::parse(&format!("http://example.com/{id}")).expect("url"),
+            link_depth: 1,
+            hops: 0,
+            level: 2,
+            queue: Queue::IndexFollow,
+            attempts: 0,
+            kind: ItemKind::Page,
+        }
+    }
+
+    fn next(id: u64) -> Next {
+        Next {
+            item: item(id),
+            rules: Arc::new(CompiledRules::new(&crate::rules::model::RuleSet::default())),
+            robots: Check {
+                allowed: true,
+                line: None,
+                text: "robots.txt: test".into(),
+            },
+            changes: 0,
+        }
+    }
+
+    fn ids(nexts: &[Next]) -> Vec<u64> {
+        nexts.iter().map(|n| n.item.id).collect()
+    }
+
+    #[test]
+    fn urls_offered_are_fetched_in_order_up_to_the_depth() {
+        let relay = Relay::new(item(1), Arc::default());
+        for id in 2..2 + DEPTH as u64 {
+            assert!(relay.wants());
+            assert!(relay.offer(next(id)).is_none());
+        }
+        assert!(!relay.wants(), "full at {DEPTH}");
+        assert!(relay.offer(next(99)).is_some());
+        let (step, more) = relay.next(true, 0);
+        match step {
+            Step::Continue(n) => assert_eq!(n.item.id, 2),
+            other => panic!("expected to go on, got {other:?}"),
+        }
+        assert_eq!(more, DEPTH > 1);
+        assert_eq!(relay.current().map(|i| i.id), Some(2));
+        assert!(relay.wants(), "room again for one more");
+    }
+
+    #[test]
+    fn a_task_that_may_not_go_on_ends_and_gives_its_urls_back() {
+        let relay = Relay::new(item(1), Arc::default());
+        assert!(relay.offer(next(2)).is_none());
+        assert!(relay.offer(next(3)).is_none());
+        match relay.next(false, 0) {
+            (Step::End(back), false) => assert_eq!(ids(&back), [2, 3]),
+            other => panic!("expected the URLs back, got {other:?}"),
+        }
+        assert!(relay.ended() && !relay.wants());
+        let refused = relay.offer(next(4)).map(|n| n.item.id);
+        assert_eq!(refused, Some(4), "an ended task takes nothing");
+    }
+
+    #[test]
+    fn a_task_with_nothing_offered_ends() {
+        let relay = Relay::new(item(1), Arc::default());
+        assert!(matches!(relay.next(true, 0), (Step::End(back), false) if back.is_empty()));
+        assert!(relay.offer(next(2)).is_some());
+        assert_eq!(relay.current().map(|i| i.id), Some(1));
+    }
+
+    #[test]
+    fn a_url_handed_over_before_a_command_was_sent_is_not_started() {
+        let relay = Relay::new(item(1), Arc::default());
+        assert!(relay.offer(next(2)).is_none());
+        match relay.next(true, 1) {
+            (Step::End(back), false) => assert_eq!(ids(&back), [2]),
+            other => panic!("expected the URL back, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_pause_asked_of_one_task_stops_the_hosts_other_tasks() {
+        let paused = Arc::new(AtomicBool::new(false));
+        let (one, other) = (
+            Relay::new(item(1), paused.clone()),
+            Relay::new(item(2), paused.clone()),
+        );
+        assert!(one.offer(next(3)).is_none());
+        assert!(other.offer(next(4)).is_none());
+        // One task's page was answered 503: it ends, and so does the other
+        // after its page, however well that went.
+        assert!(matches!(one.next(false, 0), (Step::End(back), _) if ids(&back) == [3]));
+        assert!(matches!(other.next(true, 0), (Step::End(back), _) if ids(&back) == [4]));
+        // Once the coordinator clears the pause, tasks go on again.
+        paused.store(false, Ordering::SeqCst);
+        let third = Relay::new(item(5), paused);
+        assert!(third.offer(next(6)).is_none());
+        assert!(matches!(third.next(true, 0), (Step::Continue(n), _) if n.item.id == 6));
+    }
+
+    #[test]
+    fn recalled_urls_come_back_and_the_task_stays_open() {
+        let relay = Relay::new(item(1), Arc::default());
+        assert!(relay.offer(next(2)).is_none());
+        assert!(relay.offer(next(3)).is_none());
+        assert_eq!(ids(&relay.recall()), [2, 3]);
+        assert!(relay.wants() && !relay.ended());
+        assert!(matches!(relay.next(true, 0), (Step::End(back), false) if back.is_empty()));
+    }
+
+    #[test]
+    fn the_bell_rings_every_few_outcomes_or_at_once_when_urgent() {
+        use futures_util::FutureExt;
+        let bell = Bell::default();
+        for _ in 0..RING_EVERY - 1 {
+            bell.outcome(false);
+        }
+        let rung = || bell.notify.notified().now_or_never().is_some();
+        assert!(!rung(), "not before {RING_EVERY} outcomes");
+        bell.outcome(false);
+        assert!(rung(), "at the {RING_EVERY}th");
+        assert!(!rung(), "once");
+        bell.outcome(true);
+        assert!(rung(), "urgent: at once");
+    }
+}
