@@ -1,6 +1,9 @@
 //! The crawl loop (SPEC §2.1): one coordinator task owns the frontier, the
 //! host table and every write to the URL log; fetch tasks do the network
-//! work and send their outcome back on a bounded channel.
+//! work and send their outcome back on a bounded channel. A page task is
+//! handed its host's next URLs while it fetches and goes straight on with
+//! them (`relay`), so that a fetch slot does not wait for the coordinator,
+//! nor the coordinator wake for every page.
 //!
 //! Crash safety: a fetched page's new links (logged and queued), its own
 //! update and its removal from the persisted queue are one transaction, so
@@ -9,7 +12,9 @@
 //! Child modules: `discover` meets URLs (rules, depth, dedupe, batched
 //! writes); `web` applies the web conventions of SPEC §2.3 (robots.txt per
 //! host before its URLs, sitemaps, robots directives, rel=nofollow);
-//! `refresh` re-fetches known URLs with conditional requests (`--refresh`).
+//! `refresh` re-fetches known URLs with conditional requests (`--refresh`);
+//! `relay` hands running page tasks their next URLs and wakes the loop for
+//! their outcomes a few at a time.
 
 mod discover;
 mod refresh;

@@ -101,6 +101,19 @@ impl<T> HostQueue<T> {
         Some((host, item))
     }
 
+    /// Takes the next URL of `host`, leaving the other hosts' turns as they
+    /// are (its own turn goes only when its line empties).
+    fn pop_host(&mut self, host: u32) -> Option<T> {
+        let waiting = self.by_host.get_mut(&host)?;
+        let item = waiting.pop_front()?;
+        if waiting.is_empty() {
+            self.by_host.remove(&host);
+            self.turns.retain(|&h| h != host);
+        }
+        self.len -= 1;
+        Some(item)
+    }
+
     fn retain(&mut self, keep: &mut impl FnMut(&T) -> bool) -> usize {
         let before = self.len;
         for waiting in self.by_host.values_mut() {
@@ -185,6 +198,35 @@ impl<T> Frontier<T> {
         None
     }
 
+    /// The next item of one host, the queues of the most urgent level that
+    /// has any of its URLs shared by weight as in [`Frontier::pop`]: for a
+    /// fetch slot already busy with that host (`engine::relay`). A hash
+    /// look-up per queue, however many hosts wait.
+    pub fn pop_for(&mut self, host: u32) -> Option<(usize, Queue, T)> {
+        for level in 0..LEVELS {
+            let eligible: Vec<usize> = (0..6)
+                .filter(|&q| self.queues[level][q].by_host.contains_key(&host))
+                .collect();
+            if eligible.is_empty() {
+                continue;
+            }
+            let total: i64 = eligible.iter().map(|&q| i64::from(self.weights[q])).sum();
+            let current = &mut self.current[level];
+            let mut best = eligible[0];
+            for &q in &eligible {
+                current[q] += i64::from(self.weights[q]);
+                if current[q] > current[best] {
+                    best = q;
+                }
+            }
+            current[best] -= total;
+            let item = self.queues[level][best].pop_host(host)?;
+            self.picks[best] += 1;
+            return Some((level, QUEUES[best], item));
+        }
+        None
+    }
+
     /// Puts back an item [`Frontier::pop`] just returned, first in its
     /// host's line, and takes the pick back: the caller found it could not
     /// go yet (its host's robots.txt must be fetched first).
@@ -244,6 +286,24 @@ impl<T> Frontier<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pop_for_takes_only_that_hosts_urls_most_urgent_first() {
+        let mut f: Frontier<&str> = Frontier::new([10000, 2000, 1000, 100, 10, 1]);
+        let _ = f.push(2, Queue::Follow, 1, "a1");
+        let _ = f.push(2, Queue::Follow, 2, "b1");
+        let _ = f.push(0, Queue::Follow, 2, "b0");
+        let _ = f.push(2, Queue::IndexFollow, 2, "b2");
+        assert_eq!(f.pop_for(3), None);
+        assert_eq!(f.pop_for(2).map(|(l, _, i)| (l, i)), Some((0, "b0")));
+        let mut rest: Vec<&str> = std::iter::from_fn(|| f.pop_for(2).map(|(_, _, i)| i)).collect();
+        rest.sort_unstable();
+        assert_eq!(rest, ["b1", "b2"]);
+        assert_eq!(f.len(), 1);
+        // The other host is still in turn, and its URL comes out as usual.
+        assert_eq!(f.pop(|_| true).map(|(_, _, h, i)| (h, i)), Some((1, "a1")));
+        assert!(f.is_empty());
+    }
 
     const DEFAULT_WEIGHTS: [u32; 6] = [10000, 2000, 1000, 100, 10, 1];
 

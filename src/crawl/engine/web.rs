@@ -98,17 +98,17 @@ impl Engine {
     /// logged as filtered on the way, as in [`Engine::next_job`]; the
     /// host's requests in flight do not change.
     pub(super) fn next_job_for(&mut self, host: u32, now: Instant) -> Option<(Item, Check)> {
+        if self.robots.gate(host, now) != Gate::Open {
+            return None;
+        }
         loop {
-            let robots = &self.robots;
-            let (level, queue, at, item) = self
-                .frontier
-                .pop(|h| h == host && robots.gate(h, now) == Gate::Open)?;
+            let (level, queue, item) = self.frontier.pop_for(host)?;
             if item.kind != ItemKind::Page || item.queue == Queue::Refresh {
-                self.frontier.unpop(level, queue, at, item);
+                self.frontier.unpop(level, queue, host, item);
                 return None;
             }
-            let Some(check) = self.robots.check(at, &item.url, now) else {
-                self.frontier.unpop(level, queue, at, item);
+            let Some(check) = self.robots.check(host, &item.url, now) else {
+                self.frontier.unpop(level, queue, host, item);
                 return None;
             };
             if !check.allowed {
