@@ -37,7 +37,7 @@ use url::Url;
 
 use self::discover::{Deferred, Discovered, Held, Origin};
 use self::refresh::{NOT_REFETCHED, Refresh};
-use self::relay::{Bell, DEPTH, Handoff, Next, Relay, Step};
+use self::relay::{Bell, DEPTH, Handoff, HostGate, Next, Relay, Step};
 use self::web::Job;
 use super::detail::{Detail, HostIdle, HostRow, MAX_HOST_ROWS, QueueRow};
 use super::fetch::{FetchError, Fetched, Fetcher, Head};
@@ -327,9 +327,10 @@ pub struct Engine {
     /// ([`ControlSender`]): a URL handed to a fetch task carries it, and is
     /// not started once more such commands have been sent.
     changes_taken: u64,
-    /// Per host, the flag its page tasks share to stop going on at once
-    /// when one of them is asked for a pause (`relay::Relay::host_paused`).
-    host_pauses: FxHashMap<u32, Arc<std::sync::atomic::AtomicBool>>,
+    /// Per host, the gate its page tasks share to go on or not
+    /// (`relay::HostGate`), and the pauses they asked for that this loop
+    /// has taken in.
+    host_gates: FxHashMap<u32, (Arc<HostGate>, u64)>,
     /// When the oldest of `marks` was held back; `None` when there are none.
     /// A fixed deadline, not one reset by each pass of the loop, so that a
     /// steady stream of commands or joined tasks cannot put the write off.
@@ -410,7 +411,7 @@ impl Engine {
             marks: Vec::new(),
             relays: Vec::new(),
             changes_taken: 0,
-            host_pauses: FxHashMap::default(),
+            host_gates: FxHashMap::default(),
             marks_since: None,
             rule_hits: vec![0; rules.rule_info().len()],
             rules_version: 0,
@@ -443,11 +444,13 @@ impl Engine {
         self.meet_config_sitemaps();
         self.commit(&[]);
         let concurrency = self.plan.settings.concurrency.max(1);
-        // Fetch tasks report here. A task goes on with at most `DEPTH`
-        // more pages without the coordinator, so this holds every outcome
-        // a busy coordinator (writing a group, say) can leave waiting: no
-        // task waits to hand its result over.
-        let (done_tx, mut done_rx) = mpsc::channel::<(Outcome, Handoff)>(concurrency * (DEPTH + 1));
+        // Fetch tasks report here. A task holds at most `DEPTH` URLs to go
+        // on with, topped up between two looks at this channel at most
+        // once: room for what a busy coordinator (writing a group, say)
+        // can leave waiting, so that a task rarely waits to hand its
+        // result over.
+        let (done_tx, mut done_rx) =
+            mpsc::channel::<(Outcome, Handoff)>(concurrency * (2 * DEPTH + 2));
         let mut tasks = JoinSet::new();
         // Rung by the tasks for their outcomes, a few at a time (`relay`).
         let bell = Arc::new(Bell::default());
@@ -511,7 +514,7 @@ impl Engine {
                         let agent = self.plan.settings.user_agent.clone();
                         // A refresh asks whether the page changed.
                         let validators = self.conditional(&item);
-                        let relay = Relay::new(item.clone(), self.host_paused(host));
+                        let relay = Relay::new(item.clone(), self.host_gate(host));
                         self.relays.push((host, relay.clone()));
                         let first = Next {
                             item,
@@ -628,6 +631,7 @@ impl Engine {
                 while let Ok((outcome, handoff)) = done_rx.try_recv() {
                     self.take_report(outcome, handoff, &mut in_flight);
                 }
+                bell.taken();
                 if self
                     .write_due(tick)
                     .is_some_and(|due| due <= Instant::now())
@@ -683,10 +687,12 @@ impl Engine {
         eprintln!("crawlspace: {why}");
         match task {
             Running::Pages(host, relay) => {
-                // The URLs offered and not started go back to their queues.
+                // The URLs offered and not started go back to their queues
+                // (ending it asks its host for a pause, taken in here).
                 if let (Step::End(back), _) = relay.next(false, 0) {
                     self.give_back(host, back);
                 }
+                self.pause_taken(host);
                 if let Some(item) = relay.current() {
                     self.hosts.finished(host, Instant::now(), false, None);
                     self.failed(item, host, false, why.into(), None, None);
@@ -1015,20 +1021,26 @@ impl Engine {
     /// offered to it go back to their queues.
     fn take_report(&mut self, outcome: Outcome, handoff: Handoff, in_flight: &mut usize) {
         match handoff {
-            Handoff::Continues { relay, started } => {
-                let host = outcome.host();
-                if let Some(host) = host {
+            // The relay stays in `relays` while its task runs.
+            Handoff::Continues { started } => {
+                if let Some(host) = outcome.host() {
                     self.hosts.relayed(host);
                 }
                 self.settle(outcome);
                 self.mark_in_flight(&[started], Instant::now());
-                if let Some(host) = host {
-                    self.relays.push((host, relay));
-                }
             }
             Handoff::Ended(back) => {
                 *in_flight -= 1;
                 let host = outcome.host();
+                // A page task's outcome that asked its host for a pause
+                // (`relay::Relay::next`).
+                let paused = matches!(
+                    outcome,
+                    Outcome::Done { .. } | Outcome::Refused { .. } | Outcome::Failed { .. }
+                ) && !outcome.lets_host_go_on();
+                if let (true, Some(host)) = (paused, host) {
+                    self.pause_taken(host);
+                }
                 self.handle(outcome);
                 if let Some(host) = host {
                     self.give_back(host, back);
@@ -1063,10 +1075,15 @@ impl Engine {
         }
     }
 
-    /// The flag the page tasks of `host` share to stop going on when one of
-    /// them meets an outcome that asks the host for a pause (`relay`).
-    fn host_paused(&mut self, host: u32) -> Arc<std::sync::atomic::AtomicBool> {
-        self.host_pauses.entry(host).or_default().clone()
+    /// The gate the page tasks of `host` share (`relay::HostGate`).
+    fn host_gate(&mut self, host: u32) -> Arc<HostGate> {
+        self.host_gates.entry(host).or_default().0.clone()
+    }
+
+    /// A page task of `host` asked for a pause (its outcome did, or it
+    /// panicked) and this loop has taken that in.
+    fn pause_taken(&mut self, host: u32) {
+        self.host_gates.entry(host).or_default().1 += 1;
     }
 
     /// Every URL offered to the running page tasks and not started, back
@@ -1090,12 +1107,21 @@ impl Engine {
             if relay.ended() {
                 continue;
             }
+            let (gate, taken) = self.host_gates.entry(host).or_default().clone();
             if !self.hosts.relays(host, now) {
+                // The host must wait (a backoff, a delay): its tasks stop
+                // going on, and what they were handed goes back.
+                gate.close();
+                let back = relay.recall();
+                self.give_back(host, back);
                 kept.push((host, relay));
                 continue;
             }
-            // The host may take requests at once again: tasks may go on.
-            relay.host_paused.store(false, AtomicOrdering::SeqCst);
+            if !gate.open(taken) {
+                // A pause asked by one of its tasks is not taken in yet.
+                kept.push((host, relay));
+                continue;
+            }
             while relay.wants() {
                 let Some((item, robots)) = self.next_job_for(host, now) else {
                     break;
@@ -1524,10 +1550,7 @@ async fn fetch_pages(
         let (handoff, then) = match step {
             Step::Continue(then) => {
                 let started = (then.item.id, then.item.queue, then.robots.clone());
-                let handoff = Handoff::Continues {
-                    relay: relay.clone(),
-                    started,
-                };
+                let handoff = Handoff::Continues { started };
                 (handoff, Some(then))
             }
             Step::End(back) => (Handoff::Ended(back), None),

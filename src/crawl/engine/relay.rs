@@ -27,8 +27,8 @@
 //! in their queues when the crawl pauses or the rules change.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::Notify;
 
@@ -43,6 +43,11 @@ pub(crate) const DEPTH: usize = 3;
 
 /// Outcomes that ring the coordinator's bell when nothing is urgent.
 pub(crate) const RING_EVERY: usize = 4;
+
+/// Pages a task fetches at most: then its slot goes back to the
+/// coordinator's dispatch, where other hosts take their turn and the
+/// queues their weights.
+pub(crate) const CHAIN: usize = 16;
 
 /// A URL for a page task, with the rules in force when it was handed over
 /// (as a URL dispatched then would have had) and robots.txt's answer that
@@ -73,7 +78,6 @@ pub(crate) enum Handoff {
     /// robots.txt answer, for its in-flight mark): its slot and its host's
     /// request in flight stay taken.
     Continues {
-        relay: Arc<Relay>,
         started: (u64, crate::rules::Queue, Check),
     },
     /// The task ended; the URLs offered to it come back.
@@ -85,11 +89,47 @@ pub(crate) enum Handoff {
 #[derive(Debug)]
 pub(crate) struct Relay {
     state: Mutex<State>,
-    /// Shared by every task of the host: set by one whose outcome asks the
-    /// host for a pause, so that the others stop going on at once rather
-    /// than when the coordinator has taken that outcome in; cleared by the
-    /// coordinator when the host may take requests at once again.
-    pub(crate) host_paused: Arc<AtomicBool>,
+    /// Shared by every task of the host: whether they may go on.
+    pub(crate) gate: Arc<HostGate>,
+}
+
+/// Whether a host's page tasks may go on without the coordinator, shared
+/// by them and the coordinator. A task whose outcome asks the host for a
+/// pause counts it in `asked`, and the host's tasks then stop going on at
+/// once, not when the coordinator has taken that outcome in. They go on
+/// while `open` equals `asked`: the coordinator opens the gate only once it
+/// has taken in every pause asked and the host may take requests at once,
+/// and closes it while the host must wait (a backoff from any outcome, a
+/// delay).
+#[derive(Debug, Default)]
+pub(crate) struct HostGate {
+    asked: AtomicU64,
+    open: AtomicU64,
+}
+
+impl HostGate {
+    fn ask_pause(&self) {
+        self.asked.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn is_open(&self) -> bool {
+        self.open.load(Ordering::SeqCst) == self.asked.load(Ordering::SeqCst)
+    }
+
+    /// The host must wait: its tasks stop going on.
+    pub(crate) fn close(&self) {
+        self.open.store(u64::MAX, Ordering::SeqCst);
+    }
+
+    /// Opens the gate when the coordinator has taken in `taken` pauses, as
+    /// many as were asked; `false` while one asked is not taken in yet.
+    pub(crate) fn open(&self, taken: u64) -> bool {
+        if self.asked.load(Ordering::SeqCst) != taken {
+            return false;
+        }
+        self.open.store(taken, Ordering::SeqCst);
+        true
+    }
 }
 
 #[derive(Debug)]
@@ -99,42 +139,49 @@ struct State {
     offered: VecDeque<Next>,
     /// The task has ended: nothing more is taken.
     ended: bool,
+    /// URLs handed over so far, started or not: at most [`CHAIN`] - 1.
+    handed: usize,
 }
 
 impl Relay {
-    pub(crate) fn new(current: Item, host_paused: Arc<AtomicBool>) -> Arc<Relay> {
+    pub(crate) fn new(current: Item, gate: Arc<HostGate>) -> Arc<Relay> {
         Arc::new(Relay {
             state: Mutex::new(State {
                 current,
                 offered: VecDeque::new(),
                 ended: false,
+                handed: 0,
             }),
-            host_paused,
+            gate,
         })
+    }
+
+    /// The state, also after a panic elsewhere while it was held (its
+    /// fields are each left whole).
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Whether the task still runs and could take another URL.
     pub(crate) fn wants(&self) -> bool {
-        self.state
-            .lock()
-            .is_ok_and(|s| !s.ended && s.offered.len() < DEPTH)
+        let s = self.state();
+        !s.ended && s.offered.len() < DEPTH && s.handed + 1 < CHAIN
     }
 
     /// Whether the task has ended.
     pub(crate) fn ended(&self) -> bool {
-        self.state.lock().map_or(true, |s| s.ended)
+        self.state().ended
     }
 
     /// The coordinator hands the task a next URL, after those it holds; it
     /// comes back (`Some`) when the task has ended or holds [`DEPTH`]
     /// already.
     pub(crate) fn offer(&self, next: Next) -> Option<Next> {
-        let Ok(mut state) = self.state.lock() else {
-            return Some(next);
-        };
-        if state.ended || state.offered.len() >= DEPTH {
+        let mut state = self.state();
+        if state.ended || state.offered.len() >= DEPTH || state.handed + 1 >= CHAIN {
             return Some(next);
         }
+        state.handed += 1;
         state.offered.push_back(next);
         None
     }
@@ -147,12 +194,10 @@ impl Relay {
     /// the task ends and every URL offered comes back.
     pub(crate) fn next(&self, go_on: bool, changes: u64) -> (Step, bool) {
         if !go_on {
-            self.host_paused.store(true, Ordering::SeqCst);
+            self.gate.ask_pause();
         }
-        let go_on = go_on && !self.host_paused.load(Ordering::SeqCst);
-        let Ok(mut state) = self.state.lock() else {
-            return (Step::End(Vec::new()), false);
-        };
+        let go_on = go_on && self.gate.is_open();
+        let mut state = self.state();
         let current = state.offered.front().is_some_and(|n| n.changes == changes);
         if go_on
             && current
@@ -170,23 +215,21 @@ impl Relay {
     /// the rules change); the task goes on with its page and ends after it
     /// unless offered more.
     pub(crate) fn recall(&self) -> Vec<Next> {
-        self.state
-            .lock()
-            .map(|mut s| s.offered.drain(..).collect())
-            .unwrap_or_default()
+        let mut state = self.state();
+        let back: Vec<Next> = state.offered.drain(..).collect();
+        state.handed -= back.len();
+        back
     }
 
     /// Calls `f` with each URL offered and not started (they are still
     /// queued, for the console's queue lengths).
     pub(crate) fn each_offered(&self, mut f: impl FnMut(&Item)) {
-        if let Ok(state) = self.state.lock() {
-            state.offered.iter().for_each(|next| f(&next.item));
-        }
+        self.state().offered.iter().for_each(|next| f(&next.item));
     }
 
     /// The URL being fetched.
     pub(crate) fn current(&self) -> Option<Item> {
-        self.state.lock().ok().map(|s| s.current.clone())
+        Some(self.state().current.clone())
     }
 }
 
@@ -206,6 +249,13 @@ impl Bell {
     /// Whether outcomes were sent that the bell has not rung for.
     pub(crate) fn waiting(&self) -> bool {
         self.waiting.load(Ordering::Acquire) > 0
+    }
+
+    /// The coordinator has taken every outcome sent so far (those sent
+    /// while it looked may be counted again: at worst they wait for the
+    /// next ring or its loop's own timer).
+    pub(crate) fn taken(&self) {
+        self.waiting.store(0, Ordering::Release);
     }
 
     /// One outcome sent.
@@ -309,10 +359,10 @@ mod tests {
 
     #[test]
     fn a_pause_asked_of_one_task_stops_the_hosts_other_tasks() {
-        let paused = Arc::new(AtomicBool::new(false));
+        let gate = Arc::new(HostGate::default());
         let (one, other) = (
-            Relay::new(item(1), paused.clone()),
-            Relay::new(item(2), paused.clone()),
+            Relay::new(item(1), gate.clone()),
+            Relay::new(item(2), gate.clone()),
         );
         assert!(one.offer(next(3)).is_none());
         assert!(other.offer(next(4)).is_none());
@@ -320,11 +370,34 @@ mod tests {
         // after its page, however well that went.
         assert!(matches!(one.next(false, 0), (Step::End(back), _) if ids(&back) == [3]));
         assert!(matches!(other.next(true, 0), (Step::End(back), _) if ids(&back) == [4]));
-        // Once the coordinator clears the pause, tasks go on again.
-        paused.store(false, Ordering::SeqCst);
-        let third = Relay::new(item(5), paused);
+        // The coordinator opens the gate only once it has taken the pause
+        // in; then tasks go on again. Closed (the host must wait), none do.
+        assert!(!gate.open(0), "one pause asked, none taken in");
+        assert!(gate.open(1));
+        let third = Relay::new(item(5), gate.clone());
         assert!(third.offer(next(6)).is_none());
         assert!(matches!(third.next(true, 0), (Step::Continue(n), _) if n.item.id == 6));
+        gate.close();
+        assert!(third.offer(next(7)).is_none());
+        assert!(matches!(third.next(true, 0), (Step::End(back), _) if ids(&back) == [7]));
+    }
+
+    #[test]
+    fn a_task_fetches_at_most_a_chain_of_pages() {
+        let relay = Relay::new(item(0), Arc::default());
+        let mut fetched = 1;
+        for id in 1..100 {
+            if relay.offer(next(id)).is_some() {
+                break;
+            }
+            match relay.next(true, 0) {
+                (Step::Continue(_), _) => fetched += 1,
+                other => panic!("expected to go on, got {other:?}"),
+            }
+        }
+        assert_eq!(fetched, CHAIN);
+        assert!(!relay.wants());
+        assert!(matches!(relay.next(true, 0), (Step::End(back), _) if back.is_empty()));
     }
 
     #[test]
