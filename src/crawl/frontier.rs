@@ -175,22 +175,9 @@ impl<T> Frontier<T> {
     /// level, queue and host.
     pub fn pop(&mut self, ready: impl Fn(u32) -> bool) -> Option<(usize, Queue, u32, T)> {
         for level in 0..LEVELS {
-            let eligible: Vec<usize> = (0..6)
-                .filter(|&q| self.queues[level][q].has_ready(&ready))
-                .collect();
-            if eligible.is_empty() {
+            let Some(best) = self.pick(level, |queue| queue.has_ready(&ready)) else {
                 continue;
-            }
-            let total: i64 = eligible.iter().map(|&q| i64::from(self.weights[q])).sum();
-            let current = &mut self.current[level];
-            let mut best = eligible[0];
-            for &q in &eligible {
-                current[q] += i64::from(self.weights[q]);
-                if current[q] > current[best] {
-                    best = q;
-                }
-            }
-            current[best] -= total;
+            };
             let (host, item) = self.queues[level][best].pop(&ready)?;
             self.picks[best] += 1;
             return Some((level, QUEUES[best], host, item));
@@ -204,27 +191,34 @@ impl<T> Frontier<T> {
     /// look-up per queue, however many hosts wait.
     pub fn pop_for(&mut self, host: u32) -> Option<(usize, Queue, T)> {
         for level in 0..LEVELS {
-            let eligible: Vec<usize> = (0..6)
-                .filter(|&q| self.queues[level][q].by_host.contains_key(&host))
-                .collect();
-            if eligible.is_empty() {
+            let Some(best) = self.pick(level, |queue| queue.by_host.contains_key(&host)) else {
                 continue;
-            }
-            let total: i64 = eligible.iter().map(|&q| i64::from(self.weights[q])).sum();
-            let current = &mut self.current[level];
-            let mut best = eligible[0];
-            for &q in &eligible {
-                current[q] += i64::from(self.weights[q]);
-                if current[q] > current[best] {
-                    best = q;
-                }
-            }
-            current[best] -= total;
+            };
             let item = self.queues[level][best].pop_host(host)?;
             self.picks[best] += 1;
             return Some((level, QUEUES[best], item));
         }
         None
+    }
+
+    /// The queue of `level` to take from among those `eligible` says, in
+    /// proportion to the weights (smooth weighted round-robin); `None` when
+    /// none is.
+    fn pick(&mut self, level: usize, eligible: impl Fn(&HostQueue<T>) -> bool) -> Option<usize> {
+        let eligible: Vec<usize> = (0..6)
+            .filter(|&q| eligible(&self.queues[level][q]))
+            .collect();
+        let total: i64 = eligible.iter().map(|&q| i64::from(self.weights[q])).sum();
+        let current = &mut self.current[level];
+        let mut best = *eligible.first()?;
+        for &q in &eligible {
+            current[q] += i64::from(self.weights[q]);
+            if current[q] > current[best] {
+                best = q;
+            }
+        }
+        current[best] -= total;
+        Some(best)
     }
 
     /// Puts back an item [`Frontier::pop`] just returned, first in its
