@@ -14,8 +14,10 @@
 //! host before its URLs, sitemaps, robots directives, rel=nofollow);
 //! `refresh` re-fetches known URLs with conditional requests (`--refresh`);
 //! `relay` hands running page tasks their next URLs and wakes the loop for
-//! their outcomes a few at a time.
+//! their outcomes a few at a time (the page task itself is there too);
+//! `control` is the channel commands reach the loop by.
 
+mod control;
 mod discover;
 mod refresh;
 mod relay;
@@ -27,7 +29,6 @@ use std::collections::{BinaryHeap, HashMap};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::time::{Duration, Instant};
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -35,9 +36,10 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use url::Url;
 
+pub use self::control::{Control, ControlReceiver, ControlSender, control_channel};
 use self::discover::{Deferred, Discovered, Held, Origin};
 use self::refresh::{NOT_REFETCHED, Refresh};
-use self::relay::{Bell, DEPTH, Handoff, HostGate, Next, Relay, Step};
+use self::relay::{Bell, DEPTH, Handoff, HostGate, Next, Relay, Step, fetch_pages};
 use self::web::Job;
 use super::detail::{Detail, HostIdle, HostRow, MAX_HOST_ROWS, QueueRow};
 use super::fetch::{FetchError, Fetched, Fetcher, Head};
@@ -46,7 +48,7 @@ use super::hosts::{Hosts, Idle};
 use super::report::{layer, now_ms, refusal, retrace, robots_line, set_layer, trace_lines};
 use super::robots_cache::{Check, Gate, RobotsCache};
 use super::sitemaps::fetch_sitemap;
-use super::task::{Content, Outcome, fetch_one, fetch_robots};
+use super::task::{Content, Outcome, fetch_robots};
 use crate::config::CrawlSettings;
 use crate::rules::{CompiledRules, Known, Queue, TraceMode, UrlFacts, Verdict, normalize};
 use crate::store::{ErrorClass, ErrorInfo, State, UrlLog, UrlRecord};
@@ -61,82 +63,6 @@ pub struct Plan {
     pub weights: [u32; 6],
     pub start: Vec<Url>,
     pub out: PathBuf,
-}
-
-/// Commands to a running crawl (from the console, or a changed rules file).
-#[derive(Debug)]
-pub enum Control {
-    Pause,
-    Resume,
-    /// A new rule set: new verdicts use it; queued URLs it filters are dropped.
-    Rules(Arc<CompiledRules>),
-    Weights([u32; 6]),
-    /// Asks for an [`Event::Detail`] (queues, hosts, rule hits).
-    Detail,
-    Stop,
-}
-
-/// The sending side of an engine's control channel ([`control_channel`]).
-/// A command that changes what may be fetched (new rules, a pause, a stop)
-/// is counted before it is sent: a fetch task then starts none of the URLs
-/// handed to it earlier (module `relay`), which go back to the engine and
-/// meet the command as queued URLs do.
-#[derive(Debug, Clone)]
-pub struct ControlSender {
-    tx: mpsc::Sender<Control>,
-    /// Commands of those kinds sent so far (`ControlReceiver::changes`).
-    changes: Arc<AtomicU64>,
-}
-
-/// The engine's side of its control channel ([`control_channel`]).
-#[derive(Debug)]
-pub struct ControlReceiver {
-    rx: mpsc::Receiver<Control>,
-    changes: Arc<AtomicU64>,
-}
-
-/// A control channel for [`Engine::run`], holding `capacity` commands.
-pub fn control_channel(capacity: usize) -> (ControlSender, ControlReceiver) {
-    let (tx, rx) = mpsc::channel(capacity);
-    let changes = Arc::new(AtomicU64::new(0));
-    (
-        ControlSender {
-            tx,
-            changes: changes.clone(),
-        },
-        ControlReceiver { rx, changes },
-    )
-}
-
-impl ControlSender {
-    /// Sends a command, waiting for room; an error when the crawl is over.
-    pub async fn send(&self, command: Control) -> Result<(), mpsc::error::SendError<Control>> {
-        let counted = self.count(&command);
-        let sent = self.tx.send(command).await;
-        if sent.is_err() && counted {
-            self.changes.fetch_sub(1, AtomicOrdering::SeqCst);
-        }
-        sent
-    }
-
-    /// Sends a command if there is room now.
-    pub fn try_send(&self, command: Control) -> Result<(), mpsc::error::TrySendError<Control>> {
-        let counted = self.count(&command);
-        let sent = self.tx.try_send(command);
-        if sent.is_err() && counted {
-            self.changes.fetch_sub(1, AtomicOrdering::SeqCst);
-        }
-        sent
-    }
-
-    /// Counts a command that changes what may be fetched, before it goes.
-    fn count(&self, command: &Control) -> bool {
-        let changes = matches!(command, Control::Rules(_) | Control::Pause | Control::Stop);
-        if changes {
-            self.changes.fetch_add(1, AtomicOrdering::SeqCst);
-        }
-        changes
-    }
 }
 
 /// Counters for the progress display.
@@ -1015,134 +941,6 @@ impl Engine {
         self.settle(outcome);
     }
 
-    /// An outcome and what became of its slot: a page task that went on
-    /// with its next URL keeps its slot and its host's request in flight,
-    /// and that URL is now in flight; any other task ended, and the URLs
-    /// offered to it go back to their queues.
-    fn take_report(&mut self, outcome: Outcome, handoff: Handoff, in_flight: &mut usize) {
-        match handoff {
-            // The relay stays in `relays` while its task runs.
-            Handoff::Continues { started } => {
-                if let Some(host) = outcome.host() {
-                    self.hosts.relayed(host);
-                }
-                self.settle(outcome);
-                self.mark_in_flight(&[started], Instant::now());
-            }
-            Handoff::Ended(back) => {
-                *in_flight -= 1;
-                let host = outcome.host();
-                // A page task's outcome that asked its host for a pause
-                // (`relay::Relay::next`).
-                let paused = matches!(
-                    outcome,
-                    Outcome::Done { .. } | Outcome::Refused { .. } | Outcome::Failed { .. }
-                ) && !outcome.lets_host_go_on();
-                if let (true, Some(host)) = (paused, host) {
-                    self.pause_taken(host);
-                }
-                self.handle(outcome);
-                if let Some(host) = host {
-                    self.give_back(host, back);
-                }
-            }
-        }
-    }
-
-    /// URLs offered to a page task and not started: first in their
-    /// host's line again, in the order they were offered (their records
-    /// still say queued). One handed over under rules since replaced meets
-    /// the new rules as the queued URLs did.
-    fn give_back(&mut self, host: u32, offered: Vec<Next>) {
-        for next in offered.into_iter().rev() {
-            let item = next.item;
-            if !Arc::ptr_eq(&next.rules, &self.rules) {
-                let known = Known {
-                    link_depth: item.link_depth,
-                    ..Known::default()
-                };
-                let verdict = self.rules.evaluate(
-                    &UrlFacts::new(&item.url, &known),
-                    &mut self.scratch,
-                    TraceMode::Decisive,
-                );
-                if !verdict.fetch {
-                    self.drop_for_new_rules(item, verdict);
-                    continue;
-                }
-            }
-            self.frontier.unpop(item.level, item.queue, host, item);
-        }
-    }
-
-    /// The gate the page tasks of `host` share (`relay::HostGate`).
-    fn host_gate(&mut self, host: u32) -> Arc<HostGate> {
-        self.host_gates.entry(host).or_default().0.clone()
-    }
-
-    /// A page task of `host` asked for a pause (its outcome did, or it
-    /// panicked) and this loop has taken that in.
-    fn pause_taken(&mut self, host: u32) {
-        self.host_gates.entry(host).or_default().1 += 1;
-    }
-
-    /// Every URL offered to the running page tasks and not started, back
-    /// in its queue: the crawl pauses, or new rules must see it.
-    fn recall_offered(&mut self) {
-        for (host, relay) in std::mem::take(&mut self.relays) {
-            let back = relay.recall();
-            self.give_back(host, back);
-            if !relay.ended() {
-                self.relays.push((host, relay));
-            }
-        }
-    }
-
-    /// Offers each running page task whose host may take its next request
-    /// at once the next URLs of that host, up to `relay::DEPTH` (module
-    /// `relay`). They are marked in flight when a task starts them.
-    fn offer_next(&mut self, now: Instant) {
-        let mut kept = Vec::with_capacity(self.relays.len());
-        for (host, relay) in std::mem::take(&mut self.relays) {
-            if relay.ended() {
-                continue;
-            }
-            let (gate, taken) = self.host_gates.entry(host).or_default().clone();
-            if !self.hosts.relays(host, now) {
-                // The host must wait (a backoff, a delay): its tasks stop
-                // going on, and what they were handed goes back.
-                gate.close();
-                let back = relay.recall();
-                self.give_back(host, back);
-                kept.push((host, relay));
-                continue;
-            }
-            if !gate.open(taken) {
-                // A pause asked by one of its tasks is not taken in yet.
-                kept.push((host, relay));
-                continue;
-            }
-            while relay.wants() {
-                let Some((item, robots)) = self.next_job_for(host, now) else {
-                    break;
-                };
-                let next = Next {
-                    item,
-                    rules: self.rules.clone(),
-                    robots,
-                    changes: self.changes_taken,
-                };
-                if let Some(next) = relay.offer(next) {
-                    // The task ended meanwhile.
-                    self.give_back(host, vec![next]);
-                    break;
-                }
-            }
-            kept.push((host, relay));
-        }
-        self.relays = kept;
-    }
-
     /// A page's fetch ended: its host may take the next request (after a
     /// pause when the server asked for one, or a backoff after a
     /// temporary error). robots.txt and sitemap outcomes free their host
@@ -1513,58 +1311,5 @@ impl Engine {
                 .push(layer("live-rules", "rules changed during the crawl".into()));
             retrace(&mut r.trace, trace);
         });
-    }
-}
-
-/// A page task: fetches its URL, reports the outcome, and goes on with the
-/// next URL its relay was offered meanwhile when the outcome lets the host
-/// go on (module `relay`); ends otherwise, or when it has none. `with` is
-/// what every fetch of the slot shares (the client, the host, the mirror
-/// folder, the user agent); `report` where outcomes go, and the bell that
-/// wakes the coordinator for them.
-async fn fetch_pages(
-    (first, validators): (Next, Option<super::fetch::Validators>),
-    (relay, changes): (Arc<Relay>, Arc<AtomicU64>),
-    with: (Fetcher, u32, PathBuf, String),
-    (done, bell): (mpsc::Sender<(Outcome, Handoff)>, Arc<Bell>),
-) {
-    let (fetcher, host, out, agent) = with;
-    let (mut next, mut validators) = (first, validators);
-    loop {
-        let outcome = fetch_one(
-            fetcher.clone(),
-            next.rules,
-            next.item,
-            host,
-            out.clone(),
-            agent.clone(),
-            validators.take(),
-        )
-        .await;
-        // A URL handed over before new rules, a pause or a stop was sent
-        // is not started: it goes back, to meet the command as queued.
-        let (step, more) = relay.next(
-            outcome.lets_host_go_on(),
-            changes.load(AtomicOrdering::SeqCst),
-        );
-        let (handoff, then) = match step {
-            Step::Continue(then) => {
-                let started = (then.item.id, then.item.queue, then.robots.clone());
-                let handoff = Handoff::Continues { started };
-                (handoff, Some(then))
-            }
-            Step::End(back) => (Handoff::Ended(back), None),
-        };
-        // A slot that ends, or has nothing more to go on with, needs the
-        // coordinator now; other outcomes can wait for a few more.
-        let urgent = then.is_none() || !more;
-        if done.send((outcome, handoff)).await.is_err() {
-            return; // the crawl is over
-        }
-        bell.outcome(urgent);
-        match then {
-            Some(then) => next = then,
-            None => return,
-        }
     }
 }

@@ -25,6 +25,10 @@
 //! queued in the URL log until the task starts it: the coordinator marks
 //! it in flight when the task's report says so, and puts offered URLs back
 //! in their queues when the crawl pauses or the rules change.
+//!
+//! Here too: the page task ([`fetch_pages`]) and the loop's side of the
+//! hand-over (`Engine::offer_next`, `Engine::take_report` and their
+//! helpers).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -32,9 +36,16 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::Notify;
 
-use super::Item;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use tokio::sync::mpsc;
+
+use super::{Engine, Item};
+use crate::crawl::fetch::{Fetcher, Validators};
 use crate::crawl::robots_cache::Check;
-use crate::rules::CompiledRules;
+use crate::crawl::task::{Outcome, fetch_one};
+use crate::rules::{CompiledRules, Known, TraceMode, UrlFacts};
 
 /// URLs a page task may hold beyond the one it fetches: enough for the
 /// coordinator to be woken once for a few outcomes, few enough that URLs
@@ -266,6 +277,191 @@ impl Bell {
             // Stores a permit when the coordinator is not waiting: it then
             // looks at once when it next waits.
             self.notify.notify_one();
+        }
+    }
+}
+
+impl Engine {
+    /// An outcome and what became of its slot: a page task that went on
+    /// with its next URL keeps its slot and its host's request in flight,
+    /// and that URL is now in flight; any other task ended, and the URLs
+    /// offered to it go back to their queues.
+    pub(super) fn take_report(
+        &mut self,
+        outcome: Outcome,
+        handoff: Handoff,
+        in_flight: &mut usize,
+    ) {
+        match handoff {
+            // The relay stays in `relays` while its task runs.
+            Handoff::Continues { started } => {
+                if let Some(host) = outcome.host() {
+                    self.hosts.relayed(host);
+                }
+                self.settle(outcome);
+                self.mark_in_flight(&[started], Instant::now());
+            }
+            Handoff::Ended(back) => {
+                *in_flight -= 1;
+                let host = outcome.host();
+                // A page task's outcome that asked its host for a pause
+                // (`relay::Relay::next`).
+                let paused = matches!(
+                    outcome,
+                    Outcome::Done { .. } | Outcome::Refused { .. } | Outcome::Failed { .. }
+                ) && !outcome.lets_host_go_on();
+                if let (true, Some(host)) = (paused, host) {
+                    self.pause_taken(host);
+                }
+                self.handle(outcome);
+                if let Some(host) = host {
+                    self.give_back(host, back);
+                }
+            }
+        }
+    }
+
+    /// URLs offered to a page task and not started: first in their
+    /// host's line again, in the order they were offered (their records
+    /// still say queued). One handed over under rules since replaced meets
+    /// the new rules as the queued URLs did.
+    pub(super) fn give_back(&mut self, host: u32, offered: Vec<Next>) {
+        for next in offered.into_iter().rev() {
+            let item = next.item;
+            if !Arc::ptr_eq(&next.rules, &self.rules) {
+                let known = Known {
+                    link_depth: item.link_depth,
+                    ..Known::default()
+                };
+                let verdict = self.rules.evaluate(
+                    &UrlFacts::new(&item.url, &known),
+                    &mut self.scratch,
+                    TraceMode::Decisive,
+                );
+                if !verdict.fetch {
+                    self.drop_for_new_rules(item, verdict);
+                    continue;
+                }
+            }
+            self.frontier.unpop(item.level, item.queue, host, item);
+        }
+    }
+
+    /// The gate the page tasks of `host` share (`relay::HostGate`).
+    pub(super) fn host_gate(&mut self, host: u32) -> Arc<HostGate> {
+        self.host_gates.entry(host).or_default().0.clone()
+    }
+
+    /// A page task of `host` asked for a pause (its outcome did, or it
+    /// panicked) and this loop has taken that in.
+    pub(super) fn pause_taken(&mut self, host: u32) {
+        self.host_gates.entry(host).or_default().1 += 1;
+    }
+
+    /// Every URL offered to the running page tasks and not started, back
+    /// in its queue: the crawl pauses, or new rules must see it.
+    pub(super) fn recall_offered(&mut self) {
+        for (host, relay) in std::mem::take(&mut self.relays) {
+            let back = relay.recall();
+            self.give_back(host, back);
+            if !relay.ended() {
+                self.relays.push((host, relay));
+            }
+        }
+    }
+
+    /// Offers each running page task whose host may take its next request
+    /// at once the next URLs of that host, up to `relay::DEPTH` (module
+    /// `relay`). They are marked in flight when a task starts them.
+    pub(super) fn offer_next(&mut self, now: Instant) {
+        let mut kept = Vec::with_capacity(self.relays.len());
+        for (host, relay) in std::mem::take(&mut self.relays) {
+            if relay.ended() {
+                continue;
+            }
+            let (gate, taken) = self.host_gates.entry(host).or_default().clone();
+            if !self.hosts.relays(host, now) {
+                // The host must wait (a backoff, a delay): its tasks stop
+                // going on, and what they were handed goes back.
+                gate.close();
+                let back = relay.recall();
+                self.give_back(host, back);
+                kept.push((host, relay));
+                continue;
+            }
+            if !gate.open(taken) {
+                // A pause asked by one of its tasks is not taken in yet.
+                kept.push((host, relay));
+                continue;
+            }
+            while relay.wants() {
+                let Some((item, robots)) = self.next_job_for(host, now) else {
+                    break;
+                };
+                let next = Next {
+                    item,
+                    rules: self.rules.clone(),
+                    robots,
+                    changes: self.changes_taken,
+                };
+                if let Some(next) = relay.offer(next) {
+                    // The task ended meanwhile.
+                    self.give_back(host, vec![next]);
+                    break;
+                }
+            }
+            kept.push((host, relay));
+        }
+        self.relays = kept;
+    }
+}
+
+/// A page task: fetches its URL, reports the outcome, and goes on with the
+/// next URL its relay was offered meanwhile when the outcome lets the host
+/// go on (module `relay`); ends otherwise, or when it has none. `with` is
+/// what every fetch of the slot shares (the client, the host, the mirror
+/// folder, the user agent); `report` where outcomes go, and the bell that
+/// wakes the coordinator for them.
+pub(super) async fn fetch_pages(
+    (first, validators): (Next, Option<Validators>),
+    (relay, changes): (Arc<Relay>, Arc<AtomicU64>),
+    with: (Fetcher, u32, PathBuf, String),
+    (done, bell): (mpsc::Sender<(Outcome, Handoff)>, Arc<Bell>),
+) {
+    let (fetcher, host, out, agent) = with;
+    let (mut next, mut validators) = (first, validators);
+    loop {
+        let outcome = fetch_one(
+            fetcher.clone(),
+            next.rules,
+            next.item,
+            host,
+            out.clone(),
+            agent.clone(),
+            validators.take(),
+        )
+        .await;
+        // A URL handed over before new rules, a pause or a stop was sent
+        // is not started: it goes back, to meet the command as queued.
+        let (step, more) = relay.next(outcome.lets_host_go_on(), changes.load(Ordering::SeqCst));
+        let (handoff, then) = match step {
+            Step::Continue(then) => {
+                let started = (then.item.id, then.item.queue, then.robots.clone());
+                let handoff = Handoff::Continues { started };
+                (handoff, Some(then))
+            }
+            Step::End(back) => (Handoff::Ended(back), None),
+        };
+        // A slot that ends, or has nothing more to go on with, needs the
+        // coordinator now; other outcomes can wait for a few more.
+        let urgent = then.is_none() || !more;
+        if done.send((outcome, handoff)).await.is_err() {
+            return; // the crawl is over
+        }
+        bell.outcome(urgent);
+        match then {
+            Some(then) => next = then,
+            None => return,
         }
     }
 }
