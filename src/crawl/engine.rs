@@ -138,6 +138,22 @@ pub(crate) struct Item {
     pub(crate) kind: ItemKind,
 }
 
+impl Item {
+    /// What `rules` say of this queued URL now (phase 1): new rules meet
+    /// the URLs already queued with it.
+    fn verdict_now(&self, rules: &CompiledRules, scratch: &mut crate::rules::Scratch) -> Verdict {
+        let known = Known {
+            link_depth: self.link_depth,
+            ..Known::default()
+        };
+        rules.evaluate(
+            &UrlFacts::new(&self.url, &known),
+            scratch,
+            TraceMode::Decisive,
+        )
+    }
+}
+
 /// What a queued URL is fetched as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ItemKind {
@@ -644,16 +660,15 @@ impl Engine {
         // New rules must see every discovery of the open group queued (to
         // filter it), and pausing or stopping writes the log at once (the
         // outcomes of fetches still in flight follow as usual).
+        // Each is one of the commands `ControlSender` counts.
         if matches!(command, Control::Pause | Control::Rules(_) | Control::Stop) {
             self.commit_deferred();
+            self.changes_taken += 1;
         }
         // Paused, the running tasks end with their page; new rules see
         // every queued URL, those offered to tasks too.
         if matches!(command, Control::Pause | Control::Rules(_)) {
             self.recall_offered();
-        }
-        if matches!(command, Control::Pause | Control::Rules(_) | Control::Stop) {
-            self.changes_taken += 1;
         }
         match command {
             Control::Pause => self.paused = true,
@@ -1268,15 +1283,7 @@ impl Engine {
         let mut scratch = rules.scratch();
         let mut dropped = Vec::new();
         self.frontier.retain(|item| {
-            let known = Known {
-                link_depth: item.link_depth,
-                ..Known::default()
-            };
-            let verdict = rules.evaluate(
-                &UrlFacts::new(&item.url, &known),
-                &mut scratch,
-                TraceMode::Decisive,
-            );
+            let verdict = item.verdict_now(&rules, &mut scratch);
             if verdict.fetch {
                 true
             } else {

@@ -52,6 +52,14 @@ pub struct Hosts {
     delay: Duration,
 }
 
+/// A request to the host ended well. A backoff under way is kept: a
+/// request that started before the error (or the server's Retry-After)
+/// and ended well does not mean the host asked for no pause.
+fn succeeded(h: &mut HostState) {
+    h.errors_in_row = 0;
+    h.fetched += 1;
+}
+
 /// The URL's origin as `Url::origin` serializes it (`http://host:port`,
 /// the port only when not the scheme's default), but for an http(s) URL
 /// without user info read straight from the URL's text: a host look-up per
@@ -161,11 +169,7 @@ impl Hosts {
             let exponential = Duration::from_secs(1u64 << h.errors_in_row.min(8)).min(MAX_BACKOFF);
             h.backoff_until = Some(now + retry_after.unwrap_or(exponential).min(MAX_BACKOFF));
         } else {
-            // A backoff under way is kept: a request that started before
-            // the error (or the server's Retry-After) and ended well does
-            // not mean the host asked for no pause.
-            h.errors_in_row = 0;
-            h.fetched += 1;
+            succeeded(h);
         }
     }
 
@@ -185,8 +189,7 @@ impl Hosts {
     /// [`Hosts::started`], the requests in flight unchanged.
     pub fn relayed(&mut self, id: u32) {
         if let Some(h) = self.states.get_mut(id as usize) {
-            h.errors_in_row = 0;
-            h.fetched += 1;
+            succeeded(h);
         }
     }
 

@@ -56,28 +56,28 @@ pub(crate) enum Outcome {
 
 impl Outcome {
     /// The host the outcome is from.
-    pub(crate) fn host(&self) -> Option<u32> {
+    pub(crate) fn host(&self) -> u32 {
         match self {
             Outcome::Done { host, .. }
             | Outcome::Refused { host, .. }
             | Outcome::Failed { host, .. }
             | Outcome::Robots { host, .. }
-            | Outcome::Sitemap { host, .. } => Some(*host),
+            | Outcome::Sitemap { host, .. } => *host,
         }
     }
 
-    /// Whether the host may take its next request at once after this: a
-    /// page fetched or refused, unless the server answered 429 or 5xx
-    /// (which may ask for a pause, or be retried). A failed fetch asks
-    /// for a backoff.
-    pub(crate) fn lets_host_go_on(&self) -> bool {
+    /// Whether a page's outcome may ask its host for a pause before the
+    /// next request: a failed fetch (a backoff), or the server's 429 or
+    /// 5xx (a `Retry-After`, or a retry). robots.txt and sitemap outcomes
+    /// come from tasks that never go on to another URL.
+    pub(crate) fn asks_host_to_pause(&self) -> bool {
         match self {
             Outcome::Done { fetched, .. } => {
                 let status = fetched.head.status;
-                status != 429 && status < 500
+                status == 429 || status >= 500
             }
-            Outcome::Refused { .. } => true,
-            Outcome::Failed { .. } | Outcome::Robots { .. } | Outcome::Sitemap { .. } => false,
+            Outcome::Failed { .. } => true,
+            Outcome::Refused { .. } | Outcome::Robots { .. } | Outcome::Sitemap { .. } => false,
         }
     }
 }

@@ -45,7 +45,7 @@ use super::{Engine, Item};
 use crate::crawl::fetch::{Fetcher, Validators};
 use crate::crawl::robots_cache::Check;
 use crate::crawl::task::{Outcome, fetch_one};
-use crate::rules::{CompiledRules, Known, TraceMode, UrlFacts};
+use crate::rules::CompiledRules;
 
 /// URLs a page task may hold beyond the one it fetches: enough for the
 /// coordinator to be woken once for a few outcomes, few enough that URLs
@@ -295,28 +295,19 @@ impl Engine {
         match handoff {
             // The relay stays in `relays` while its task runs.
             Handoff::Continues { started } => {
-                if let Some(host) = outcome.host() {
-                    self.hosts.relayed(host);
-                }
+                self.hosts.relayed(outcome.host());
                 self.settle(outcome);
                 self.mark_in_flight(&[started], Instant::now());
             }
             Handoff::Ended(back) => {
                 *in_flight -= 1;
                 let host = outcome.host();
-                // A page task's outcome that asked its host for a pause
-                // (`relay::Relay::next`).
-                let paused = matches!(
-                    outcome,
-                    Outcome::Done { .. } | Outcome::Refused { .. } | Outcome::Failed { .. }
-                ) && !outcome.lets_host_go_on();
-                if let (true, Some(host)) = (paused, host) {
+                // The task asked its host for a pause (`Relay::next`).
+                if outcome.asks_host_to_pause() {
                     self.pause_taken(host);
                 }
                 self.handle(outcome);
-                if let Some(host) = host {
-                    self.give_back(host, back);
-                }
+                self.give_back(host, back);
             }
         }
     }
@@ -329,15 +320,7 @@ impl Engine {
         for next in offered.into_iter().rev() {
             let item = next.item;
             if !Arc::ptr_eq(&next.rules, &self.rules) {
-                let known = Known {
-                    link_depth: item.link_depth,
-                    ..Known::default()
-                };
-                let verdict = self.rules.evaluate(
-                    &UrlFacts::new(&item.url, &known),
-                    &mut self.scratch,
-                    TraceMode::Decisive,
-                );
+                let verdict = item.verdict_now(&self.rules, &mut self.scratch);
                 if !verdict.fetch {
                     self.drop_for_new_rules(item, verdict);
                     continue;
@@ -443,7 +426,10 @@ pub(super) async fn fetch_pages(
         .await;
         // A URL handed over before new rules, a pause or a stop was sent
         // is not started: it goes back, to meet the command as queued.
-        let (step, more) = relay.next(outcome.lets_host_go_on(), changes.load(Ordering::SeqCst));
+        let (step, more) = relay.next(
+            !outcome.asks_host_to_pause(),
+            changes.load(Ordering::SeqCst),
+        );
         let (handoff, then) = match step {
             Step::Continue(then) => {
                 let started = (then.item.id, then.item.queue, then.robots.clone());

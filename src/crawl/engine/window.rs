@@ -32,7 +32,7 @@ use url::Url;
 
 use super::super::frontier::{LEVELS, QUEUES};
 use super::{Engine, Item, StartError};
-use crate::rules::{Known, TraceMode, UrlFacts, Verdict};
+use crate::rules::Verdict;
 use crate::store::StoreError;
 
 /// URLs held in memory per slot (level, queue).
@@ -210,15 +210,7 @@ impl Engine {
                         let Some((_, item)) = self.item_from_log(id, level, q) else {
                             continue;
                         };
-                        let known = Known {
-                            link_depth: item.link_depth,
-                            ..Known::default()
-                        };
-                        let verdict = rules.evaluate(
-                            &UrlFacts::new(&item.url, &known),
-                            &mut scratch,
-                            TraceMode::Decisive,
-                        );
+                        let verdict = item.verdict_now(&rules, &mut scratch);
                         if verdict.fetch {
                             continue;
                         }
