@@ -22,6 +22,13 @@
 //! other, and the medians of the load generator's and the crawl's rates
 //! are printed at the end.
 //!
+//! With `--minimal`, each round also runs the least a crawler does with the
+//! same parts after the two load-generator passes: the crawler's fetcher and
+//! link scanner in `concurrency` tasks, fed one URL at a time by a
+//! coordinator on this thread that keeps its queue and the URLs met in
+//! memory (no rules, no URL log, no politeness); its rate against the load
+//! generator's is what the crawl's own work is measured against.
+//!
 //! With `--console`, the console's own loop (the same `tui::drive` the
 //! terminal uses, drawing into a 200x60 test buffer) watches the crawl from
 //! a thread of its own, on the URL log view following the tail; its frames
@@ -41,6 +48,7 @@ use axum::http::header;
 use axum::routing::get;
 use crawlspace::config::Config;
 use crawlspace::crawl::engine::{Engine, Plan, check_start};
+use crawlspace::crawl::fetch::Fetcher;
 use crawlspace::crawl::links::{LinkOptions, extract};
 use crawlspace::rules::CompiledRules;
 use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
@@ -208,6 +216,7 @@ impl Phase {
         pages: u32,
         concurrency: usize,
         scan: bool,
+        minimal: bool,
     ) -> Phase {
         let (cpu_before, server_before) = (cpu_seconds(), cpu_seconds_of(server_stat));
         let workers_before = worker_cpu_seconds();
@@ -217,6 +226,9 @@ impl Phase {
         let switches_before = (context_switches("self"), context_switches(server_pid));
         let jiffies_before = machine_jiffies();
         let rate = runtime.block_on(async {
+            if minimal {
+                return minimal_crawl(origin, pages, concurrency).await;
+            }
             let client = reqwest::Client::new();
             let next = Arc::new(std::sync::atomic::AtomicU32::new(0));
             let options = LinkOptions {
@@ -318,6 +330,7 @@ fn main() {
         .max(1);
     println!("pages: {pages}, concurrency {concurrency}, one host on 127.0.0.1");
     let mut results = Vec::new();
+    let mut minimal_rates = Vec::new();
     for round in 1..=rounds {
         if rounds > 1 {
             println!("round {round} of {rounds}");
@@ -339,11 +352,39 @@ fn main() {
             (none(), none())
         } else {
             (
-                Phase::run(&runtime, &server_stat, &origin, pages, concurrency, false),
-                Phase::run(&runtime, &server_stat, &origin, pages, concurrency, true),
+                Phase::run(
+                    &runtime,
+                    &server_stat,
+                    &origin,
+                    pages,
+                    concurrency,
+                    false,
+                    false,
+                ),
+                Phase::run(
+                    &runtime,
+                    &server_stat,
+                    &origin,
+                    pages,
+                    concurrency,
+                    true,
+                    false,
+                ),
             )
         };
-        // 2. The crawl.
+        // 2. The least crawler, with `--minimal`.
+        let minimal = (!crawl_only && args.iter().any(|a| a == "--minimal")).then(|| {
+            Phase::run(
+                &runtime,
+                &server_stat,
+                &origin,
+                pages,
+                concurrency,
+                true,
+                true,
+            )
+        });
+        // 3. The crawl.
         let crawl = Crawl::run(
             &runtime,
             &server_stat,
@@ -353,6 +394,20 @@ fn main() {
             with_console,
         );
         report(pages, &raw, &scanned, &crawl);
+        if let Some(minimal) = minimal {
+            println!(
+                "minimal crawler: {:.0} pages/s ({:.0}% of the load generator); its CPU {:.3} s (runtime workers {:.3} s), the server's {:.3} s per 1,000 pages; cores idle {:.0}%; context switches per page {:.2}, the server's {:.2}",
+                minimal.rate,
+                100.0 * minimal.rate / raw.rate,
+                minimal.cpu * 1000.0 / f64::from(pages),
+                minimal.workers_cpu * 1000.0 / f64::from(pages),
+                minimal.server_cpu * 1000.0 / f64::from(pages),
+                100.0 * minimal.idle,
+                minimal.switches as f64 / f64::from(pages),
+                minimal.server_switches as f64 / f64::from(pages)
+            );
+            minimal_rates.push(minimal.rate);
+        }
         results.push((raw.rate, crawl.rate()));
     }
     drop(server);
@@ -372,7 +427,81 @@ fn main() {
             "medians of {rounds} rounds: load generator {raw:.0} pages/s, crawl {crawl:.0} pages/s = {:.0}% (rounds {low:.0}-{high:.0}%)",
             100.0 * crawl / raw
         );
+        if !minimal_rates.is_empty() {
+            let minimal = median(minimal_rates);
+            println!(
+                "median of the minimal crawler: {minimal:.0} pages/s = {:.0}% of the load generator",
+                100.0 * minimal / raw
+            );
+        }
     }
+}
+
+/// The least a crawler does with the same parts: a coordinator on this
+/// thread (as the engine runs) keeps an in-memory queue and a set of the
+/// URLs met, and hands one URL at a time to `concurrency` fetch tasks,
+/// which fetch it, scan it for links and send the links back. No rules,
+/// no URL log, no politeness. Returns pages per second.
+async fn minimal_crawl(origin: &str, pages: u32, concurrency: usize) -> f64 {
+    use std::collections::{HashSet, VecDeque};
+    let options = LinkOptions {
+        resources: false,
+        max_links: 100_000,
+    };
+    let fetcher = Fetcher::new("crawlspace", Duration::from_secs(30), 10 << 20).expect("fetcher");
+    let started = Instant::now();
+    let (done_tx, mut done_rx) = tokio::sync::mpsc::channel::<(usize, Vec<Url>)>(concurrency);
+    let mut inboxes = Vec::new();
+    for task in 0..concurrency {
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<Url>(1);
+        inboxes.push(tx);
+        let (fetcher, done_tx) = (fetcher.clone(), done_tx.clone());
+        tokio::spawn(async move {
+            while let Some(url) = rx.recv().await {
+                let mut links = Vec::new();
+                if let Ok(fetched) = fetcher.get(&url, None, |_| true).await
+                    && let Some(body) = fetched.body
+                {
+                    links = extract(&body, &url, &options, "crawlspace")
+                        .links
+                        .into_iter()
+                        .map(|link| link.url)
+                        .collect();
+                }
+                if done_tx.send((task, links)).await.is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    let first = Url::parse(&format!("{origin}/p/0")).expect("start");
+    let mut seen: HashSet<String> = HashSet::from([first.as_str().to_owned()]);
+    let mut queue = VecDeque::from([first]);
+    let mut idle: Vec<usize> = (0..concurrency).collect();
+    let mut fetched = 0u32;
+    loop {
+        while !queue.is_empty() && !idle.is_empty() {
+            let (Some(task), Some(url)) = (idle.pop(), queue.pop_front()) else {
+                break;
+            };
+            let _ = inboxes[task].send(url).await;
+        }
+        if idle.len() == concurrency {
+            break;
+        }
+        let Some((task, links)) = done_rx.recv().await else {
+            break;
+        };
+        fetched += 1;
+        idle.push(task);
+        for link in links {
+            if seen.insert(link.as_str().to_owned()) {
+                queue.push_back(link);
+            }
+        }
+    }
+    assert_eq!(fetched, pages, "the minimal crawler fetched every page");
+    f64::from(fetched) / started.elapsed().as_secs_f64()
 }
 
 /// The median of some rates (not empty).

@@ -104,6 +104,7 @@ pub use write::Change;
 
 use bitmap::{Bitmap, block_of};
 use counters::{COUNTERS, Counters};
+use generations::Generations;
 use index::{
     BY_URL, FRONTIER_BLOCKS, LAYOUT, LAYOUT_BITMAPS, LAYOUT_PACKED_COUNTERS,
     LAYOUT_SEPARATE_COUNTERS, LAYOUT_VERSION, LAYOUT_WITHOUT_BRIEFS, NEXT_ID, OLD_BY_STATE,
@@ -112,7 +113,7 @@ use index::{
 };
 use packs::{PACK_IDS, PackReader, RECORD_PACKS, Records, Slot, first_id, frame, parse_pack_key};
 use record::decode;
-use url_index::{MAX_ID, URL_BUCKETS, URL_HASH_KEY, UrlHash};
+use url_index::{Fingerprint, MAX_ID, URL_BUCKETS, URL_HASH_KEY, UrlHash};
 use write::check_slot;
 
 /// Why a URL log operation failed. A damaged record or index entry is one
@@ -253,6 +254,9 @@ pub const REQUEUED_REASON: &str = "re-queued: it was in flight when the crawl st
 
 /// In-flight records re-queued per transaction by `requeue_in_flight`.
 const REQUEUE_BATCH: usize = 1_000;
+/// URLs a generation of [`UrlLog::known_urls`] holds: two generations of
+/// 32,768 take about 2 MB, whatever the size of the log.
+const KNOWN_URLS: usize = 32_768;
 
 /// The URL log: a sled database and its trees. Cheap to share behind an
 /// `Arc`; every method takes `&self` and is safe to call from many threads.
@@ -277,6 +281,12 @@ pub struct UrlLog {
     /// Held by [`UrlLog::apply`] around each transaction: one writer at a
     /// time, and what it keeps in memory for the next transaction.
     writer: Mutex<Writer>,
+    /// The ids of URLs looked up or written last, by fingerprint
+    /// (`url_index.rs`): a crawl meets most links again soon after their
+    /// first sighting (navigation, neighbours), and a hit here saves a
+    /// read of the index. Only URLs in the log are noted; they are never
+    /// removed and keep their id, so a note never goes stale.
+    known_urls: Mutex<Generations<Fingerprint, u64>>,
     /// The content-type table of `briefs` as this process last knew it:
     /// it only grows, so a type found here has its code for good.
     content_types: Mutex<Arc<Vec<String>>>,
@@ -411,6 +421,7 @@ impl UrlLog {
             meta,
             briefs: db.open_tree("briefs")?,
             writer: Mutex::default(),
+            known_urls: Mutex::new(Generations::new(KNOWN_URLS)),
             content_types: Mutex::default(),
             db,
             counts: Default::default(),

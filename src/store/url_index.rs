@@ -52,6 +52,7 @@ use siphasher::sip128::{Hasher128, SipHasher13};
 use sled::{Batch, IVec, Tree};
 
 use super::briefs::{RunReader, parse_run_key, run_key};
+use super::generations::Generations;
 use super::packs::Records;
 use super::record::stored_url;
 use super::{StoreError, UrlLog};
@@ -367,6 +368,8 @@ pub(crate) struct IndexBatch<'a> {
     /// Every bucket the batch read or made, as the batch leaves it.
     buckets: BTreeMap<u64, Bucket>,
     changed: BTreeSet<u64>,
+    /// The fingerprints the batch added, with their ids.
+    added: Vec<(Fingerprint, u64)>,
 }
 
 impl<'a> IndexBatch<'a> {
@@ -376,7 +379,13 @@ impl<'a> IndexBatch<'a> {
             hash,
             buckets: BTreeMap::new(),
             changed: BTreeSet::new(),
+            added: Vec::new(),
         }
+    }
+
+    /// The fingerprints the batch added, with their ids.
+    pub(crate) fn added(&self) -> &[(Fingerprint, u64)] {
+        &self.added
     }
 
     /// Finds `f` in the bucket that holds it now. Splits only add keys,
@@ -459,6 +468,7 @@ impl<'a> IndexBatch<'a> {
         };
         bucket.insert(f, id);
         self.changed.insert(key);
+        self.added.push((f, id));
         if bucket.0.len() > MAX_ENTRIES {
             let last = bucket.0.last().map_or(key, |(g, _)| top(*g));
             self.check_below_next(key, last)?;
@@ -543,12 +553,41 @@ impl UrlLog {
             .ok_or_else(|| StoreError::Internal("the URL index's hash key is not loaded".into()))
     }
 
-    /// The id of `url` in the URL index.
+    /// The id of `url` in the URL index: from the URLs met last
+    /// ([`UrlLog::known_urls`]) when it is one of them.
     pub(super) fn indexed_id(&self, url: &str) -> Result<Option<u64>, StoreError> {
-        stored_id(
-            &self.url_buckets,
-            self.url_hash()?.fingerprint(url.as_bytes()),
-        )
+        let f = self.url_hash()?.fingerprint(url.as_bytes());
+        if let Some(id) = self.known_urls().get(&f) {
+            return Ok(Some(*id));
+        }
+        let id = stored_id(&self.url_buckets, f)?;
+        if let Some(id) = id {
+            self.known_urls().insert(f, id);
+        }
+        Ok(id)
+    }
+
+    /// Notes URLs just written to the index with their ids.
+    pub(super) fn note_known_urls(&self, written: &[(Fingerprint, u64)]) {
+        let mut known = self.known_urls();
+        for (f, id) in written {
+            known.insert(*f, *id);
+        }
+    }
+
+    /// Forgets the URLs noted, so that the next look-ups read the index
+    /// (the tests of damage to it).
+    #[cfg(test)]
+    pub(super) fn forget_known_urls(&self) {
+        self.known_urls().clear();
+    }
+
+    /// The notes of [`UrlLog::known_urls`]; a panic while they were held
+    /// cannot have left a wrong note (an insert is whole or not done).
+    fn known_urls(&self) -> std::sync::MutexGuard<'_, Generations<Fingerprint, u64>> {
+        self.known_urls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Every record's (fingerprint, id) under `hash`, from the records

@@ -398,6 +398,7 @@ impl UrlLog {
             }
         };
         self.transactions.fetch_add(1, Ordering::Relaxed);
+        self.note_known_urls(index.added());
         writer.counters = after;
         writer.blocks.note(touched);
         writer.packs.note(written);

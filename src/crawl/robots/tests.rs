@@ -910,3 +910,52 @@ proptest! {
         prop_assert_eq!(once, twice);
     }
 }
+
+/// The trace's text for every reason, as the console shows it.
+#[test]
+fn every_reason_is_described() {
+    let cases = [
+        (
+            RobotsReason::Rule {
+                line: 3,
+                text: "Disallow: /a\u{1b}".into(),
+                group: "*".into(),
+            },
+            r#"robots.txt f line 3 "Disallow: /a\u{1b}" (group *)"#,
+        ),
+        (
+            RobotsReason::NoMatch {
+                group: "bot".into(),
+            },
+            "robots.txt f: no rule matches (group bot)",
+        ),
+        (
+            RobotsReason::NoGroup,
+            "robots.txt f: no group for this user agent and no * group",
+        ),
+        (
+            RobotsReason::RobotsTxt,
+            "robots.txt f: /robots.txt itself is always allowed",
+        ),
+        (
+            RobotsReason::Unavailable {
+                why: "HTTP 404".into(),
+            },
+            "robots.txt f: HTTP 404, all allowed",
+        ),
+        (
+            RobotsReason::Unreachable {
+                why: "HTTP 503".into(),
+            },
+            "robots.txt f: HTTP 503, all disallowed until retried",
+        ),
+        (
+            RobotsReason::Off,
+            "robots.txt not consulted (obey_robots = false)",
+        ),
+    ];
+    for (reason, expected) in cases {
+        let decision = RobotsDecision::new(true, reason);
+        assert_eq!(decision.describe("f"), expected);
+    }
+}

@@ -122,6 +122,8 @@ fn a_damaged_bucket_is_an_error_and_a_write_repairs_it() {
     log.url_buckets
         .insert(bucket_key(key), &b"\x01junk"[..])
         .unwrap();
+    // Those URLs were just written: look-ups would answer from memory.
+    log.forget_known_urls();
     let err = log.id_of(&known[1234]).unwrap_err();
     assert!(
         matches!(&err, StoreError::BadEntry { tree: "url_buckets", key: k } if *k == bucket_key(key)),
@@ -150,6 +152,7 @@ fn a_damaged_bucket_is_an_error_and_a_write_repairs_it() {
         .find(|(f, _)| top(*f) > key)
         .unwrap();
     log.url_buckets.insert(&stray, &b"x"[..]).unwrap();
+    log.forget_known_urls();
     let url = known[hidden.1 as usize - 1].clone();
     assert!(matches!(
         log.id_of(&url),
@@ -471,6 +474,7 @@ fn a_bucket_reaching_past_the_next_is_repaired_not_split() {
     log.url_buckets
         .insert(bucket_key(*ka), Bucket(reach).encode())
         .unwrap();
+    log.forget_known_urls();
     // A new URL for that bucket makes it split.
     let hash = log.url_hash().unwrap();
     let new = (0..)
@@ -528,6 +532,7 @@ fn repairs_at_the_edges_and_two_in_one_batch() {
         log.url_buckets
             .insert(bucket_key(key), &b"\x01short"[..])
             .unwrap();
+        log.forget_known_urls();
         assert!(log.id_of(&url).is_err());
         assert_eq!(log.discover(&rec(&url, State::Queued)).unwrap(), None);
         all_found(&format!("bucket {at}"));
@@ -540,6 +545,7 @@ fn repairs_at_the_edges_and_two_in_one_batch() {
     log.url_buckets
         .insert(bucket_key(0), &b"\x01short"[..])
         .unwrap();
+    log.forget_known_urls();
     assert_eq!(log.discover(&rec(&url, State::Queued)).unwrap(), None);
     assert!(!log.url_buckets.contains_key(&stray[..]).unwrap());
     all_found("stray key below bucket 0");
@@ -552,6 +558,7 @@ fn repairs_at_the_edges_and_two_in_one_batch() {
         log.url_buckets
             .insert(bucket_key(key), &b"\x01short"[..])
             .unwrap();
+        log.forget_known_urls();
     }
     let batch = [
         rec(&x, State::Queued),
@@ -584,6 +591,7 @@ fn an_update_to_another_url_does_not_ask_the_index() {
     log.url_buckets
         .insert(bucket_key(key), &b"\x01junk"[..])
         .unwrap();
+    log.forget_known_urls();
     assert!(matches!(
         log.update(1, &rec(other, State::Fetched)),
         Err(StoreError::UrlChanged { id: 1, .. })
@@ -592,4 +600,39 @@ fn an_update_to_another_url_does_not_ask_the_index() {
         log.url_buckets.get(bucket_key(key)).unwrap().as_deref(),
         Some(&b"\x01junk"[..])
     );
+}
+
+/// The URLs met last are answered from memory (`UrlLog::known_urls`),
+/// those just written and those just read: with their bucket damaged they
+/// still have their ids, and once forgotten a look-up reads the index and
+/// meets the damage.
+#[test]
+fn urls_met_last_are_known_without_reading_the_index() {
+    let (_dir, log) = fresh();
+    let known = urls("recent", 300);
+    discover_all(&log, &known, 100);
+    let (_, key) = bucket_of(&log, &known[7]);
+    let stored = log.url_buckets.get(bucket_key(key)).unwrap().unwrap();
+    let stored = || stored.clone();
+    let damage = || {
+        log.url_buckets
+            .insert(bucket_key(key), &b"\x01junk"[..])
+            .unwrap();
+    };
+    damage();
+    assert_eq!(log.id_of(&known[7]).unwrap(), Some(8), "written last");
+    log.forget_known_urls();
+    assert!(log.id_of(&known[7]).is_err());
+    // Read from the index once: noted.
+    log.url_buckets.insert(bucket_key(key), stored()).unwrap();
+    assert_eq!(log.id_of(&known[7]).unwrap(), Some(8));
+    damage();
+    assert_eq!(log.id_of(&known[7]).unwrap(), Some(8), "read last");
+    // A URL not in the log is not noted as absent: found once written.
+    log.url_buckets.insert(bucket_key(key), stored()).unwrap();
+    let later = "http://recent/later";
+    assert_eq!(log.id_of(later).unwrap(), None);
+    let id = log.discover(&rec(later, State::Queued)).unwrap();
+    assert_eq!(id, Some(301));
+    assert_eq!(log.id_of(later).unwrap(), id);
 }
