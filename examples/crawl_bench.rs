@@ -192,6 +192,17 @@ fn peak_rss_mb() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// What a [`Phase`] does with every page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Fetches it: the load generator.
+    Plain,
+    /// Fetches it and scans it for links.
+    Scan,
+    /// Crawls the site with the least a crawler does ([`minimal_crawl`]).
+    Minimal,
+}
+
 /// One pass of plain requests over every page: its rate and the CPU it and
 /// the server used.
 struct Phase {
@@ -207,17 +218,16 @@ struct Phase {
 }
 
 impl Phase {
-    /// Fetches every page once, `concurrency` at a time; with `scan`, each
-    /// body also goes through the crawler's link extraction.
+    /// Fetches every page once, `concurrency` at a time, as `pass` says.
     fn run(
         runtime: &tokio::runtime::Runtime,
         server_stat: &str,
         origin: &str,
         pages: u32,
         concurrency: usize,
-        scan: bool,
-        minimal: bool,
+        pass: Pass,
     ) -> Phase {
+        let scan = pass != Pass::Plain;
         let (cpu_before, server_before) = (cpu_seconds(), cpu_seconds_of(server_stat));
         let workers_before = worker_cpu_seconds();
         let server_pid = server_stat
@@ -226,7 +236,7 @@ impl Phase {
         let switches_before = (context_switches("self"), context_switches(server_pid));
         let jiffies_before = machine_jiffies();
         let rate = runtime.block_on(async {
-            if minimal {
+            if pass == Pass::Minimal {
                 return minimal_crawl(origin, pages, concurrency).await;
             }
             let client = reqwest::Client::new();
@@ -339,6 +349,7 @@ fn main() {
         // then the same with each page scanned for links as the crawler
         // does, the part of a crawler's work that needs no URL log.
         // `--crawl-only` skips them, for profiling the crawl alone.
+        let pass = |kind| Phase::run(&runtime, &server_stat, &origin, pages, concurrency, kind);
         let (raw, scanned) = if crawl_only {
             let none = || Phase {
                 rate: f64::NAN,
@@ -351,39 +362,11 @@ fn main() {
             };
             (none(), none())
         } else {
-            (
-                Phase::run(
-                    &runtime,
-                    &server_stat,
-                    &origin,
-                    pages,
-                    concurrency,
-                    false,
-                    false,
-                ),
-                Phase::run(
-                    &runtime,
-                    &server_stat,
-                    &origin,
-                    pages,
-                    concurrency,
-                    true,
-                    false,
-                ),
-            )
+            (pass(Pass::Plain), pass(Pass::Scan))
         };
         // 2. The least crawler, with `--minimal`.
-        let minimal = (!crawl_only && args.iter().any(|a| a == "--minimal")).then(|| {
-            Phase::run(
-                &runtime,
-                &server_stat,
-                &origin,
-                pages,
-                concurrency,
-                true,
-                true,
-            )
-        });
+        let minimal =
+            (!crawl_only && args.iter().any(|a| a == "--minimal")).then(|| pass(Pass::Minimal));
         // 3. The crawl.
         let crawl = Crawl::run(
             &runtime,
