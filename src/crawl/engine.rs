@@ -26,7 +26,6 @@ mod window;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -51,10 +50,19 @@ use super::sitemaps::fetch_sitemap;
 use super::task::{Content, Outcome, fetch_robots};
 use crate::config::CrawlSettings;
 use crate::rules::{CompiledRules, Known, Queue, TraceMode, UrlFacts, Verdict, normalize};
+use crate::store::generations::Generations;
 use crate::store::{ErrorClass, ErrorInfo, State, UrlLog, UrlRecord};
 
 /// At most this many redirect hops from the first URL (SPEC §2.3).
 pub const MAX_REDIRECTS: u8 = 10;
+
+/// Records a generation of [`Engine::recent`] holds: room for a window
+/// slot's queued URLs (2,048) and the pages in flight. A record with its
+/// trace takes about 1.5 KB in memory, so two generations hold up to about
+/// 12 MB (`crawl_bench`'s peak RSS rose by 10-13 MB; with 2,048 a
+/// generation, by 5-6 MB, but twice as many marks read their record from
+/// the log).
+const RECENT_RECORDS: usize = 4_096;
 
 /// Everything the engine needs, validated.
 #[derive(Debug, Clone)]
@@ -262,6 +270,13 @@ pub struct Engine {
     /// open, marks go into it instead, in order with its other changes, and
     /// are written with it (within `commit_ms`).
     marks: Vec<(u64, UrlRecord)>,
+    /// Records as the log holds them, read or written last: queued URLs
+    /// the window loaded from the log or that were just discovered, and
+    /// in-flight marks just written. Each is taken when its URL is marked
+    /// in flight or its outcome comes, instead of read and decoded again;
+    /// every other write of a record drops its copy here
+    /// ([`Engine::write`]). Two generations of [`RECENT_RECORDS`].
+    recent: Generations<u64, UrlRecord>,
     /// The page tasks running, by host, that may be offered their next URL
     /// (module `relay`); those that ended are dropped as they are met.
     relays: Vec<(u32, Arc<Relay>)>,
@@ -351,6 +366,7 @@ impl Engine {
             revived: Vec::new(),
             deferred: None,
             marks: Vec::new(),
+            recent: Generations::new(RECENT_RECORDS),
             relays: Vec::new(),
             changes_taken: 0,
             host_gates: FxHashMap::default(),
@@ -855,10 +871,29 @@ impl Engine {
             let (_, record) = self.marks.iter().find(|(at, _)| *at == id)?;
             Some(record.clone())
         };
-        match held.or_else(marked) {
+        let recent = || self.recent.get(&id).cloned();
+        match held.or_else(marked).or_else(recent) {
             Some(record) => Ok(Some(record)),
             None => self.log.get(id),
         }
+    }
+
+    /// [`Engine::current_record`] for a caller that will write the record
+    /// changed: a copy kept in [`Engine::recent`] is taken, not cloned.
+    fn take_current_record(
+        &mut self,
+        id: u64,
+    ) -> Result<Option<UrlRecord>, crate::store::StoreError> {
+        let held = self
+            .deferred
+            .as_ref()
+            .is_some_and(|d| d.record_ref(id).is_some());
+        if !held && !self.marks.iter().any(|(at, _)| *at == id) {
+            if let Some(record) = self.recent.remove(&id) {
+                return Ok(Some(record));
+            }
+        }
+        self.current_record(id)
     }
 
     /// Changes a record and, in the same transaction as the pending
@@ -874,7 +909,7 @@ impl Engine {
         if let Some(record) = self.held_update_mut(id) {
             change(record);
         } else {
-            match self.current_record(id) {
+            match self.take_current_record(id) {
                 Ok(Some(mut record)) => {
                     change(&mut record);
                     held.push(Held::Update {
@@ -923,7 +958,7 @@ impl Engine {
                 continue;
             }
             // As the group or the log has it (a retry's error count, say).
-            let Some(mut record) = self.current_record(*id).ok().flatten() else {
+            let Some(mut record) = self.take_current_record(*id).ok().flatten() else {
                 continue;
             };
             mark(&mut record, queue, robots);
@@ -1182,13 +1217,20 @@ impl Engine {
             retrace(&mut r.trace, trace);
             // Written over the in-flight reason, in its buffer.
             r.reason.clear();
+            // Piece by piece: `write!` cost about 1,500 instructions a page.
+            let mut number = itoa::Buffer::new();
             let verb = if was_saved { "saved" } else { "fetched" };
-            let _ = write!(r.reason, "{verb} (HTTP {status}");
+            r.reason.push_str(verb);
+            r.reason.push_str(" (HTTP ");
+            r.reason.push_str(number.format(status));
             if let Some(content_type) = &head.content_type {
-                let _ = write!(r.reason, ", {content_type}");
+                r.reason.push_str(", ");
+                r.reason.push_str(content_type);
             }
             if let Some(size) = size {
-                let _ = write!(r.reason, ", {size} bytes");
+                r.reason.push_str(", ");
+                r.reason.push_str(number.format(size));
+                r.reason.push_str(" bytes");
             }
             r.reason.push(')');
             if !extra.is_empty() {

@@ -6,13 +6,14 @@
 //! the writer keeps touching is noted again into the newer generation and
 //! survives, where emptying the whole map at a bound would drop the hot
 //! entries with the cold ones. Used by the pack cache (`packs.rs`) and
-//! the block cache (`blocks.rs`).
+//! the block cache (`blocks.rs`), the URLs met last (`url_index.rs`), and
+//! the crawl engine's records read or written last (`Engine::recent`).
 
 use rustc_hash::FxHashMap;
 use std::hash::Hash;
 
 #[derive(Debug)]
-pub(super) struct Generations<K, V> {
+pub(crate) struct Generations<K, V> {
     capacity: usize,
     /// The most the values of one generation weigh (`weight` of each).
     max_weight: usize,
@@ -25,14 +26,14 @@ pub(super) struct Generations<K, V> {
 
 impl<K: Hash + Eq, V> Generations<K, V> {
     /// At most `capacity` entries per generation.
-    pub(super) fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize) -> Self {
         Generations::weighted(capacity, usize::MAX, |_| 0)
     }
 
     /// At most `capacity` entries per generation, whose values weigh at
     /// most `max_weight` together (a single heavier value still goes in,
     /// alone).
-    pub(super) fn weighted(capacity: usize, max_weight: usize, weight: fn(&V) -> usize) -> Self {
+    pub(crate) fn weighted(capacity: usize, max_weight: usize, weight: fn(&V) -> usize) -> Self {
         Generations {
             capacity,
             max_weight,
@@ -45,13 +46,13 @@ impl<K: Hash + Eq, V> Generations<K, V> {
     }
 
     /// The latest value noted for `key`.
-    pub(super) fn get(&self, key: &K) -> Option<&V> {
+    pub(crate) fn get(&self, key: &K) -> Option<&V> {
         self.newer.get(key).or_else(|| self.older.get(key))
     }
 
     /// Notes `value` for `key`; a note in the newer generation hides any
     /// older one of the same key, which goes with the older generation.
-    pub(super) fn insert(&mut self, key: K, value: V) {
+    pub(crate) fn insert(&mut self, key: K, value: V) {
         let weight = (self.weight)(&value);
         let replaced = self.newer.get(&key).map(self.weight);
         let kept = self.newer_weight - replaced.unwrap_or(0);
@@ -67,7 +68,20 @@ impl<K: Hash + Eq, V> Generations<K, V> {
         self.newer.insert(key, value);
     }
 
-    pub(super) fn clear(&mut self) {
+    /// Takes `key`'s latest value out, forgetting any older one.
+    pub(crate) fn remove(&mut self, key: &K) -> Option<V> {
+        let older = self.older.remove(key);
+        if let Some(value) = &older {
+            self.older_weight -= (self.weight)(value);
+        }
+        let newer = self.newer.remove(key);
+        if let Some(value) = &newer {
+            self.newer_weight -= (self.weight)(value);
+        }
+        newer.or(older)
+    }
+
+    pub(crate) fn clear(&mut self) {
         self.newer.clear();
         self.older.clear();
         self.newer_weight = 0;
@@ -76,23 +90,53 @@ impl<K: Hash + Eq, V> Generations<K, V> {
 
     /// What the values of both generations weigh.
     #[cfg(test)]
-    pub(super) fn weight(&self) -> usize {
+    pub(crate) fn weight(&self) -> usize {
         self.newer_weight + self.older_weight
     }
 
     /// Entries held, counting a key noted in both generations twice.
     #[cfg(test)]
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.newer.len() + self.older.len()
     }
 
     /// Every key with its latest value.
     #[cfg(test)]
-    pub(super) fn iter(&self) -> impl Iterator<Item = (&K, &V)> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&K, &V)> + '_ {
         let older = self
             .older
             .iter()
             .filter(|(key, _)| !self.newer.contains_key(key));
         self.newer.iter().chain(older)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Generations;
+
+    #[test]
+    fn two_generations_bound_it_and_remove_takes_the_latest() {
+        let mut map = Generations::weighted(2, usize::MAX, |v: &String| v.len());
+        map.insert(1, "a".to_string());
+        map.insert(2, "bb".to_string());
+        // The newer generation is full: it becomes the older.
+        map.insert(3, "ccc".to_string());
+        assert_eq!(map.get(&1).map(String::as_str), Some("a"));
+        // Noted again: in the newer generation, hiding the older note.
+        map.insert(1, "dddd".to_string());
+        assert_eq!((map.len(), map.weight()), (4, 10));
+        assert_eq!(map.remove(&1).as_deref(), Some("dddd"));
+        assert_eq!(map.get(&1), None);
+        assert_eq!((map.len(), map.weight()), (2, 5));
+        assert_eq!(map.remove(&2).as_deref(), Some("bb"));
+        assert_eq!(map.remove(&2), None);
+        // Two more generations: 3, 4 older, then dropped with them.
+        for (key, value) in [(4, "e"), (5, "f"), (6, "g"), (7, "h")] {
+            map.insert(key, value.to_string());
+        }
+        assert_eq!(map.get(&3), None);
+        assert_eq!(map.get(&4), None);
+        assert_eq!((map.len(), map.weight()), (3, 3));
     }
 }

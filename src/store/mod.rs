@@ -73,7 +73,7 @@ mod blocks;
 mod brief;
 mod briefs;
 mod counters;
-mod generations;
+pub(crate) mod generations;
 mod index;
 mod migrate;
 mod migrate_index;

@@ -414,7 +414,27 @@ impl Engine {
                 self.write_one_by_one(&changes)
             }
         };
+        // The records the batch updated after its marks: a copy kept from
+        // before is stale now (`Engine::recent`).
+        let updated: Vec<u64> = changes[marks.len()..]
+            .iter()
+            .filter_map(|change| match change {
+                Change::Update { id, .. } => Some(*id),
+                _ => None,
+            })
+            .collect();
         drop(changes);
+        let marked = marks.len();
+        // The marks as written: their outcomes, when they come, start
+        // from these (unless the batch changed them again, below).
+        for ((id, record), written) in marks.into_iter().zip(&ids) {
+            if written.is_ok() {
+                self.recent.insert(id, record);
+            }
+        }
+        for id in &updated {
+            self.recent.remove(id);
+        }
         let now = Instant::now();
         let (written, refused): (Vec<_>, Vec<_>) = revived
             .into_iter()
@@ -424,7 +444,7 @@ impl Engine {
         // Still logged as not followed: a later followed link revives them.
         self.nofollowed
             .extend(refused.iter().map(|((id, _), _)| *id));
-        for (discovered, id) in pending.into_iter().zip(ids.into_iter().skip(marks.len())) {
+        for (discovered, id) in pending.into_iter().zip(ids.into_iter().skip(marked)) {
             // Already known, twice in the batch, or refused by the log.
             let Ok(Some(id)) = id else { continue };
             self.stats.discovered += 1;
@@ -435,6 +455,8 @@ impl Engine {
                 None => self.stats.filtered += 1,
                 Some(mut item) => {
                     item.id = id;
+                    // Queued: read again when it is marked in flight.
+                    self.recent.insert(id, discovered.record);
                     let host = match discovered.host {
                         Some(host) => host,
                         None => self.hosts.id(&item.url, now),
@@ -575,8 +597,13 @@ impl Deferred {
     /// The latest record held back for `id`: what the log will hold, for
     /// a second change to the same URL in the group.
     pub(super) fn record(&self, id: u64) -> Option<UrlRecord> {
+        self.record_ref(id).cloned()
+    }
+
+    /// [`Deferred::record`] without the copy.
+    pub(super) fn record_ref(&self, id: u64) -> Option<&UrlRecord> {
         match self.changes.get(self.latest.get(&id)?.update?)? {
-            Held::Update { record, .. } => Some(record.clone()),
+            Held::Update { record, .. } => Some(record),
             _ => None,
         }
     }
@@ -1261,5 +1288,57 @@ mod tests {
             group.latest_update_mut(2).is_none(),
             "an enqueue came after"
         );
+    }
+
+    /// The records the engine keeps from its last reads and writes
+    /// (`Engine::recent`) are always the log's: a discovery is kept as
+    /// written, a later update of it replaces it in the log and drops the
+    /// copy, and a mark written is kept as written; each is taken once.
+    #[test]
+    fn records_kept_from_the_last_writes_are_the_logs() {
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, log) = engine(dir.path());
+        let url = |p: &str| Url::parse(&format!("http://site.test/{p}")).expect("url");
+        engine.met(url("a"), None, 1, Origin::Link);
+        engine.met(url("b"), None, 1, Origin::Link);
+        engine.write(&[]);
+        let a = log.id_of("http://site.test/a").expect("log").expect("a");
+        let b = log.id_of("http://site.test/b").expect("log").expect("b");
+        let stored = |id| log.get(id).expect("log").expect("record");
+        assert_eq!(engine.recent.get(&a), Some(&stored(a)), "kept as discovered");
+        // Changed behind the copy's back, as new rules would: dropped.
+        let mut filtered = stored(a);
+        filtered.state = State::Filtered;
+        filtered.reason = "filtered by new rules".into();
+        engine.write(&[Change::Update {
+            id: a,
+            record: &filtered,
+            enqueue: None,
+        }]);
+        assert_eq!(engine.recent.get(&a), None);
+        let taken = engine.take_current_record(a).expect("log").expect("a");
+        assert_eq!(taken.state, State::Filtered);
+        // A mark written: kept as written, then taken by the outcome.
+        let mut marked = engine.take_current_record(b).expect("log").expect("b");
+        assert_eq!(engine.recent.get(&b), None, "taken");
+        marked.state = State::InFlight;
+        engine.marks.push((b, marked));
+        engine.write(&[]);
+        assert_eq!(stored(b).state, State::InFlight);
+        assert_eq!(engine.recent.get(&b), Some(&stored(b)));
+        assert_eq!(engine.take_current_record(b).expect("log"), Some(stored(b)));
+        assert_eq!(engine.recent.get(&b), None);
+        // A mark the same batch changes again is not kept.
+        let mut again = stored(b);
+        again.state = State::InFlight;
+        engine.marks.push((b, again.clone()));
+        again.state = State::Fetched;
+        engine.write(&[Change::Update {
+            id: b,
+            record: &again,
+            enqueue: None,
+        }]);
+        assert_eq!(stored(b).state, State::Fetched);
+        assert_eq!(engine.recent.get(&b), None);
     }
 }

@@ -156,6 +156,8 @@ impl Engine {
             attempts: record.error.as_ref().map_or(0, |e| e.count),
             kind: super::web::kind_of(&record),
         };
+        // Read again when it is marked in flight, unless kept.
+        self.recent.insert(id, record);
         Some((host, item))
     }
 
