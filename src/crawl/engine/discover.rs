@@ -1305,7 +1305,11 @@ mod tests {
         let a = log.id_of("http://site.test/a").expect("log").expect("a");
         let b = log.id_of("http://site.test/b").expect("log").expect("b");
         let stored = |id| log.get(id).expect("log").expect("record");
-        assert_eq!(engine.recent.get(&a), Some(&stored(a)), "kept as discovered");
+        assert_eq!(
+            engine.recent.get(&a),
+            Some(&stored(a)),
+            "kept as discovered"
+        );
         // Changed behind the copy's back, as new rules would: dropped.
         let mut filtered = stored(a);
         filtered.state = State::Filtered;
