@@ -57,12 +57,14 @@ use crate::store::{ErrorClass, ErrorInfo, State, UrlLog, UrlRecord};
 pub const MAX_REDIRECTS: u8 = 10;
 
 /// Records a generation of [`Engine::recent`] holds: room for a window
-/// slot's queued URLs (2,048) and the pages in flight. A record with its
-/// trace takes about 1.5 KB in memory, so two generations hold up to about
-/// 12 MB (`crawl_bench`'s peak RSS rose by 10-13 MB; with 2,048 a
-/// generation, by 5-6 MB, but twice as many marks read their record from
-/// the log).
+/// slot's queued URLs (2,048) and the pages in flight. A record of
+/// `crawl_bench`'s pages with its trace takes about 1.5 KB in memory, and
+/// its peak RSS rose by 10-13 MB with these (with 2,048 a generation, by
+/// 5-6 MB, but twice as many outcomes read their record back).
 const RECENT_RECORDS: usize = 4_096;
+/// And at most this much a generation ([`UrlRecord::approx_size`]): records
+/// with a title, an excerpt and meta (a refresh crawl's) are larger.
+const RECENT_BYTES: usize = 8 << 20;
 
 /// Everything the engine needs, validated.
 #[derive(Debug, Clone)]
@@ -275,7 +277,8 @@ pub struct Engine {
     /// in-flight marks just written. Each is taken when its URL is marked
     /// in flight or its outcome comes, instead of read and decoded again;
     /// every other write of a record drops its copy here
-    /// ([`Engine::write`]). Two generations of [`RECENT_RECORDS`].
+    /// ([`Engine::write`]). Two generations of [`RECENT_RECORDS`] records and
+    /// [`RECENT_BYTES`] each.
     recent: Generations<u64, UrlRecord>,
     /// The page tasks running, by host, that may be offered their next URL
     /// (module `relay`); those that ended are dropped as they are met.
@@ -366,7 +369,7 @@ impl Engine {
             revived: Vec::new(),
             deferred: None,
             marks: Vec::new(),
-            recent: Generations::new(RECENT_RECORDS),
+            recent: Generations::weighted(RECENT_RECORDS, RECENT_BYTES, UrlRecord::approx_size),
             relays: Vec::new(),
             changes_taken: 0,
             host_gates: FxHashMap::default(),

@@ -68,6 +68,22 @@ impl<K: Hash + Eq, V> Generations<K, V> {
         self.newer.insert(key, value);
     }
 
+    /// Like [`Generations::get`], and a value found only in the older
+    /// generation is noted again in the newer one: a key met often
+    /// survives the turn of the generations.
+    pub(crate) fn renewed(&mut self, key: &K) -> Option<V>
+    where
+        K: Clone,
+        V: Clone,
+    {
+        if let Some(value) = self.newer.get(key) {
+            return Some(value.clone());
+        }
+        let value = self.older.get(key)?.clone();
+        self.insert(key.clone(), value.clone());
+        Some(value)
+    }
+
     /// Takes `key`'s latest value out, forgetting any older one.
     pub(crate) fn remove(&mut self, key: &K) -> Option<V> {
         let older = self.older.remove(key);
@@ -138,5 +154,22 @@ mod tests {
         assert_eq!(map.get(&3), None);
         assert_eq!(map.get(&4), None);
         assert_eq!((map.len(), map.weight()), (3, 3));
+    }
+
+    /// A key found in the older generation is noted again in the newer
+    /// one, and so survives the next turn; one left unread goes.
+    #[test]
+    fn a_key_met_again_survives_the_turn() {
+        let mut map = Generations::new(2);
+        for key in [1, 2, 3] {
+            map.insert(key, key * 10);
+        }
+        // 1 and 2 are older now; 3 is newer.
+        assert_eq!(map.renewed(&1), Some(10));
+        assert_eq!(map.renewed(&3), Some(30));
+        assert_eq!(map.renewed(&9), None);
+        map.insert(4, 40);
+        assert_eq!(map.get(&1), Some(&10), "renewed: in the newer generation");
+        assert_eq!(map.get(&2), None, "left unread: dropped with the older one");
     }
 }

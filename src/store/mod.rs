@@ -254,8 +254,9 @@ pub const REQUEUED_REASON: &str = "re-queued: it was in flight when the crawl st
 
 /// In-flight records re-queued per transaction by `requeue_in_flight`.
 const REQUEUE_BATCH: usize = 1_000;
-/// URLs a generation of [`UrlLog::known_urls`] holds: two generations of
-/// 32,768 take about 2 MB, whatever the size of the log.
+/// URLs a generation of [`UrlLog::known_urls`] holds: an entry is 32
+/// bytes in a table of 65,536 slots, so the two generations take about
+/// 4 MB, whatever the size of the log.
 const KNOWN_URLS: usize = 32_768;
 
 /// The URL log: a sled database and its trees. Cheap to share behind an

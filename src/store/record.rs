@@ -205,6 +205,45 @@ pub struct UrlRecord {
     pub excerpt: Option<String>,
 }
 
+impl UrlRecord {
+    /// About the bytes it takes in memory: the struct and the text it
+    /// holds (lengths, not capacities). For bounding caches of records by
+    /// size rather than by count: a record's title, excerpt, meta and trace
+    /// can make it several times larger than another's.
+    pub fn approx_size(&self) -> usize {
+        let text = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+        let optional = [
+            &self.content_type,
+            &self.robots,
+            &self.source,
+            &self.etag,
+            &self.last_modified,
+            &self.redirect_to,
+            &self.saved_path,
+            &self.title,
+            &self.excerpt,
+        ];
+        std::mem::size_of::<UrlRecord>()
+            + self.url.len()
+            + self.reason.len()
+            + self.queue.len()
+            + optional.into_iter().map(text).sum::<usize>()
+            + self.error.as_ref().map_or(0, |e| e.message.len())
+            + (self.meta.iter())
+                .map(|(k, v)| std::mem::size_of::<(String, String)>() + k.len() + v.len())
+                .sum::<usize>()
+            + (self.trace.iter())
+                .map(|t| {
+                    std::mem::size_of::<TraceLine>()
+                        + t.rule.len()
+                        + t.name.len()
+                        + t.step.len()
+                        + t.detail.len()
+                })
+                .sum::<usize>()
+    }
+}
+
 /// Why stored bytes are not a record.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {

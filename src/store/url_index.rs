@@ -557,8 +557,8 @@ impl UrlLog {
     /// ([`UrlLog::known_urls`]) when it is one of them.
     pub(super) fn indexed_id(&self, url: &str) -> Result<Option<u64>, StoreError> {
         let f = self.url_hash()?.fingerprint(url.as_bytes());
-        if let Some(id) = self.known_urls().get(&f) {
-            return Ok(Some(*id));
+        if let Some(id) = self.known_urls().renewed(&f) {
+            return Ok(Some(id));
         }
         let id = stored_id(&self.url_buckets, f)?;
         if let Some(id) = id {
@@ -580,6 +580,12 @@ impl UrlLog {
     #[cfg(test)]
     pub(super) fn forget_known_urls(&self) {
         self.known_urls().clear();
+    }
+
+    /// How many URLs are noted (the tests).
+    #[cfg(test)]
+    pub(super) fn known_url_notes(&self) -> usize {
+        self.known_urls().len()
     }
 
     /// The notes of [`UrlLog::known_urls`]; a panic while they were held
@@ -778,6 +784,10 @@ impl UrlLog {
             }
             tree.apply_batch(batch)?;
         }
+        // A note may have come from the damaged bucket (a wrong id found
+        // there), and a URL whose record and brief were both unreadable is
+        // no longer in the index: what was noted is not trusted after this.
+        self.known_urls().clear();
         Ok(())
     }
 }

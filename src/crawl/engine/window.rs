@@ -33,7 +33,7 @@ use url::Url;
 use super::super::frontier::{LEVELS, QUEUES};
 use super::{Engine, Item, StartError};
 use crate::rules::Verdict;
-use crate::store::StoreError;
+use crate::store::{StoreError, UrlRecord};
 
 /// URLs held in memory per slot (level, queue).
 pub(super) const WINDOW: usize = 2048;
@@ -111,8 +111,10 @@ impl Engine {
             let cursor = &mut self.window.cursor[level][q];
             *cursor = Some(cursor.map_or(id, |c| c.max(id)));
             self.window.spilled[level][q] = self.window.spilled[level][q].saturating_sub(1);
-            if let Some((host, item)) = self.item_from_log(id, level, q) {
+            if let Some((host, item, record)) = self.item_from_log(id, level, q) {
                 let _ = self.frontier.push(level, QUEUES[q], host, item);
+                // Read again when it is marked in flight, unless kept.
+                self.recent.insert(id, record);
             }
         }
         if ids.len() < room {
@@ -126,7 +128,9 @@ impl Engine {
     /// The queued item for index entry `id` of slot (`level`, `q`), with its
     /// host; a record that cannot be used is taken out of the index (and
     /// reported) so that it is not read again and again.
-    fn item_from_log(&mut self, id: u64, level: usize, q: usize) -> Option<(u32, Item)> {
+    /// The record comes with it, for [`Engine::recent`] when the item is
+    /// queued.
+    fn item_from_log(&mut self, id: u64, level: usize, q: usize) -> Option<(u32, Item, UrlRecord)> {
         let unusable = |engine: &mut Engine, why: String| {
             eprintln!("crawlspace: URL log: queued id {id}: {why}; taken out of the queue");
             let out = crate::store::Change::Dequeue {
@@ -156,9 +160,7 @@ impl Engine {
             attempts: record.error.as_ref().map_or(0, |e| e.count),
             kind: super::web::kind_of(&record),
         };
-        // Read again when it is marked in flight, unless kept.
-        self.recent.insert(id, record);
-        Some((host, item))
+        Some((host, item, record))
     }
 
     /// Queues a URL already in the index under an id that may lie beyond
@@ -209,7 +211,10 @@ impl Engine {
                     let Some(&last) = ids.last() else { break };
                     after = Some(last);
                     for id in ids {
-                        let Some((_, item)) = self.item_from_log(id, level, q) else {
+                        // The record is not kept: this walks the whole
+                        // backlog, which would push out the marks waiting
+                        // for their outcomes.
+                        let Some((_, item, _)) = self.item_from_log(id, level, q) else {
                             continue;
                         };
                         let verdict = item.verdict_now(&rules, &mut scratch);

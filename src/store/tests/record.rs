@@ -88,3 +88,19 @@ fn the_stored_url_is_read_from_the_front_of_the_body() {
     assert_eq!(stored_url(&[2, 0]), None);
     assert_eq!(stored_url(&[2, 0, 0xff, 0xff]), None);
 }
+
+/// A record's size in memory counts the text it holds: a rich record
+/// (title, excerpt, meta, a long trace) weighs more than a bare one, by
+/// at least its text.
+#[test]
+fn approx_size_counts_the_text() {
+    let bare = rec("http://a/", State::Queued);
+    let full = rich("http://a/");
+    assert!(bare.approx_size() >= std::mem::size_of::<UrlRecord>() + "http://a/".len());
+    let text: usize = [&full.title, &full.excerpt]
+        .into_iter()
+        .map(|t| t.as_ref().map_or(0, String::len))
+        .sum();
+    assert!(text > 0, "the rich record has a title or an excerpt");
+    assert!(full.approx_size() >= bare.approx_size() + text);
+}

@@ -635,4 +635,11 @@ fn urls_met_last_are_known_without_reading_the_index() {
     let id = log.discover(&rec(later, State::Queued)).unwrap();
     assert_eq!(id, Some(301));
     assert_eq!(log.id_of(later).unwrap(), id);
+    // A bucket rebuilt after damage: what was noted is forgotten (a note
+    // may have come from the damaged bucket).
+    assert!(log.known_url_notes() > 0);
+    damage();
+    assert_eq!(log.discover(&rec(&known[7], State::Queued)).unwrap(), None);
+    assert_eq!(log.known_url_notes(), 0);
+    assert_eq!(log.id_of(&known[7]).unwrap(), Some(8));
 }
