@@ -29,6 +29,9 @@
 //! memory (no rules, no URL log, no politeness); its rate against the load
 //! generator's is what the crawl's own work is measured against.
 //!
+//! With `--timeline`, each crawl prints, every 50 ms, the cores' idle
+//! share, the pages fetched and the URLs known ([`Timeline`]).
+//!
 //! With `--console`, the console's own loop (the same `tui::drive` the
 //! terminal uses, drawing into a 200x60 test buffer) watches the crawl from
 //! a thread of its own, on the URL log view following the tail; its frames
@@ -375,6 +378,7 @@ fn main() {
             round,
             concurrency,
             with_console,
+            args.iter().any(|a| a == "--timeline"),
         );
         report(pages, &raw, &scanned, &crawl);
         if let Some(minimal) = minimal {
@@ -498,6 +502,52 @@ fn median(mut values: Vec<f64>) -> f64 {
     }
 }
 
+/// `--timeline`: every 50 ms of a crawl, the share of the two cores left
+/// idle, the pages the log counts as fetched since the last line (the
+/// counts move when a group of outcomes is written, so lines alternate)
+/// and the URLs it knows. Shows the discovery phase, when each page
+/// brings new URLs, apart from the rest of the crawl.
+struct Timeline {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<Vec<String>>,
+}
+
+impl Timeline {
+    fn start(log: Arc<UrlLog>) -> Timeline {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stopped = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let started = Instant::now();
+            let (mut jiffies, mut fetched) = (machine_jiffies(), 0);
+            let mut lines = Vec::new();
+            while !stopped.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(50));
+                let (now, counts) = (machine_jiffies(), log.counts());
+                let idle = (now.0 - jiffies.0) as f64 / (now.1 - jiffies.1).max(1) as f64;
+                lines.push(format!(
+                    "{:5} ms: cores idle {:3.0}%, fetched +{:5}, URLs known {:6}",
+                    started.elapsed().as_millis(),
+                    100.0 * idle,
+                    counts.fetched.saturating_sub(fetched),
+                    counts.total()
+                ));
+                (jiffies, fetched) = (now, counts.fetched);
+            }
+            lines
+        });
+        Timeline { stop, thread }
+    }
+
+    /// Stops it and prints its lines (after the crawl: printing during it
+    /// would take time from it).
+    fn print(self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for line in self.thread.join().unwrap_or_default() {
+            println!("{line}");
+        }
+    }
+}
+
 /// The site's server process, killed when this one ends or panics.
 struct Server(std::process::Child);
 
@@ -541,6 +591,7 @@ impl Crawl {
         round: usize,
         concurrency: usize,
         with_console: bool,
+        timeline: bool,
     ) -> Crawl {
         let dir =
             std::env::temp_dir().join(format!("crawlspace-bench-{}-{round}", std::process::id()));
@@ -567,6 +618,7 @@ impl Crawl {
         let workers_before = worker_cpu_seconds();
         let started = Instant::now();
         let log = Arc::new(UrlLog::open(&dir.join("db"), 64 << 20).expect("log"));
+        let watch = timeline.then(|| Timeline::start(log.clone()));
         let stats = runtime.block_on(async {
             let log = log.clone();
             let plan = Plan {
@@ -630,6 +682,9 @@ impl Crawl {
             stats
         });
         let secs = started.elapsed().as_secs_f64();
+        if let Some(watch) = watch {
+            watch.print();
+        }
         let jiffies_after = machine_jiffies();
         let idle = (jiffies_after.0 - jiffies_before.0) as f64
             / (jiffies_after.1 - jiffies_before.1).max(1) as f64;
