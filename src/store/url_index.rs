@@ -48,6 +48,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{BuildHasher, Hasher};
 use std::ops::Bound;
 
+use rustc_hash::FxHashMap;
 use siphasher::sip128::{Hasher128, SipHasher13};
 use sled::{Batch, IVec, Tree};
 
@@ -370,6 +371,12 @@ pub(crate) struct IndexBatch<'a> {
     changed: BTreeSet<u64>,
     /// The fingerprints the batch added, with their ids.
     added: Vec<(Fingerprint, u64)>,
+    /// For a bucket of the batch, the highest top64 a read of the stored
+    /// index has shown to have no stored bucket between it and that
+    /// bucket's key: a fingerprint from there up to it belongs to that
+    /// bucket, without another read (a batch of a group's new URLs meets
+    /// each bucket several times).
+    covered: FxHashMap<u64, u64>,
 }
 
 impl<'a> IndexBatch<'a> {
@@ -380,6 +387,7 @@ impl<'a> IndexBatch<'a> {
             buckets: BTreeMap::new(),
             changed: BTreeSet::new(),
             added: Vec::new(),
+            covered: FxHashMap::default(),
         }
     }
 
@@ -396,6 +404,32 @@ impl<'a> IndexBatch<'a> {
     fn locate(&mut self, f: Fingerprint) -> Result<Found, StoreError> {
         let t = top(f);
         let in_batch = self.buckets.range(..=t).next_back().map(|(k, _)| *k);
+        let key = match in_batch {
+            // No stored bucket lies between it and `t`, nor one of the
+            // batch (it is the greatest at or below `t`).
+            Some(k) if self.covered.get(&k).is_some_and(|&upto| t <= upto) => k,
+            _ => match self.locate_stored(f, in_batch)? {
+                Ok(key) => key,
+                Err(known) => return Ok(Found::Known(known)),
+            },
+        };
+        Ok(match self.buckets.get(&key).and_then(|b| b.get(f)) {
+            Some(id) => Found::Known(id),
+            None => Found::Absent(key),
+        })
+    }
+
+    /// [`IndexBatch::locate`] with a read of the stored index: the key of
+    /// the bucket of the batch that holds `f` now (loaded when it is a
+    /// stored one not loaded yet), or `Err` with `f`'s id when a stored
+    /// bucket not loaded yet has it. Notes what the read showed
+    /// ([`IndexBatch::covered`]).
+    fn locate_stored(
+        &mut self,
+        f: Fingerprint,
+        in_batch: Option<u64>,
+    ) -> Result<Result<u64, u64>, StoreError> {
+        let t = top(f);
         let stored = match stored_raw(self.tree, t)? {
             Some((key, value)) => {
                 let k = parse_bucket_key(&key).ok_or_else(|| bad(&key))?;
@@ -407,7 +441,7 @@ impl<'a> IndexBatch<'a> {
             (Some(k), s) if s.as_ref().is_none_or(|(s, _, _)| *s <= k) => k,
             (_, Some((k, key, value))) => {
                 if let Some(id) = find_raw(k, &value, f).ok_or_else(|| bad(&key))? {
-                    return Ok(Found::Known(id));
+                    return Ok(Err(id));
                 }
                 let bucket = Bucket::decode(k, &value).ok_or_else(|| bad(&key))?;
                 self.buckets.insert(k, bucket);
@@ -419,10 +453,10 @@ impl<'a> IndexBatch<'a> {
                 0
             }
         };
-        Ok(match self.buckets.get(&key).and_then(|b| b.get(f)) {
-            Some(id) => Found::Known(id),
-            None => Found::Absent(key),
-        })
+        // The read found no stored bucket in (key, t].
+        let upto = self.covered.entry(key).or_insert(t);
+        *upto = (*upto).max(t);
+        Ok(Ok(key))
     }
 
     /// The id `url` has in the log or was given earlier in this batch.
