@@ -372,6 +372,13 @@ impl Engine {
         self.write_held(held);
     }
 
+    /// Changes waiting to be written: the pending discoveries, the URLs
+    /// revived, and the open group's.
+    pub(super) fn group_size(&self) -> usize {
+        let held = self.deferred.as_ref().map_or(0, |d| d.changes.len());
+        self.pending.len() + self.revived.len() + held
+    }
+
     /// [`Engine::commit`] now, after the in-flight marks held back.
     fn write(&mut self, extra: &[Change<'_>]) {
         let pending = std::mem::take(&mut self.pending);

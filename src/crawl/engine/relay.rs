@@ -10,7 +10,9 @@
 //! another thread in the fetch-and-scan pass alone made its fetch tasks a
 //! quarter slower: README › Performance › The crawler, steps 17 and 18).
 //! So the coordinator offers each running page task up to [`DEPTH`] next
-//! URLs of the same host ([`Relay::offer`]); the task, once its page is
+//! URLs of the same host ([`Relay::offer`]; [`RUNWAY_DEPTH`] while a large
+//! group of writes waits, so that fetching goes on while it is written);
+//! the task, once its page is
 //! done, goes straight on with the first ([`Relay::next`]) and reports the
 //! page; and it rings the coordinator's [`Bell`] only every
 //! [`RING_EVERY`] outcomes, or at once when its slot ends or has nothing
@@ -51,6 +53,17 @@ use crate::rules::CompiledRules;
 /// coordinator to be woken once for a few outcomes, few enough that URLs
 /// do not wait long in a slot (and are put back at once when they must).
 pub(crate) const DEPTH: usize = 3;
+
+/// What a page task may hold while the open group of writes is large
+/// ([`RUNWAY_AT`] changes or more): the coordinator writes it soon, and
+/// dispatches nothing for the few milliseconds that takes, so the slots
+/// get enough to go on with meanwhile (with [`DEPTH`], they ran dry a
+/// fraction of a millisecond into the write).
+pub(crate) const RUNWAY_DEPTH: usize = 12;
+
+/// Changes in the open group from which the tasks are offered up to
+/// [`RUNWAY_DEPTH`] URLs.
+pub(crate) const RUNWAY_AT: usize = 512;
 
 /// Outcomes that ring the coordinator's bell when nothing is urgent.
 pub(crate) const RING_EVERY: usize = 4;
@@ -173,10 +186,11 @@ impl Relay {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Whether the task still runs and could take another URL.
-    pub(crate) fn wants(&self) -> bool {
+    /// Whether the task still runs and could take another URL, holding at
+    /// most `depth`.
+    pub(crate) fn wants(&self, depth: usize) -> bool {
         let s = self.state();
-        !s.ended && s.offered.len() < DEPTH && s.handed + 1 < CHAIN
+        !s.ended && s.offered.len() < depth && s.handed + 1 < CHAIN
     }
 
     /// Whether the task has ended.
@@ -185,11 +199,11 @@ impl Relay {
     }
 
     /// The coordinator hands the task a next URL, after those it holds; it
-    /// comes back (`Some`) when the task has ended or holds [`DEPTH`]
+    /// comes back (`Some`) when the task has ended or holds `depth`
     /// already.
-    pub(crate) fn offer(&self, next: Next) -> Option<Next> {
+    pub(crate) fn offer(&self, next: Next, depth: usize) -> Option<Next> {
         let mut state = self.state();
-        if state.ended || state.offered.len() >= DEPTH || state.handed + 1 >= CHAIN {
+        if state.ended || state.offered.len() >= depth || state.handed + 1 >= CHAIN {
             return Some(next);
         }
         state.handed += 1;
@@ -354,9 +368,15 @@ impl Engine {
     }
 
     /// Offers each running page task whose host may take its next request
-    /// at once the next URLs of that host, up to `relay::DEPTH` (module
-    /// `relay`). They are marked in flight when a task starts them.
+    /// at once the next URLs of that host, up to `relay::DEPTH`, or
+    /// `relay::RUNWAY_DEPTH` while a large group waits to be written
+    /// (module `relay`). They are marked in flight when a task starts them.
     pub(super) fn offer_next(&mut self, now: Instant) {
+        let depth = if self.group_size() >= RUNWAY_AT {
+            RUNWAY_DEPTH
+        } else {
+            DEPTH
+        };
         let mut kept = Vec::with_capacity(self.relays.len());
         for (host, relay) in std::mem::take(&mut self.relays) {
             if relay.ended() {
@@ -377,7 +397,7 @@ impl Engine {
                 kept.push((host, relay));
                 continue;
             }
-            while relay.wants() {
+            while relay.wants(depth) {
                 let Some((item, robots)) = self.next_job_for(host, now) else {
                     break;
                 };
@@ -387,7 +407,7 @@ impl Engine {
                     robots,
                     changes: self.changes_taken,
                 };
-                if let Some(next) = relay.offer(next) {
+                if let Some(next) = relay.offer(next, depth) {
                     // The task ended meanwhile.
                     self.give_back(host, vec![next]);
                     break;
@@ -492,11 +512,11 @@ mod tests {
     fn urls_offered_are_fetched_in_order_up_to_the_depth() {
         let relay = Relay::new(item(1), Arc::default());
         for id in 2..2 + DEPTH as u64 {
-            assert!(relay.wants());
-            assert!(relay.offer(next(id)).is_none());
+            assert!(relay.wants(DEPTH));
+            assert!(relay.offer(next(id), DEPTH).is_none());
         }
-        assert!(!relay.wants(), "full at {DEPTH}");
-        assert!(relay.offer(next(99)).is_some());
+        assert!(!relay.wants(DEPTH), "full at {DEPTH}");
+        assert!(relay.offer(next(99), DEPTH).is_some());
         let (step, more) = relay.next(true, 0);
         match step {
             Step::Continue(n) => assert_eq!(n.item.id, 2),
@@ -504,20 +524,40 @@ mod tests {
         }
         assert_eq!(more, DEPTH > 1);
         assert_eq!(relay.current().map(|i| i.id), Some(2));
-        assert!(relay.wants(), "room again for one more");
+        assert!(relay.wants(DEPTH), "room again for one more");
+    }
+
+    /// Before a large write, the runway: a task full at [`DEPTH`] takes
+    /// more, up to [`RUNWAY_DEPTH`], and goes on with them in order.
+    #[test]
+    fn a_task_takes_a_runway_before_a_large_write() {
+        let relay = Relay::new(item(1), Arc::default());
+        let last = 1 + RUNWAY_DEPTH as u64;
+        for id in 2..=last {
+            assert_eq!(relay.wants(DEPTH), id < 2 + DEPTH as u64);
+            assert!(relay.offer(next(id), RUNWAY_DEPTH).is_none());
+        }
+        assert!(!relay.wants(RUNWAY_DEPTH), "full at {RUNWAY_DEPTH}");
+        assert!(relay.offer(next(99), RUNWAY_DEPTH).is_some());
+        for id in 2..=last {
+            match relay.next(true, 0).0 {
+                Step::Continue(n) => assert_eq!(n.item.id, id),
+                other => panic!("expected to go on with {id}, got {other:?}"),
+            }
+        }
     }
 
     #[test]
     fn a_task_that_may_not_go_on_ends_and_gives_its_urls_back() {
         let relay = Relay::new(item(1), Arc::default());
-        assert!(relay.offer(next(2)).is_none());
-        assert!(relay.offer(next(3)).is_none());
+        assert!(relay.offer(next(2), DEPTH).is_none());
+        assert!(relay.offer(next(3), DEPTH).is_none());
         match relay.next(false, 0) {
             (Step::End(back), false) => assert_eq!(ids(&back), [2, 3]),
             other => panic!("expected the URLs back, got {other:?}"),
         }
-        assert!(relay.ended() && !relay.wants());
-        let refused = relay.offer(next(4)).map(|n| n.item.id);
+        assert!(relay.ended() && !relay.wants(DEPTH));
+        let refused = relay.offer(next(4), DEPTH).map(|n| n.item.id);
         assert_eq!(refused, Some(4), "an ended task takes nothing");
     }
 
@@ -525,14 +565,14 @@ mod tests {
     fn a_task_with_nothing_offered_ends() {
         let relay = Relay::new(item(1), Arc::default());
         assert!(matches!(relay.next(true, 0), (Step::End(back), false) if back.is_empty()));
-        assert!(relay.offer(next(2)).is_some());
+        assert!(relay.offer(next(2), DEPTH).is_some());
         assert_eq!(relay.current().map(|i| i.id), Some(1));
     }
 
     #[test]
     fn a_url_handed_over_before_a_command_was_sent_is_not_started() {
         let relay = Relay::new(item(1), Arc::default());
-        assert!(relay.offer(next(2)).is_none());
+        assert!(relay.offer(next(2), DEPTH).is_none());
         match relay.next(true, 1) {
             (Step::End(back), false) => assert_eq!(ids(&back), [2]),
             other => panic!("expected the URL back, got {other:?}"),
@@ -546,8 +586,8 @@ mod tests {
             Relay::new(item(1), gate.clone()),
             Relay::new(item(2), gate.clone()),
         );
-        assert!(one.offer(next(3)).is_none());
-        assert!(other.offer(next(4)).is_none());
+        assert!(one.offer(next(3), DEPTH).is_none());
+        assert!(other.offer(next(4), DEPTH).is_none());
         // One task's page was answered 503: it ends, and so does the other
         // after its page, however well that went.
         assert!(matches!(one.next(false, 0), (Step::End(back), _) if ids(&back) == [3]));
@@ -557,10 +597,10 @@ mod tests {
         assert!(!gate.open(0), "one pause asked, none taken in");
         assert!(gate.open(1));
         let third = Relay::new(item(5), gate.clone());
-        assert!(third.offer(next(6)).is_none());
+        assert!(third.offer(next(6), DEPTH).is_none());
         assert!(matches!(third.next(true, 0), (Step::Continue(n), _) if n.item.id == 6));
         gate.close();
-        assert!(third.offer(next(7)).is_none());
+        assert!(third.offer(next(7), DEPTH).is_none());
         assert!(matches!(third.next(true, 0), (Step::End(back), _) if ids(&back) == [7]));
     }
 
@@ -569,7 +609,7 @@ mod tests {
         let relay = Relay::new(item(0), Arc::default());
         let mut fetched = 1;
         for id in 1..100 {
-            if relay.offer(next(id)).is_some() {
+            if relay.offer(next(id), DEPTH).is_some() {
                 break;
             }
             match relay.next(true, 0) {
@@ -578,17 +618,17 @@ mod tests {
             }
         }
         assert_eq!(fetched, CHAIN);
-        assert!(!relay.wants());
+        assert!(!relay.wants(DEPTH));
         assert!(matches!(relay.next(true, 0), (Step::End(back), _) if back.is_empty()));
     }
 
     #[test]
     fn recalled_urls_come_back_and_the_task_stays_open() {
         let relay = Relay::new(item(1), Arc::default());
-        assert!(relay.offer(next(2)).is_none());
-        assert!(relay.offer(next(3)).is_none());
+        assert!(relay.offer(next(2), DEPTH).is_none());
+        assert!(relay.offer(next(3), DEPTH).is_none());
         assert_eq!(ids(&relay.recall()), [2, 3]);
-        assert!(relay.wants() && !relay.ended());
+        assert!(relay.wants(DEPTH) && !relay.ended());
         assert!(matches!(relay.next(true, 0), (Step::End(back), false) if back.is_empty()));
     }
 
