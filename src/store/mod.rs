@@ -342,30 +342,7 @@ impl UrlLog {
         cache_bytes: u64,
         report: &mut dyn FnMut(Migration),
     ) -> Result<UrlLog, StoreError> {
-        let attempt = || {
-            catch_unwind(AssertUnwindSafe(|| {
-                sled::Config::new()
-                    .path(dir)
-                    .cache_capacity(cache_bytes)
-                    .open()
-            }))
-        };
-        // sled wraps the lock failure in an `io::Error` of its own text.
-        let is_lock_conflict = |e: &sled::Error| {
-            matches!(e, sled::Error::Io(io)
-                if io.kind() == std::io::ErrorKind::WouldBlock
-                    || io.to_string().contains("could not acquire lock"))
-        };
-        let mut opened = attempt();
-        for _ in 0..20 {
-            match &opened {
-                Ok(Err(e)) if is_lock_conflict(e) => {
-                    std::thread::sleep(std::time::Duration::from_millis(50));
-                    opened = attempt();
-                }
-                _ => break,
-            }
-        }
+        let opened = open_sled(dir, cache_bytes);
         let failed = |message: String| StoreError::Open {
             path: dir.to_path_buf(),
             message,
@@ -1112,4 +1089,38 @@ fn directed(range: sled::Iter, back: bool) -> Box<dyn Iterator<Item = sled::Resu
     } else {
         Box::new(range)
     }
+}
+
+/// sled's database in `dir`, opened as [`UrlLog::open`] does: a panic in
+/// sled is caught, and a lock still held by a database just dropped in
+/// this process (sled's IO threads let go of its file a moment after the
+/// drop) is waited for, for about a second, before it counts as another
+/// process's.
+fn open_sled(dir: &Path, cache_bytes: u64) -> std::thread::Result<sled::Result<sled::Db>> {
+    let attempt = || {
+        catch_unwind(AssertUnwindSafe(|| {
+            sled::Config::new()
+                .path(dir)
+                .cache_capacity(cache_bytes)
+                .open()
+        }))
+    };
+    let mut opened = attempt();
+    for _ in 0..20 {
+        match &opened {
+            Ok(Err(e)) if is_lock_conflict(e) => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                opened = attempt();
+            }
+            _ => break,
+        }
+    }
+    opened
+}
+
+/// sled wraps the lock failure in an `io::Error` of its own text.
+fn is_lock_conflict(e: &sled::Error) -> bool {
+    matches!(e, sled::Error::Io(io)
+        if io.kind() == std::io::ErrorKind::WouldBlock
+            || io.to_string().contains("could not acquire lock"))
 }
