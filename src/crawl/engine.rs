@@ -57,9 +57,9 @@ use crate::store::{ErrorClass, ErrorInfo, State, UrlLog, UrlRecord};
 pub const MAX_REDIRECTS: u8 = 10;
 
 /// Records a generation of [`Engine::recent`] holds: room for a window
-/// slot's queued URLs (2,048) and the pages in flight. A record of
-/// `crawl_bench`'s pages with its trace takes about 1.5 KB in memory, and
-/// its peak RSS rose by 10-13 MB with these (with 2,048 a generation, by
+/// slot's queued URLs (2,048) and the pages in flight. With it,
+/// `crawl_bench`'s peak RSS rose by 10-13 MB, about 1.5 KB for each of the
+/// 8,192 records the two generations can hold (with 2,048 a generation, by
 /// 5-6 MB, but twice as many outcomes read their record back).
 const RECENT_RECORDS: usize = 4_096;
 /// And at most this much a generation ([`UrlRecord::approx_size`]): records
