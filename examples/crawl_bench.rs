@@ -461,16 +461,7 @@ async fn minimal_crawl(origin: &str, pages: u32, concurrency: usize) -> f64 {
         let (fetcher, done_tx) = (fetcher.clone(), done_tx.clone());
         tokio::spawn(async move {
             while let Some(url) = rx.recv().await {
-                let mut links = Vec::new();
-                if let Ok(fetched) = fetcher.get(&url, None, |_| true).await
-                    && let Some(body) = fetched.body
-                {
-                    links = extract(&body, &url, &options, "crawlspace")
-                        .links
-                        .into_iter()
-                        .map(|link| link.url)
-                        .collect();
-                }
+                let links = links_of(&fetcher, &url, &options).await;
                 if done_tx.send((task, links)).await.is_err() {
                     break;
                 }
@@ -505,6 +496,22 @@ async fn minimal_crawl(origin: &str, pages: u32, concurrency: usize) -> f64 {
     }
     assert_eq!(fetched, pages, "the minimal crawler fetched every page");
     f64::from(fetched) / started.elapsed().as_secs_f64()
+}
+
+/// What the least crawlers do with a URL: fetch it, scan it, and return
+/// its links (none when the fetch fails).
+async fn links_of(fetcher: &Fetcher, url: &Url, options: &LinkOptions) -> Vec<Url> {
+    match fetcher.get(url, None, |_| true).await {
+        Ok(fetched) => match fetched.body {
+            Some(body) => extract(&body, url, options, "crawlspace")
+                .links
+                .into_iter()
+                .map(|link| link.url)
+                .collect(),
+            None => Vec::new(),
+        },
+        Err(_) => Vec::new(),
+    }
 }
 
 /// [`minimal_crawl`] without the coordinator's thread: each fetch task,
@@ -583,15 +590,7 @@ async fn minimal_shared_crawl(origin: &str, pages: u32, concurrency: usize) -> f
                     waiting.await;
                     continue;
                 };
-                if let Ok(fetched) = fetcher.get(&url, None, |_| true).await
-                    && let Some(body) = fetched.body
-                {
-                    links = extract(&body, &url, &options, "crawlspace")
-                        .links
-                        .into_iter()
-                        .map(|link| link.url)
-                        .collect();
-                }
+                links = links_of(&fetcher, &url, &options).await;
             }
         }));
     }
