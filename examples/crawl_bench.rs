@@ -33,7 +33,8 @@
 //! difference is what handing every page to another thread and back costs.
 //!
 //! With `--timeline`, each crawl prints, every 50 ms, the cores' idle
-//! share, the pages fetched and the URLs known ([`Timeline`]).
+//! share, the engine thread's busy share, the pages fetched and the URLs
+//! known ([`Timeline`]).
 //!
 //! With `--console`, the console's own loop (the same `tui::drive` the
 //! terminal uses, drawing into a 200x60 test buffer) watches the crawl from
@@ -614,9 +615,10 @@ fn median(mut values: Vec<f64>) -> f64 {
 }
 
 /// `--timeline`: every 50 ms of a crawl, the share of the two cores left
-/// idle, the pages the log counts as fetched since the last line (the
-/// counts move when a group of outcomes is written, so lines alternate)
-/// and the URLs it knows. Shows the discovery phase, when each page
+/// idle, the share of the time the engine thread ran (from its CPU time
+/// in /proc, counted in 10 ms ticks: in steps of about 20%), the pages the
+/// log counts as fetched since the last line (the counts move when a group
+/// of outcomes is written, so lines alternate) and the URLs it knows. Shows the discovery phase, when each page
 /// brings new URLs, apart from the rest of the crawl.
 struct Timeline {
     stop: Arc<std::sync::atomic::AtomicBool>,
@@ -627,22 +629,36 @@ impl Timeline {
     fn start(log: Arc<UrlLog>) -> Timeline {
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let stopped = stop.clone();
+        // The engine runs on this thread (`Crawl::run`): its CPU, read from
+        // the timeline's own thread.
+        let engine_stat = std::fs::read_link("/proc/thread-self")
+            .map(|task| format!("/proc/{}/stat", task.display()))
+            .unwrap_or_default();
         let thread = std::thread::spawn(move || {
             let started = Instant::now();
             let (mut jiffies, mut fetched) = (machine_jiffies(), 0);
+            let mut engine = (cpu_seconds_of(&engine_stat), Instant::now());
             let mut lines = Vec::new();
             while !stopped.load(std::sync::atomic::Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(50));
                 let (now, counts) = (machine_jiffies(), log.counts());
                 let idle = (now.0 - jiffies.0) as f64 / (now.1 - jiffies.1).max(1) as f64;
+                let engine_now = (cpu_seconds_of(&engine_stat), Instant::now());
+                let busy = (engine_now.0 - engine.0)
+                    / engine_now
+                        .1
+                        .duration_since(engine.1)
+                        .as_secs_f64()
+                        .max(1e-9);
                 lines.push(format!(
-                    "{:5} ms: cores idle {:3.0}%, fetched +{:5}, URLs known {:6}",
+                    "{:5} ms: cores idle {:3.0}%, engine thread busy {:3.0}%, fetched +{:5}, URLs known {:6}",
                     started.elapsed().as_millis(),
                     100.0 * idle,
+                    100.0 * busy,
                     counts.fetched.saturating_sub(fetched),
                     counts.total()
                 ));
-                (jiffies, fetched) = (now, counts.fetched);
+                (jiffies, fetched, engine) = (now, counts.fetched, engine_now);
             }
             lines
         });
