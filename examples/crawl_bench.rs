@@ -559,7 +559,7 @@ async fn minimal_shared_crawl(origin: &str, pages: u32, concurrency: usize) -> f
             loop {
                 let waiting = more.notified();
                 tokio::pin!(waiting);
-                let next = {
+                let (next, finished, queued) = {
                     let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
                     if fetching {
                         s.busy -= 1;
@@ -579,7 +579,6 @@ async fn minimal_shared_crawl(origin: &str, pages: u32, concurrency: usize) -> f
                     }
                     (next, s.busy == 0, !s.queue.is_empty())
                 };
-                let (next, finished, queued) = next;
                 if queued || finished {
                     more.notify_waiters();
                 }
