@@ -59,7 +59,11 @@ impl<K: Hash + Eq, V> Generations<K, V> {
         let full =
             self.newer.len() >= self.capacity || kept.saturating_add(weight) > self.max_weight;
         if full && !self.newer.is_empty() && replaced.is_none() {
-            self.older = std::mem::take(&mut self.newer);
+            // The older generation's table, emptied, is the newer one:
+            // it has the room a generation needs, where a new table
+            // would grow to it by rehashing every entry several times.
+            std::mem::swap(&mut self.older, &mut self.newer);
+            self.newer.clear();
             self.older_weight = std::mem::take(&mut self.newer_weight);
         } else {
             self.newer_weight = kept;
@@ -154,6 +158,24 @@ mod tests {
         assert_eq!(map.get(&3), None);
         assert_eq!(map.get(&4), None);
         assert_eq!((map.len(), map.weight()), (3, 3));
+    }
+
+    /// At a turn the newer generation starts in the emptied table of the
+    /// generation dropped, with the room it had: it does not grow again
+    /// from nothing (the engine's generations hold 4,096 records each).
+    #[test]
+    fn a_turn_reuses_the_dropped_generations_table() {
+        let mut map = Generations::new(64);
+        for key in 0..=128 {
+            map.insert(key, key);
+        }
+        // Two turns: 0-63 dropped, 64-127 older, 128 alone in the newer.
+        assert_eq!(
+            (map.get(&63), map.get(&64), map.get(&128)),
+            (None, Some(&64), Some(&128))
+        );
+        assert_eq!(map.newer.len(), 1);
+        assert!(map.newer.capacity() >= 64, "{}", map.newer.capacity());
     }
 
     /// A key found in the older generation is noted again in the newer

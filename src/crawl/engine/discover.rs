@@ -462,13 +462,17 @@ impl Engine {
                 None => self.stats.filtered += 1,
                 Some(mut item) => {
                     item.id = id;
-                    // Queued: read again when it is marked in flight.
-                    self.recent.insert(id, discovered.record);
                     let host = match discovered.host {
                         Some(host) => host,
                         None => self.hosts.id(&item.url, now),
                     };
-                    self.queue_new(host, item);
+                    // Queued in memory: read again when it is marked in
+                    // flight. One left on disk is read back with its
+                    // record when the window reaches it (`fill_slot`),
+                    // long after this copy would have made way.
+                    if self.queue_new(host, item) {
+                        self.recent.insert(id, discovered.record);
+                    }
                 }
             }
         }
@@ -1351,5 +1355,32 @@ mod tests {
         }]);
         assert_eq!(stored(b).state, State::Fetched);
         assert_eq!(engine.recent.get(&b), None);
+    }
+
+    /// A discovery queued in memory keeps its record for its in-flight
+    /// mark; one its slot leaves on disk (the window is full) does not:
+    /// it is read back with its record when the window reaches it.
+    #[test]
+    fn only_discoveries_queued_in_memory_keep_their_record() {
+        use super::super::window::WINDOW;
+        let dir = tempfile::tempdir().expect("temp");
+        let (mut engine, log) = engine(dir.path());
+        let urls = WINDOW + 10;
+        for n in 0..urls {
+            let url = Url::parse(&format!("http://site.test/p/{n}")).expect("url");
+            engine.met(url, None, 1, Origin::Link);
+        }
+        engine.write(&[]);
+        let id = |n: usize| {
+            log.id_of(&format!("http://site.test/p/{n}"))
+                .expect("log")
+                .expect("written")
+        };
+        let kept = (0..urls).filter(|&n| engine.recent.get(&id(n)).is_some());
+        assert_eq!(kept.count(), WINDOW, "the window's URLs");
+        assert_eq!(engine.frontier.len(), WINDOW);
+        assert!(engine.recent.get(&id(0)).is_some());
+        assert!(engine.recent.get(&id(urls - 1)).is_none(), "left on disk");
+        assert!(engine.window.more_on_disk());
     }
 }

@@ -56,10 +56,13 @@ pub(crate) const DEPTH: usize = 3;
 
 /// What a page task may hold while the open group of writes is large
 /// ([`RUNWAY_AT`] changes or more): the coordinator writes it soon, and
-/// dispatches nothing for the few milliseconds that takes, so the slots
-/// get enough to go on with meanwhile (with [`DEPTH`], they ran dry a
-/// fraction of a millisecond into the write).
-pub(crate) const RUNWAY_DEPTH: usize = 12;
+/// dispatches nothing for the milliseconds that takes, so the slots get
+/// enough to go on with meanwhile (with [`DEPTH`], they ran dry a
+/// fraction of a millisecond into the write; with 12, and [`CHAIN`] 16,
+/// a few milliseconds into the 10-16 ms writes of a crawl's first
+/// hundreds of milliseconds, when each page brings ten new URLs: README
+/// › Performance › The crawler, step 22).
+pub(crate) const RUNWAY_DEPTH: usize = 48;
 
 /// Changes in the open group from which the tasks are offered up to
 /// [`RUNWAY_DEPTH`] URLs.
@@ -70,8 +73,9 @@ pub(crate) const RING_EVERY: usize = 4;
 
 /// Pages a task fetches at most: then its slot goes back to the
 /// coordinator's dispatch, where other hosts take their turn and the
-/// queues their weights.
-pub(crate) const CHAIN: usize = 16;
+/// queues their weights. Room for a whole runway ([`RUNWAY_DEPTH`]) after
+/// the pages a task has fetched already.
+pub(crate) const CHAIN: usize = 64;
 
 /// A URL for a page task, with the rules in force when it was handed over
 /// (as a URL dispatched then would have had) and robots.txt's answer that

@@ -175,16 +175,19 @@ impl Engine {
     }
 
     /// Queues a newly discovered (just persisted) URL: in memory when its
-    /// slot has room and nothing older on disk, else it waits on disk.
-    pub(super) fn queue_new(&mut self, host: u32, item: Item) {
+    /// slot has room and nothing older on disk (`true`), else it waits on
+    /// disk.
+    pub(super) fn queue_new(&mut self, host: u32, item: Item) -> bool {
         let (level, q) = (item.level, slot_of(&item));
         if !self.window.more[level][q] && self.frontier.slot_len(level, q) < WINDOW {
             let cursor = &mut self.window.cursor[level][q];
             *cursor = Some(cursor.map_or(item.id, |c| c.max(item.id)));
             let _ = self.frontier.push(level, item.queue, host, item);
+            true
         } else {
             self.window.more[level][q] = true;
             self.window.spilled[level][q] += 1;
+            false
         }
     }
 
