@@ -38,7 +38,7 @@ use url::Url;
 pub use self::control::{Control, ControlReceiver, ControlSender, control_channel};
 use self::discover::{Deferred, Discovered, Held, Origin};
 use self::refresh::{NOT_REFETCHED, Refresh};
-use self::relay::{Bell, Handoff, HostGate, Next, RUNWAY_DEPTH, Relay, Step, fetch_pages};
+use self::relay::{Bell, Handoff, HostGate, Next, RUNWAY, Relay, Step, fetch_pages};
 use self::web::Job;
 use super::detail::{Detail, HostIdle, HostRow, MAX_HOST_ROWS, QueueRow};
 use super::fetch::{FetchError, Fetched, Fetcher, Head};
@@ -405,13 +405,13 @@ impl Engine {
         self.meet_config_sitemaps();
         self.commit(&[]);
         let concurrency = self.plan.settings.concurrency.max(1);
-        // Fetch tasks report here. A task holds at most `RUNWAY_DEPTH`
+        // Fetch tasks report here. A task holds at most a `RUNWAY` of
         // URLs to go on with, topped up between two looks at this channel
         // at most once: room for what a busy coordinator (writing a group,
         // say) can leave waiting, so that a task rarely waits to hand its
         // result over.
         let (done_tx, mut done_rx) =
-            mpsc::channel::<(Outcome, Handoff)>(concurrency * (2 * RUNWAY_DEPTH + 2));
+            mpsc::channel::<(Outcome, Handoff)>(concurrency * (2 * RUNWAY.depth + 2));
         let mut tasks = JoinSet::new();
         // Rung by the tasks for their outcomes, a few at a time (`relay`).
         let bell = Arc::new(Bell::default());

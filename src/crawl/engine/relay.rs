@@ -9,8 +9,8 @@
 //! thread several microseconds and the woken one more (handing pages to
 //! another thread in the fetch-and-scan pass alone made its fetch tasks a
 //! quarter slower: README › Performance › The crawler, steps 17 and 18).
-//! So the coordinator offers each running page task up to [`DEPTH`] next
-//! URLs of the same host ([`Relay::offer`]; [`RUNWAY_DEPTH`] while a large
+//! So the coordinator offers each running page task a few next URLs of
+//! the same host ([`Relay::offer`], [`STEADY`]; a [`RUNWAY`] while a large
 //! group of writes waits, so that fetching goes on while it is written);
 //! the task, once its page is
 //! done, goes straight on with the first ([`Relay::next`]) and reports the
@@ -49,33 +49,47 @@ use crate::crawl::robots_cache::Check;
 use crate::crawl::task::{Outcome, fetch_one};
 use crate::rules::CompiledRules;
 
-/// URLs a page task may hold beyond the one it fetches: enough for the
-/// coordinator to be woken once for a few outcomes, few enough that URLs
-/// do not wait long in a slot (and are put back at once when they must).
-pub(crate) const DEPTH: usize = 3;
+/// How far ahead the coordinator hands a page task URLs: it holds at
+/// most `depth` beyond the one it fetches, and fetches at most `chain`
+/// pages in all; then its slot goes back to the coordinator's dispatch,
+/// where other hosts take their turn and the queues their weights.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reach {
+    pub(crate) depth: usize,
+    pub(crate) chain: usize,
+}
 
-/// What a page task may hold while the open group of writes is large
-/// ([`RUNWAY_AT`] changes or more): the coordinator writes it soon, and
-/// dispatches nothing for the milliseconds that takes, so the slots get
-/// enough to go on with meanwhile (with [`DEPTH`], they ran dry a
-/// fraction of a millisecond into the write; with 12, and [`CHAIN`] 16,
-/// a few milliseconds into the 10-16 ms writes of a crawl's first
-/// hundreds of milliseconds, when each page brings ten new URLs: README
-/// › Performance › The crawler, step 22).
-pub(crate) const RUNWAY_DEPTH: usize = 48;
+/// Usually: enough for the coordinator to be woken once for a few
+/// outcomes, few enough that URLs do not wait long in a slot (and are put
+/// back at once when they must), and a slot back at dispatch every 16
+/// pages.
+pub(crate) const STEADY: Reach = Reach {
+    depth: 3,
+    chain: 16,
+};
 
-/// Changes in the open group from which the tasks are offered up to
-/// [`RUNWAY_DEPTH`] URLs.
+/// While the open group of writes is large ([`RUNWAY_AT`] changes or
+/// more): the coordinator writes it soon, and dispatches nothing for the
+/// milliseconds that takes, so the slots get enough to go on with
+/// meanwhile, and longer chains to hold it. With [`STEADY`] they ran dry a
+/// fraction of a millisecond into the write; with 12 URLs in chains of 16,
+/// a few milliseconds into the 10-16 ms writes of a crawl's first hundreds
+/// of milliseconds, when each page brings ten new URLs (README ›
+/// Performance › The crawler, step 22).
+pub(crate) const RUNWAY: Reach = Reach {
+    depth: 48,
+    chain: 64,
+};
+
+// A runway reaches further than the steady offer, in both ways.
+const _: () = assert!(RUNWAY.depth > STEADY.depth && RUNWAY.chain > STEADY.chain);
+
+/// Changes in the open group from which the tasks are offered a
+/// [`RUNWAY`].
 pub(crate) const RUNWAY_AT: usize = 512;
 
 /// Outcomes that ring the coordinator's bell when nothing is urgent.
 pub(crate) const RING_EVERY: usize = 4;
-
-/// Pages a task fetches at most: then its slot goes back to the
-/// coordinator's dispatch, where other hosts take their turn and the
-/// queues their weights. Room for a whole runway ([`RUNWAY_DEPTH`]) after
-/// the pages a task has fetched already.
-pub(crate) const CHAIN: usize = 64;
 
 /// A URL for a page task, with the rules in force when it was handed over
 /// (as a URL dispatched then would have had) and robots.txt's answer that
@@ -167,7 +181,8 @@ struct State {
     offered: VecDeque<Next>,
     /// The task has ended: nothing more is taken.
     ended: bool,
-    /// URLs handed over so far, started or not: at most [`CHAIN`] - 1.
+    /// URLs handed over so far, started or not: at most a [`Reach`]'s
+    /// `chain` - 1.
     handed: usize,
 }
 
@@ -190,11 +205,11 @@ impl Relay {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Whether the task still runs and could take another URL, holding at
-    /// most `depth`.
-    pub(crate) fn wants(&self, depth: usize) -> bool {
+    /// Whether the task still runs and could take another URL within
+    /// `reach`.
+    pub(crate) fn wants(&self, reach: Reach) -> bool {
         let s = self.state();
-        !s.ended && s.offered.len() < depth && s.handed + 1 < CHAIN
+        !s.ended && s.offered.len() < reach.depth && s.handed + 1 < reach.chain
     }
 
     /// Whether the task has ended.
@@ -203,11 +218,11 @@ impl Relay {
     }
 
     /// The coordinator hands the task a next URL, after those it holds; it
-    /// comes back (`Some`) when the task has ended or holds `depth`
+    /// comes back (`Some`) when the task has ended or has reached `reach`
     /// already.
-    pub(crate) fn offer(&self, next: Next, depth: usize) -> Option<Next> {
+    pub(crate) fn offer(&self, next: Next, reach: Reach) -> Option<Next> {
         let mut state = self.state();
-        if state.ended || state.offered.len() >= depth || state.handed + 1 >= CHAIN {
+        if state.ended || state.offered.len() >= reach.depth || state.handed + 1 >= reach.chain {
             return Some(next);
         }
         state.handed += 1;
@@ -372,14 +387,14 @@ impl Engine {
     }
 
     /// Offers each running page task whose host may take its next request
-    /// at once the next URLs of that host, up to `relay::DEPTH`, or
-    /// `relay::RUNWAY_DEPTH` while a large group waits to be written
-    /// (module `relay`). They are marked in flight when a task starts them.
+    /// at once the next URLs of that host, within `relay::STEADY`, or a
+    /// `relay::RUNWAY` while a large group waits to be written (module
+    /// `relay`). They are marked in flight when a task starts them.
     pub(super) fn offer_next(&mut self, now: Instant) {
-        let depth = if self.group_size() >= RUNWAY_AT {
-            RUNWAY_DEPTH
+        let reach = if self.group_size() >= RUNWAY_AT {
+            RUNWAY
         } else {
-            DEPTH
+            STEADY
         };
         let mut kept = Vec::with_capacity(self.relays.len());
         for (host, relay) in std::mem::take(&mut self.relays) {
@@ -401,7 +416,7 @@ impl Engine {
                 kept.push((host, relay));
                 continue;
             }
-            while relay.wants(depth) {
+            while relay.wants(reach) {
                 let Some((item, robots)) = self.next_job_for(host, now) else {
                     break;
                 };
@@ -411,7 +426,7 @@ impl Engine {
                     robots,
                     changes: self.changes_taken,
                 };
-                if let Some(next) = relay.offer(next, depth) {
+                if let Some(next) = relay.offer(next, reach) {
                     // The task ended meanwhile.
                     self.give_back(host, vec![next]);
                     break;
@@ -515,34 +530,34 @@ mod tests {
     #[test]
     fn urls_offered_are_fetched_in_order_up_to_the_depth() {
         let relay = Relay::new(item(1), Arc::default());
-        for id in 2..2 + DEPTH as u64 {
-            assert!(relay.wants(DEPTH));
-            assert!(relay.offer(next(id), DEPTH).is_none());
+        for id in 2..2 + STEADY.depth as u64 {
+            assert!(relay.wants(STEADY));
+            assert!(relay.offer(next(id), STEADY).is_none());
         }
-        assert!(!relay.wants(DEPTH), "full at {DEPTH}");
-        assert!(relay.offer(next(99), DEPTH).is_some());
+        assert!(!relay.wants(STEADY), "full at {}", STEADY.depth);
+        assert!(relay.offer(next(99), STEADY).is_some());
         let (step, more) = relay.next(true, 0);
         match step {
             Step::Continue(n) => assert_eq!(n.item.id, 2),
             other => panic!("expected to go on, got {other:?}"),
         }
-        assert_eq!(more, DEPTH > 1);
+        assert_eq!(more, STEADY.depth > 1);
         assert_eq!(relay.current().map(|i| i.id), Some(2));
-        assert!(relay.wants(DEPTH), "room again for one more");
+        assert!(relay.wants(STEADY), "room again for one more");
     }
 
-    /// Before a large write, the runway: a task full at [`DEPTH`] takes
-    /// more, up to [`RUNWAY_DEPTH`], and goes on with them in order.
+    /// Before a large write, the runway: a task full at [`STEADY`] takes
+    /// more, up to [`RUNWAY`]'s depth, and goes on with them in order.
     #[test]
     fn a_task_takes_a_runway_before_a_large_write() {
         let relay = Relay::new(item(1), Arc::default());
-        let last = 1 + RUNWAY_DEPTH as u64;
+        let last = 1 + RUNWAY.depth as u64;
         for id in 2..=last {
-            assert_eq!(relay.wants(DEPTH), id < 2 + DEPTH as u64);
-            assert!(relay.offer(next(id), RUNWAY_DEPTH).is_none());
+            assert_eq!(relay.wants(STEADY), id < 2 + STEADY.depth as u64);
+            assert!(relay.offer(next(id), RUNWAY).is_none());
         }
-        assert!(!relay.wants(RUNWAY_DEPTH), "full at {RUNWAY_DEPTH}");
-        assert!(relay.offer(next(99), RUNWAY_DEPTH).is_some());
+        assert!(!relay.wants(RUNWAY), "full at {}", RUNWAY.depth);
+        assert!(relay.offer(next(99), RUNWAY).is_some());
         for id in 2..=last {
             match relay.next(true, 0).0 {
                 Step::Continue(n) => assert_eq!(n.item.id, id),
@@ -554,14 +569,14 @@ mod tests {
     #[test]
     fn a_task_that_may_not_go_on_ends_and_gives_its_urls_back() {
         let relay = Relay::new(item(1), Arc::default());
-        assert!(relay.offer(next(2), DEPTH).is_none());
-        assert!(relay.offer(next(3), DEPTH).is_none());
+        assert!(relay.offer(next(2), STEADY).is_none());
+        assert!(relay.offer(next(3), STEADY).is_none());
         match relay.next(false, 0) {
             (Step::End(back), false) => assert_eq!(ids(&back), [2, 3]),
             other => panic!("expected the URLs back, got {other:?}"),
         }
-        assert!(relay.ended() && !relay.wants(DEPTH));
-        let refused = relay.offer(next(4), DEPTH).map(|n| n.item.id);
+        assert!(relay.ended() && !relay.wants(STEADY));
+        let refused = relay.offer(next(4), STEADY).map(|n| n.item.id);
         assert_eq!(refused, Some(4), "an ended task takes nothing");
     }
 
@@ -569,14 +584,14 @@ mod tests {
     fn a_task_with_nothing_offered_ends() {
         let relay = Relay::new(item(1), Arc::default());
         assert!(matches!(relay.next(true, 0), (Step::End(back), false) if back.is_empty()));
-        assert!(relay.offer(next(2), DEPTH).is_some());
+        assert!(relay.offer(next(2), STEADY).is_some());
         assert_eq!(relay.current().map(|i| i.id), Some(1));
     }
 
     #[test]
     fn a_url_handed_over_before_a_command_was_sent_is_not_started() {
         let relay = Relay::new(item(1), Arc::default());
-        assert!(relay.offer(next(2), DEPTH).is_none());
+        assert!(relay.offer(next(2), STEADY).is_none());
         match relay.next(true, 1) {
             (Step::End(back), false) => assert_eq!(ids(&back), [2]),
             other => panic!("expected the URL back, got {other:?}"),
@@ -590,8 +605,8 @@ mod tests {
             Relay::new(item(1), gate.clone()),
             Relay::new(item(2), gate.clone()),
         );
-        assert!(one.offer(next(3), DEPTH).is_none());
-        assert!(other.offer(next(4), DEPTH).is_none());
+        assert!(one.offer(next(3), STEADY).is_none());
+        assert!(other.offer(next(4), STEADY).is_none());
         // One task's page was answered 503: it ends, and so does the other
         // after its page, however well that went.
         assert!(matches!(one.next(false, 0), (Step::End(back), _) if ids(&back) == [3]));
@@ -601,38 +616,43 @@ mod tests {
         assert!(!gate.open(0), "one pause asked, none taken in");
         assert!(gate.open(1));
         let third = Relay::new(item(5), gate.clone());
-        assert!(third.offer(next(6), DEPTH).is_none());
+        assert!(third.offer(next(6), STEADY).is_none());
         assert!(matches!(third.next(true, 0), (Step::Continue(n), _) if n.item.id == 6));
         gate.close();
-        assert!(third.offer(next(7), DEPTH).is_none());
+        assert!(third.offer(next(7), STEADY).is_none());
         assert!(matches!(third.next(true, 0), (Step::End(back), _) if ids(&back) == [7]));
     }
 
+    /// A task fetches a chain of pages at most, a longer one while it is
+    /// offered runways; a task past the steady chain takes no more once
+    /// the runways end.
     #[test]
     fn a_task_fetches_at_most_a_chain_of_pages() {
-        let relay = Relay::new(item(0), Arc::default());
-        let mut fetched = 1;
-        for id in 1..100 {
-            if relay.offer(next(id), DEPTH).is_some() {
-                break;
+        for reach in [STEADY, RUNWAY] {
+            let relay = Relay::new(item(0), Arc::default());
+            let mut fetched = 1;
+            for id in 1..200 {
+                if relay.offer(next(id), reach).is_some() {
+                    break;
+                }
+                match relay.next(true, 0) {
+                    (Step::Continue(_), _) => fetched += 1,
+                    other => panic!("expected to go on, got {other:?}"),
+                }
             }
-            match relay.next(true, 0) {
-                (Step::Continue(_), _) => fetched += 1,
-                other => panic!("expected to go on, got {other:?}"),
-            }
+            assert_eq!(fetched, reach.chain);
+            assert!(!relay.wants(reach) && !relay.wants(STEADY));
+            assert!(matches!(relay.next(true, 0), (Step::End(back), _) if back.is_empty()));
         }
-        assert_eq!(fetched, CHAIN);
-        assert!(!relay.wants(DEPTH));
-        assert!(matches!(relay.next(true, 0), (Step::End(back), _) if back.is_empty()));
     }
 
     #[test]
     fn recalled_urls_come_back_and_the_task_stays_open() {
         let relay = Relay::new(item(1), Arc::default());
-        assert!(relay.offer(next(2), DEPTH).is_none());
-        assert!(relay.offer(next(3), DEPTH).is_none());
+        assert!(relay.offer(next(2), STEADY).is_none());
+        assert!(relay.offer(next(3), STEADY).is_none());
         assert_eq!(ids(&relay.recall()), [2, 3]);
-        assert!(relay.wants(DEPTH) && !relay.ended());
+        assert!(relay.wants(STEADY) && !relay.ended());
         assert!(matches!(relay.next(true, 0), (Step::End(back), false) if back.is_empty()));
     }
 
