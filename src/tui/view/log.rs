@@ -23,18 +23,39 @@ fn state_color(state: State) -> Color {
     }
 }
 
+/// The list's fixed columns (id, state, http), and the gaps between its
+/// five columns (ratatui's default spacing of one).
+const FIXED_COLUMNS: [u16; 3] = [6, 9, 4];
+const COLUMN_GAPS: u16 = 4;
+
+/// The URL column's width in a list `inner` columns wide (inside its
+/// border), for URLs at most `longest` characters long: half of what the
+/// fixed columns leave, and up to two thirds when the URLs need it (the
+/// reason is shorter, and says the same for many rows). Within those
+/// bounds, so that the columns move little as the rows change.
+fn url_width(inner: u16, longest: usize) -> u16 {
+    let fixed: u16 = FIXED_COLUMNS.iter().sum();
+    let free = inner.saturating_sub(fixed + COLUMN_GAPS);
+    let wanted = u16::try_from(longest).unwrap_or(u16::MAX);
+    wanted.clamp(free / 2, free * 2 / 3)
+}
+
 pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let [list, detail] = log_areas(area);
     let log = &app.log;
+    let urls: Vec<String> = log.rows.iter().map(|(_, r)| safe(&r.url)).collect();
+    let longest = urls.iter().map(|u| u.chars().count()).max().unwrap_or(0);
+    let url_columns = url_width(list.width.saturating_sub(2), longest);
     let rows: Vec<Row<'_>> = log
         .rows
         .iter()
-        .map(|(id, r)| {
+        .zip(&urls)
+        .map(|((id, r), url)| {
             Row::new(vec![
                 Span::raw(id.to_string()),
                 Span::styled(r.state.name(), Style::new().fg(state_color(r.state))),
                 Span::raw(r.status.map(|s| s.to_string()).unwrap_or_default()),
-                Span::raw(safe(&r.url)),
+                Span::raw(fit_url(url, usize::from(url_columns))),
                 Span::raw(safe(&r.reason)).dim(),
             ])
         })
@@ -49,11 +70,11 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let table = Table::new(
         rows,
         [
-            Constraint::Length(6),
-            Constraint::Length(9),
-            Constraint::Length(4),
-            Constraint::Percentage(55),
-            Constraint::Percentage(45),
+            Constraint::Length(FIXED_COLUMNS[0]),
+            Constraint::Length(FIXED_COLUMNS[1]),
+            Constraint::Length(FIXED_COLUMNS[2]),
+            Constraint::Length(url_columns),
+            Constraint::Fill(1),
         ],
     )
     .header(
@@ -97,6 +118,54 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
             .block(Block::bordered().title(" why: everything the log holds for this URL ")),
         detail,
     );
+}
+
+/// A URL made to fit `width` columns of the list: whole when it fits;
+/// otherwise its end, where the URLs of one site differ, kept after its
+/// origin (`https://host:port`) when that leaves at least half the width
+/// for the rest, else after `…` alone (the whole path when even that
+/// would cut into the origin), starting at a `/` when one is near. URLs in the log are ASCII (the url crate percent-encodes and
+/// punycodes them), but this counts characters, so any text is cut
+/// whole.
+fn fit_url(url: &str, width: usize) -> String {
+    let chars: Vec<char> = url.chars().collect();
+    if chars.len() <= width {
+        return url.to_string();
+    }
+    if width < 2 {
+        return chars.iter().take(width).collect();
+    }
+    // The origin ends at the first `/` after `://`.
+    let origin = url.find("://").map(|scheme| scheme + 3).and_then(|host| {
+        url[host..]
+            .find('/')
+            .map(|path| url[..host + path].chars().count())
+    });
+    let (head, room) = match origin {
+        Some(len) if len + 1 + width / 2 <= width => (len, width - len - 1),
+        _ => (0, width - 1),
+    };
+    let mut start = chars.len() - room;
+    match origin {
+        // A cut inside the origin would show a wrong host (`…27.0.0.1`):
+        // the path alone, then.
+        Some(len) if start < len => start = len,
+        // Start at a path segment rather than in the middle of one, unless
+        // that would drop more than a third of the room.
+        _ => {
+            let near = chars[start..]
+                .iter()
+                .take(room / 3 + 1)
+                .position(|&c| c == '/');
+            if let Some(slash) = near {
+                start += slash;
+            }
+        }
+    }
+    let mut fitted: String = chars[..head].iter().collect();
+    fitted.push('…');
+    fitted.extend(&chars[start..]);
+    fitted
 }
 
 /// A log time (milliseconds since the epoch) as UTC `HH:MM:SS.mmm`; the
@@ -222,12 +291,12 @@ fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
             "none (a start URL, or found in a sitemap)".into(),
         ));
     }
+    // Nearest first, each the referrer of the one above: one column, so
+    // that a deep chain (a calendar trap is dozens of hops) does not push
+    // its URLs off a narrow pane.
     for (i, (id, url)) in view.chain.iter().enumerate() {
         let label = if i == 0 { "referrer" } else { "" };
-        lines.push(field(
-            label,
-            format!("{}← #{id} {}", "  ".repeat(i), safe(url)),
-        ));
+        lines.push(field(label, format!("← #{id} {}", safe(url))));
     }
     lines.push(Line::from("trace").bold());
     if r.trace.is_empty() {
@@ -251,4 +320,72 @@ fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
         ]));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fit_url, url_width};
+
+    #[test]
+    fn a_url_that_fits_is_shown_whole() {
+        let url = "http://127.0.0.1:8080/docs/";
+        assert_eq!(fit_url(url, url.len()), url);
+        assert_eq!(fit_url(url, 80), url);
+    }
+
+    #[test]
+    fn a_long_url_keeps_its_origin_and_the_end_of_its_path() {
+        let url = "https://example.com/blog/archive/2022/04/the-last-setting-wins.html";
+        let fitted = fit_url(url, 50);
+        assert_eq!(fitted, "https://example.com…/04/the-last-setting-wins.html");
+        assert!(fitted.chars().count() <= 50);
+    }
+
+    #[test]
+    fn a_long_origin_gives_way_to_the_path() {
+        // The demo's URLs in an 80-column terminal: 27 columns, of which
+        // the origin alone would take 22.
+        let url = "http://127.0.0.1:38153/blog/archive/2022/04/";
+        let fitted = fit_url(url, 27);
+        assert_eq!(fitted, "…/blog/archive/2022/04/");
+        assert!(fitted.chars().count() <= 27);
+        // Never a piece of the host: it would name another one.
+        let url = "http://127.0.0.1:8080/docs/install.html";
+        assert_eq!(fit_url(url, 36), "…/docs/install.html");
+    }
+
+    #[test]
+    fn a_cut_starts_at_a_segment_only_when_one_is_near() {
+        // No `/` in the first third of the room: cut mid-segment.
+        let url = "http://h/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+        assert_eq!(fit_url(url, 20), format!("http://h…{}", "a".repeat(11)));
+        // One near: the cut starts there.
+        let url = "http://h/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/bbbbbbbbb";
+        assert_eq!(fit_url(url, 20), "http://h…/bbbbbbbbb");
+    }
+
+    #[test]
+    fn any_width_and_any_text_give_at_most_that_many_characters() {
+        for url in [
+            "",
+            "no scheme at all, just a long piece of text",
+            "http://host-without-path.example",
+            "http://h/é/ü/ñ/ça/va/très/bien",
+            "http://h/\\u{1b}[2J/escaped",
+        ] {
+            for width in 0..60 {
+                let fitted = fit_url(url, width);
+                assert!(fitted.chars().count() <= width, "{url:?} at {width}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_url_column_takes_half_to_two_thirds_of_what_the_fixed_columns_leave() {
+        // 116 - 19 - 4 = 93 columns for the URL and the reason.
+        assert_eq!(url_width(116, 20), 46);
+        assert_eq!(url_width(116, 50), 50);
+        assert_eq!(url_width(116, 500), 62);
+        assert_eq!(url_width(10, 50), 0);
+    }
 }
