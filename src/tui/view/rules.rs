@@ -44,36 +44,67 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         r.rows.len(),
         r.edited.disposition.name()
     );
-    let table = Table::new(
-        rows,
-        [
-            Constraint::Length(6),
-            Constraint::Length(3),
-            Constraint::Length(16),
-            Constraint::Length(4),
-            Constraint::Length(7),
-            Constraint::Length(4),
-            Constraint::Length(12),
-            Constraint::Length(7),
-            Constraint::Min(20),
-        ],
-    )
-    .header(header)
-    .row_highlight_style(selected_style())
-    .block(Block::bordered().title(title));
+    let mut widths: Vec<Constraint> = column_widths(app)
+        .into_iter()
+        .map(Constraint::Length)
+        .collect();
+    // The rule's name gets what the other columns leave: they are never
+    // cut, so that `exclude-scan` cannot show as `exclude` on a narrow
+    // terminal.
+    widths.push(Constraint::Fill(1));
+    let table = Table::new(rows, widths)
+        .header(header)
+        .row_highlight_style(selected_style())
+        .block(Block::bordered().title(title));
     let mut state = TableState::default().with_selected(Some(r.selected));
     frame.render_stateful_widget(table, list, &mut state);
     frame.render_widget(detail_text(app), detail);
 }
 
-fn rule_row<'a>(app: &App, i: usize, path: &[usize], rule: &'a Rule) -> Row<'a> {
+/// The widths of the columns before the rule's name: each as wide as its
+/// header or the longest value the rows hold in it.
+fn column_widths(app: &App) -> [u16; 8] {
     let r = &app.rules;
+    let headers = ["#", "on", "action", "stop", "prio", "log", "filter", "hits"];
+    let mut widths = headers.map(str::len);
+    for (i, row) in r.rows.iter().enumerate() {
+        let Some(rule) = edit::get(&r.edited, &row.path) else {
+            continue;
+        };
+        let cells = [
+            rule_number(&row.path).len(),
+            0,
+            rule.action.map_or(0, |a| a.name().len()),
+            0,
+            rule.priority.map_or(0, |p| p.name().len()),
+            0,
+            rule.filter.map_or(0, |f| f.name().len()),
+            hits_text(app, i).len(),
+        ];
+        for (width, cell) in widths.iter_mut().zip(cells) {
+            *width = (*width).max(cell);
+        }
+    }
+    widths.map(|w| u16::try_from(w).unwrap_or(u16::MAX))
+}
+
+/// `13.1`: a rule's place, its parents' first.
+fn rule_number(path: &[usize]) -> String {
     let number: Vec<String> = path.iter().map(|n| (n + 1).to_string()).collect();
-    let indent = "  ".repeat(path.len() - 1);
-    let hits = match r.hits_of(i) {
+    number.join(".")
+}
+
+/// A rule's hits in this crawl, `·` before any are counted.
+fn hits_text(app: &App, i: usize) -> String {
+    match app.rules.hits_of(i) {
         Some(n) => n.to_string(),
         None => "·".into(),
-    };
+    }
+}
+
+fn rule_row<'a>(app: &App, i: usize, path: &[usize], rule: &'a Rule) -> Row<'a> {
+    let r = &app.rules;
+    let indent = "  ".repeat(path.len().saturating_sub(1));
     let mut marks = Vec::new();
     if r.shadows.get(i).is_some_and(Option::is_some) {
         marks.push(Span::styled(" ⊘shadowed", Style::new().fg(Color::Magenta)));
@@ -95,7 +126,7 @@ fn rule_row<'a>(app: &App, i: usize, path: &[usize], rule: &'a Rule) -> Row<'a> 
     let mut name = vec![Span::raw(format!("{indent}{}", rule.name))];
     name.extend(marks);
     let row = Row::new(vec![
-        Cell::from(number.join(".")),
+        Cell::from(rule_number(path)),
         Cell::from(if rule.enabled { "✓" } else { "·" }),
         Cell::from(rule.action.map_or("", |a| a.name())),
         Cell::from(if rule.stop { "stop" } else { "" }),
@@ -105,12 +136,8 @@ fn rule_row<'a>(app: &App, i: usize, path: &[usize], rule: &'a Rule) -> Row<'a> 
             Some(false) => "no",
             None => "",
         }),
-        Cell::from(match rule.filter {
-            Some(Filter::MustHave) => "must-have",
-            Some(Filter::MayNotHave) => "may-not-have",
-            None => "",
-        }),
-        Cell::from(hits),
+        Cell::from(rule.filter.map_or("", Filter::name)),
+        Cell::from(hits_text(app, i)),
         Cell::from(Line::from(name)),
     ]);
     if rule.enabled { row } else { row.dim() }
