@@ -82,6 +82,7 @@ mod packs;
 mod record;
 mod refresh;
 mod repair;
+
 #[cfg(test)]
 mod tests;
 mod url_index;
@@ -702,19 +703,25 @@ impl UrlLog {
     /// The record with id `id`; [`StoreError::Corrupt`] when its bytes do
     /// not decode.
     pub fn get(&self, id: u64) -> Result<Option<UrlRecord>, StoreError> {
-        match self.record_bytes(id)? {
-            Ok(None) => Ok(None),
-            Ok(Some(bytes)) => decode(&bytes)
-                .map(Some)
-                .map_err(|source| StoreError::Corrupt { id, source }),
-            Err(source) => Err(StoreError::Corrupt { id, source }),
-        }
+        self.reader().get(id)
     }
 
     /// The stored bytes of record `id`, found in its pack; an `Err` slot
     /// when the pack does not parse.
     fn record_bytes(&self, id: u64) -> Result<Slot, StoreError> {
         PackReader::default().get(&self.packs, id)
+    }
+
+    /// A reader of records by id that keeps the last pack it read: for
+    /// reading many ids in order (the crawler's window refilling from the
+    /// frontier), where [`UrlLog::get`] would read and parse each pack
+    /// once per record in it. Records written after it read their pack
+    /// are not seen: make a new one after a write.
+    pub fn reader(&self) -> RecordReader<'_> {
+        RecordReader {
+            log: self,
+            packs: PackReader::default(),
+        }
     }
 
     /// Records in the log.
@@ -1123,4 +1130,34 @@ fn is_lock_conflict(e: &sled::Error) -> bool {
     matches!(e, sled::Error::Io(io)
         if io.kind() == std::io::ErrorKind::WouldBlock
             || io.to_string().contains("could not acquire lock"))
+}
+
+/// Reads records by id, keeping the last pack read ([`UrlLog::reader`]).
+pub struct RecordReader<'a> {
+    log: &'a UrlLog,
+    packs: PackReader,
+}
+
+impl std::fmt::Debug for RecordReader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordReader").finish_non_exhaustive()
+    }
+}
+
+impl RecordReader<'_> {
+    /// Drops the pack it keeps: after a write, which may have changed it.
+    pub fn forget(&mut self) {
+        self.packs = PackReader::default();
+    }
+
+    /// As [`UrlLog::get`].
+    pub fn get(&mut self, id: u64) -> Result<Option<UrlRecord>, StoreError> {
+        match self.packs.get(&self.log.packs, id)? {
+            Ok(None) => Ok(None),
+            Ok(Some(bytes)) => decode(&bytes)
+                .map(Some)
+                .map_err(|source| StoreError::Corrupt { id, source }),
+            Err(source) => Err(StoreError::Corrupt { id, source }),
+        }
+    }
 }

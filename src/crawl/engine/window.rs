@@ -33,7 +33,7 @@ use url::Url;
 use super::super::frontier::{LEVELS, QUEUES};
 use super::{Engine, Item, StartError};
 use crate::rules::Verdict;
-use crate::store::{StoreError, UrlRecord};
+use crate::store::{RecordReader, StoreError, UrlRecord};
 
 /// URLs held in memory per slot (level, queue).
 pub(super) const WINDOW: usize = 2048;
@@ -107,11 +107,15 @@ impl Engine {
         }
         let after = self.window.cursor[level][q];
         let ids = self.log.frontier(level as u8, q as u8, after, room)?;
+        // The ids come in order, mostly consecutive: one pack read for
+        // each eight records rather than one for each.
+        let log = self.log.clone();
+        let mut records = log.reader();
         for &id in &ids {
             let cursor = &mut self.window.cursor[level][q];
             *cursor = Some(cursor.map_or(id, |c| c.max(id)));
             self.window.spilled[level][q] = self.window.spilled[level][q].saturating_sub(1);
-            if let Some((host, item, record)) = self.item_from_log(id, level, q) {
+            if let Some((host, item, record)) = self.item_from_log(&mut records, id, level, q) {
                 let _ = self.frontier.push(level, QUEUES[q], host, item);
                 // Read again when it is marked in flight, unless kept.
                 self.recent.insert(id, record);
@@ -130,8 +134,14 @@ impl Engine {
     /// reported) so that it is not read again and again.
     /// The record comes with it, for [`Engine::recent`] when the item is
     /// queued.
-    fn item_from_log(&mut self, id: u64, level: usize, q: usize) -> Option<(u32, Item, UrlRecord)> {
-        let unusable = |engine: &mut Engine, why: String| {
+    fn item_from_log(
+        &mut self,
+        records: &mut RecordReader<'_>,
+        id: u64,
+        level: usize,
+        q: usize,
+    ) -> Option<(u32, Item, UrlRecord)> {
+        let unusable = |engine: &mut Engine, records: &mut RecordReader<'_>, why: String| {
             eprintln!("crawlspace: URL log: queued id {id}: {why}; taken out of the queue");
             let out = crate::store::Change::Dequeue {
                 id,
@@ -139,15 +149,16 @@ impl Engine {
                 queue: q as u8,
             };
             engine.commit(&[out]);
+            records.forget();
             None
         };
-        let record = match self.log.get(id) {
+        let record = match records.get(id) {
             Ok(Some(record)) => record,
-            Ok(None) => return unusable(self, "no record".into()),
-            Err(e) => return unusable(self, e.to_string()),
+            Ok(None) => return unusable(self, records, "no record".into()),
+            Err(e) => return unusable(self, records, e.to_string()),
         };
         let Ok(url) = Url::parse(&record.url) else {
-            return unusable(self, format!("{:?} is not a URL", record.url));
+            return unusable(self, records, format!("{:?} is not a URL", record.url));
         };
         let host = self.hosts.id(&url, Instant::now());
         let item = Item {
@@ -213,11 +224,14 @@ impl Engine {
                     };
                     let Some(&last) = ids.last() else { break };
                     after = Some(last);
+                    let log = self.log.clone();
+                    let mut records = log.reader();
                     for id in ids {
                         // The record is not kept: this walks the whole
                         // backlog, which would push out the marks waiting
                         // for their outcomes.
-                        let Some((_, item, _)) = self.item_from_log(id, level, q) else {
+                        let Some((_, item, _)) = self.item_from_log(&mut records, id, level, q)
+                        else {
                             continue;
                         };
                         let verdict = item.verdict_now(&rules, &mut scratch);
@@ -227,6 +241,7 @@ impl Engine {
                         self.window.spilled[level][q] =
                             self.window.spilled[level][q].saturating_sub(1);
                         drop(self, item, verdict);
+                        records.forget(); // `drop` writes the record
                     }
                 }
             }

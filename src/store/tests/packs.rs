@@ -37,6 +37,19 @@ fn assert_reads_as(log: &UrlLog, reference: &[UrlRecord]) {
     }
     assert_eq!(log.get(0).unwrap(), None);
     assert_eq!(log.get(reference.len() as u64 + 1).unwrap(), None);
+    // One reader for every id, as the crawler's window reads them: the
+    // pack it keeps serves eight ids in a row, then the next is read.
+    let mut reader = log.reader();
+    for (i, expected) in reference.iter().enumerate() {
+        let id = i as u64 + 1;
+        assert_eq!(
+            reader.get(id).unwrap().as_ref(),
+            Some(expected),
+            "reader {id}"
+        );
+    }
+    assert_eq!(reader.get(reference.len() as u64 + 1).unwrap(), None);
+    assert_eq!(reader.get(3).unwrap().as_ref(), reference.get(2), "back");
     assert_eq!(log.last_id().unwrap(), Some(reference.len() as u64));
     let all: Vec<(u64, UrlRecord)> = reference
         .iter()
@@ -309,4 +322,28 @@ fn a_key_that_is_no_packs_is_passed_over() {
         log.discover(&rec("http://k/new", State::Queued)).unwrap(),
         Some(21)
     );
+}
+
+#[test]
+fn a_reader_sees_a_write_once_it_forgets_its_pack() {
+    let (_dir, log) = fresh();
+    let records: Vec<UrlRecord> = (0..8)
+        .map(|i| rec(&format!("http://r/{i}"), State::Queued))
+        .collect();
+    discover_records(&log, &records, 8);
+    let mut reader = log.reader();
+    assert_eq!(reader.get(1).unwrap().as_ref(), Some(&records[0]));
+    let fetched = UrlRecord {
+        state: State::Fetched,
+        ..records[1].clone()
+    };
+    log.apply(&[Change::Update {
+        id: 2,
+        record: &fetched,
+        enqueue: None,
+    }])
+    .unwrap();
+    reader.forget();
+    assert_eq!(reader.get(2).unwrap(), Some(fetched));
+    assert_eq!(reader.get(1).unwrap().as_ref(), Some(&records[0]));
 }
