@@ -85,21 +85,25 @@ fn draw_status(frame: &mut Frame<'_>, area: Rect, app: &App) {
         Span::styled(" CRAWLING ", Style::new().bg(Color::Cyan).fg(Color::Black))
     };
     let secs = s.elapsed.as_secs();
-    let line = Line::from(vec![
-        state,
-        Span::raw(format!(
-            " fetched {}  saved {}  filtered {}  errors {}  queued {}  {:.1}/s  {:02}:{:02}:{:02}",
-            s.fetched,
-            s.saved,
-            s.filtered,
-            s.errors,
-            s.queued,
-            s.rate(),
-            secs / 3600,
-            secs / 60 % 60,
-            secs % 60
-        )),
-    ]);
+    let figures = [
+        format!("fetched {}", s.fetched),
+        format!("saved {}", s.saved),
+        format!("filtered {}", s.filtered),
+        format!("errors {}", s.errors),
+        format!("queued {}", s.queued),
+        format!("{:.1}/s", s.rate()),
+        format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60),
+    ];
+    // Two spaces between figures where they fit, one where they do not
+    // (an 80-column terminal), so that the elapsed time stays in sight.
+    let wide = format!(" {}", figures.join("  "));
+    let room = usize::from(area.width).saturating_sub(state.width());
+    let text = if wide.chars().count() <= room {
+        wide
+    } else {
+        format!(" {}", figures.join(" "))
+    };
+    let line = Line::from(vec![state, Span::raw(text)]);
     let message = match &app.message {
         Some(m) => Line::from(safe(m)).yellow(),
         None => Line::from(help::hint(app)).dim(),
