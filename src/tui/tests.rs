@@ -327,6 +327,22 @@ fn explain_view() {
     insta::assert_snapshot!(screen(&a));
 }
 
+/// At 80 columns the trace's long lines wrap: the verdict at their end
+/// stays on screen.
+#[test]
+fn explain_view_small() {
+    let mut a = app((80, 30));
+    key(&mut a, '4');
+    for c in "http://127.0.0.1:8080/private/reports/q3.html".chars() {
+        key(&mut a, c);
+    }
+    let shown = screen(&a);
+    // The ends of the two lines longer than the pane.
+    assert!(shown.contains("must-have, log"), "{shown}");
+    assert!(shown.contains("(`enabled = false`)"), "{shown}");
+    insta::assert_snapshot!(shown);
+}
+
 #[test]
 fn help_overlay() {
     let mut a = app((120, 36));

@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Style, Stylize};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 use tui_input::Input;
 
 use super::safe;
@@ -45,8 +45,11 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         inputs,
     );
     let lines: Vec<Line<'_>> = e.result.lines().map(|l| Line::from(safe(l))).collect();
+    // Wrapped, not cut: a rule's name and its step can be longer than a
+    // narrow terminal, and the end of the line is the verdict.
     frame.render_widget(
         Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
             .scroll((e.scroll, 0))
             .block(Block::bordered().title(" verdict and trace ")),
         result,
