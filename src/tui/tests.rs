@@ -303,6 +303,16 @@ fn queues_view() {
     insta::assert_snapshot!(screen(&a));
 }
 
+/// At 80 columns every count of the hosts table stays whole.
+#[test]
+fn queues_view_small() {
+    let mut a = app((80, 30));
+    key(&mut a, '2');
+    let shown = screen(&a);
+    assert!(shown.contains("pending active fetched delay"), "{shown}");
+    insta::assert_snapshot!(shown);
+}
+
 #[test]
 fn log_view_with_the_why() {
     let mut a = app((120, 36));

@@ -158,7 +158,8 @@ fn draw_hosts(frame: &mut Frame<'_>, area: Rect, app: &App) {
             Constraint::Length(6),
             Constraint::Length(7),
             Constraint::Length(6),
-            Constraint::Length(26),
+            // The state gives way before the counts, robots.txt first.
+            Constraint::Max(26),
             Constraint::Fill(1),
         ],
     )
