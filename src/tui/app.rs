@@ -68,8 +68,11 @@ impl View {
 #[derive(Debug)]
 pub enum Overlay {
     None,
-    /// Every key of the current view.
-    Help,
+    /// Every key of the current view, scrolled down this many lines (a
+    /// terminal too short for all of them).
+    Help {
+        scroll: u16,
+    },
     /// Editing one rule.
     Form(Box<Form>),
     /// What-if before applying the edited rules.
@@ -288,15 +291,7 @@ impl App {
         }
         // Overlays and text inputs take keys first.
         match &self.overlay {
-            Overlay::Help => {
-                if matches!(
-                    key.code,
-                    KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q')
-                ) {
-                    self.overlay = Overlay::None;
-                }
-                return;
-            }
+            Overlay::Help { .. } => return self.help_key(key),
             Overlay::Form(_) => return self.form_key(key),
             Overlay::WhatIf(_) => return self.whatif_key(key),
             Overlay::Traps { .. } => return self.traps_key(key),
@@ -310,7 +305,7 @@ impl App {
         }
         match key.code {
             KeyCode::Char('q') => self.quit = true,
-            KeyCode::Char('?') => self.overlay = Overlay::Help,
+            KeyCode::Char('?') => self.overlay = Overlay::Help { scroll: 0 },
             KeyCode::Char('p') => self.toggle_pause(),
             KeyCode::Char(c @ '1'..='4') => self.show(View::ALL[c as usize - '1' as usize]),
             KeyCode::Tab => self.show(View::ALL[(self.view.index() + 1) % 4]),
@@ -353,7 +348,36 @@ impl App {
         self.message = Some(if paused { "paused" } else { "resumed" }.into());
     }
 
+    /// The help overlay: Esc, `?` or `q` close it; the arrows, `j` `k`,
+    /// PgUp PgDn, Home and End scroll it when it is taller than the
+    /// terminal.
+    fn help_key(&mut self, key: KeyEvent) {
+        let Overlay::Help { scroll } = &mut self.overlay else {
+            return;
+        };
+        let most = crate::tui::view::help_max_scroll(self.view, self.size);
+        let page = self.size.1 / 2;
+        *scroll = match key.code {
+            KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') => {
+                self.overlay = Overlay::None;
+                return;
+            }
+            KeyCode::Down | KeyCode::Char('j') => scroll.saturating_add(1),
+            KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
+            KeyCode::PageDown => scroll.saturating_add(page),
+            KeyCode::PageUp => scroll.saturating_sub(page),
+            KeyCode::Home => 0,
+            KeyCode::End => most,
+            _ => *scroll,
+        }
+        .min(most);
+    }
+
     fn scroll(&mut self, up: bool) {
+        if let Overlay::Help { .. } = self.overlay {
+            let code = if up { KeyCode::Up } else { KeyCode::Down };
+            return self.help_key(KeyEvent::new(code, KeyModifiers::NONE));
+        }
         if !matches!(self.overlay, Overlay::None) {
             return;
         }

@@ -353,6 +353,41 @@ fn explain_view_small() {
     insta::assert_snapshot!(shown);
 }
 
+/// On an 80x24 terminal the Rules view's help is taller than the screen:
+/// it says it scrolls, and End brings its last line, the global keys',
+/// into sight; wider and taller, all of it shows without a hint.
+#[test]
+fn help_overlay_scrolls_on_a_short_terminal() {
+    let mut a = app((80, 24));
+    key(&mut a, '?');
+    let top = screen(&a);
+    assert!(top.contains("↑↓ PgUp PgDn scroll"), "{top}");
+    assert!(!top.contains("mouse wheel"), "{top}");
+    a.update(Action::Key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE)));
+    let end = screen(&a);
+    assert!(end.contains("mouse wheel"), "{end}");
+    assert!(end.contains("Everywhere"), "{end}");
+    // Scrolling stops at the end: one more step down changes nothing.
+    a.update(Action::Key(KeyEvent::new(
+        KeyCode::Down,
+        KeyModifiers::NONE,
+    )));
+    assert_eq!(screen(&a), end);
+    a.update(Action::Key(KeyEvent::new(
+        KeyCode::Home,
+        KeyModifiers::NONE,
+    )));
+    assert_eq!(screen(&a), top);
+    let mut tall = app((120, 50));
+    key(&mut tall, '?');
+    let all = screen(&tall);
+    assert!(
+        all.contains("mouse wheel") && all.contains("Rules view"),
+        "{all}"
+    );
+    assert!(!all.contains("PgDn scroll"), "{all}");
+}
+
 #[test]
 fn help_overlay() {
     let mut a = app((120, 36));

@@ -63,7 +63,7 @@ fn number_keys_tab_and_help() {
     app.update(ch('2'));
     assert_eq!(app.view, View::Queues);
     app.update(ch('?'));
-    assert!(matches!(app.overlay, Overlay::Help));
+    assert!(matches!(app.overlay, Overlay::Help { .. }));
     app.update(ch('q'));
     assert!(matches!(app.overlay, Overlay::None), "q closes help first");
     assert!(!app.should_quit());

@@ -7,6 +7,7 @@ use ratatui::style::Stylize;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
+use super::layout::bands;
 use crate::tui::app::{App, View};
 
 /// Keys that work in every view.
@@ -111,15 +112,16 @@ pub fn hint(app: &App) -> String {
     }
 }
 
-pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
-    let mut lines = vec![Line::from(format!("{} view", app.view.title())).bold()];
-    let width = keys_for(app.view)
+/// Every line of the help for `view`.
+fn help_lines(view: View) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::from(format!("{} view", view.title())).bold()];
+    let width = keys_for(view)
         .iter()
         .chain(GLOBAL_KEYS)
         .map(|(k, _)| k.chars().count())
         .max()
         .unwrap_or(10);
-    for (key, what) in keys_for(app.view) {
+    for (key, what) in keys_for(view) {
         lines.push(Line::from(format!("  {key:<width$}  {what}")));
     }
     lines.push(Line::from(""));
@@ -127,13 +129,68 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     for (key, what) in GLOBAL_KEYS {
         lines.push(Line::from(format!("  {key:<width$}  {what}")));
     }
-    let height = (lines.len() as u16 + 2).min(area.height);
-    let popup = area.centered(Constraint::Percentage(90), Constraint::Length(height));
+    lines
+}
+
+/// Rows `lines` take wrapped at `width` columns, as word wrapping fills
+/// them (a word longer than a row is cut across rows).
+fn wrapped_rows(lines: &[Line<'_>], width: usize) -> usize {
+    let width = width.max(1);
+    lines
+        .iter()
+        .map(|line| {
+            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+            let (mut rows, mut used) = (1, 0);
+            for word in text.split_inclusive(' ') {
+                let len = word.chars().count();
+                if used > 0 && used + len.min(width) > width && word.trim() != "" {
+                    rows += 1;
+                    used = 0;
+                }
+                used += len;
+                while used > width {
+                    rows += 1;
+                    used -= width;
+                }
+            }
+            rows
+        })
+        .sum()
+}
+
+/// The overlay's place in the view's `area`, and the rows its text takes.
+fn placed(area: Rect, lines: &[Line<'_>]) -> (Rect, usize) {
+    let width = area.width.saturating_mul(9) / 10;
+    let rows = wrapped_rows(lines, usize::from(width.saturating_sub(2)));
+    let height = u16::try_from(rows + 2).unwrap_or(u16::MAX).min(area.height);
+    let popup = area.centered(Constraint::Length(width), Constraint::Length(height));
+    (popup, rows)
+}
+
+/// How far the help for `view` scrolls in a terminal of `size`: the rows
+/// its text takes beyond those the overlay shows.
+pub fn max_scroll(view: View, size: (u16, u16)) -> u16 {
+    let [_, body, _] = bands(Rect::new(0, 0, size.0, size.1));
+    let lines = help_lines(view);
+    let (popup, rows) = placed(body, &lines);
+    let shown = usize::from(popup.height.saturating_sub(2));
+    u16::try_from(rows.saturating_sub(shown)).unwrap_or(u16::MAX)
+}
+
+pub fn draw(frame: &mut Frame<'_>, area: Rect, view: View, scroll: u16) {
+    let lines = help_lines(view);
+    let (popup, rows) = placed(area, &lines);
+    let title = if rows > usize::from(popup.height.saturating_sub(2)) {
+        " keys · ↑↓ PgUp PgDn scroll · Esc closes "
+    } else {
+        " keys · Esc closes "
+    };
     frame.render_widget(Clear, popup);
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .block(Block::bordered().title(" keys · Esc closes ")),
+            .scroll((scroll, 0))
+            .block(Block::bordered().title(title)),
         popup,
     );
 }

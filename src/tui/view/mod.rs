@@ -19,7 +19,7 @@ use ratatui::widgets::{Paragraph, Tabs};
 use super::app::{App, Overlay, View};
 use crate::cli::escape_control;
 
-pub use help::{GLOBAL_KEYS, keys_for};
+pub use help::{GLOBAL_KEYS, keys_for, max_scroll as help_max_scroll};
 
 /// Text from a crawled site (or anywhere outside), made safe to draw:
 /// control characters become visible escapes.
@@ -48,7 +48,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
     draw_status(frame, status, app);
     match &app.overlay {
         Overlay::None => {}
-        Overlay::Help => help::draw(frame, body, app),
+        Overlay::Help { scroll } => help::draw(frame, body, app.view, *scroll),
         Overlay::Form(form) => overlays::form(frame, body, form),
         Overlay::WhatIf(report) => overlays::whatif(frame, body, report),
         Overlay::Traps { selected } => overlays::traps(frame, body, &app.traps, *selected),
