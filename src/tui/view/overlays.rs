@@ -123,7 +123,11 @@ pub fn whatif(frame: &mut Frame<'_>, area: Rect, report: &Report) {
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: true })
-            .block(Block::bordered().title(" what if these edits were applied? ")),
+            // The keys in the title too: on a short terminal the last
+            // line, which names them, is below the overlay's edge.
+            .block(
+                Block::bordered().title(" what if these edits were applied? · y apply · n back "),
+            ),
         rect,
     );
 }
@@ -148,4 +152,44 @@ pub fn traps(frame: &mut Frame<'_>, area: Rect, hints: &[TrapHint], selected: us
             .block(Block::bordered().title(" trap hints · Enter adds the rule · Esc closes ")),
         rect,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::layout::Rect;
+
+    use crate::tui::whatif::{Report, SAMPLES, Tally};
+
+    /// A report with every sample filled: taller than an 80x24 terminal.
+    fn full_report() -> Report {
+        let tally = |what: &str| Tally {
+            seen: 110,
+            queued: 18,
+            fetched: 90,
+            samples: (0..SAMPLES)
+                .map(|i| format!("http://127.0.0.1:8080/{what}/{i}.html — rule 5 (pages)"))
+                .collect(),
+        };
+        Report {
+            scanned: 168,
+            total: 168,
+            done: true,
+            tallies: [tally("a"), tally("b"), tally("c")],
+        }
+    }
+
+    #[test]
+    fn the_what_if_names_its_keys_even_when_cut_short() {
+        let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
+        terminal
+            .draw(|frame| super::whatif(frame, Rect::new(0, 1, 80, 21), &full_report()))
+            .expect("draw");
+        let shown = format!("{}", terminal.backend());
+        // The last line, with the keys, is below the edge…
+        assert!(!shown.contains("keep editing"), "{shown}");
+        // …and the title still says them.
+        assert!(shown.contains("y apply · n back"), "{shown}");
+    }
 }
