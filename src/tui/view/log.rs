@@ -124,9 +124,9 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
 /// otherwise its end, where the URLs of one site differ, kept after its
 /// origin (`https://host:port`) when that leaves at least half the width
 /// for the rest, else after `…` alone (the whole path when even that
-/// would cut into the origin), starting at a `/` when one is near. URLs in the log are ASCII (the url crate percent-encodes and
-/// punycodes them), but this counts characters, so any text is cut
-/// whole.
+/// would cut into the origin), starting at a `/` when one is near. URLs
+/// in the log are ASCII (the url crate percent-encodes and punycodes
+/// them), but this counts characters, so any text is cut whole.
 fn fit_url(url: &str, width: usize) -> String {
     let chars: Vec<char> = url.chars().collect();
     if chars.len() <= width {

@@ -13,13 +13,16 @@ use crate::rules::model::{Filter, Rule};
 use crate::tui::app::App;
 use crate::tui::edit;
 
+/// The list's columns; the last, the rule's name, takes what the others
+/// leave.
+const HEADERS: [&str; 9] = [
+    "#", "on", "action", "stop", "prio", "log", "filter", "hits", "rule",
+];
+
 pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let [list, detail] = Layout::vertical([Constraint::Min(5), Constraint::Length(7)]).areas(area);
     let r = &app.rules;
-    let header = Row::new([
-        "#", "on", "action", "stop", "prio", "log", "filter", "hits", "rule",
-    ])
-    .style(Style::new().bold().underlined());
+    let header = Row::new(HEADERS).style(Style::new().bold().underlined());
     let rows: Vec<Row<'_>> = r
         .rows
         .iter()
@@ -65,8 +68,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
 /// header or the longest value the rows hold in it.
 fn column_widths(app: &App) -> [u16; 8] {
     let r = &app.rules;
-    let headers = ["#", "on", "action", "stop", "prio", "log", "filter", "hits"];
-    let mut widths = headers.map(str::len);
+    let mut widths: [usize; 8] = std::array::from_fn(|i| HEADERS[i].len());
     for (i, row) in r.rows.iter().enumerate() {
         let Some(rule) = edit::get(&r.edited, &row.path) else {
             continue;
