@@ -82,7 +82,6 @@ mod packs;
 mod record;
 mod refresh;
 mod repair;
-
 #[cfg(test)]
 mod tests;
 mod url_index;
