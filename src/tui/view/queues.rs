@@ -51,10 +51,18 @@ fn draw_queues(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let total_weight: u64 = weights.iter().map(|&w| u64::from(w)).sum::<u64>().max(1);
     let total_picks: u64 = detail.queues.iter().map(|q| q.picks).sum::<u64>().max(1);
     let rows = Layout::vertical([Constraint::Length(1); 7]).split(inner);
-    let header = format!(
-        "{:<13}{:>8}{:>9}{:>9}{:>9}{:>10}{:>8}  observed share",
-        "queue", "weight", "config", "observed", "length", "picks", "/s"
-    );
+    let heading = |gauge_heading: &str| {
+        format!(
+            "{:<13}{:>8}{:>9}{:>9}{:>9}{:>10}{:>8}  {gauge_heading}",
+            "queue", "weight", "config", "observed", "length", "picks", "/s"
+        )
+    };
+    // The gauge's heading shortened where the gauge is narrow (80
+    // columns), rather than cut.
+    let mut header = heading("observed share");
+    if header.len() > usize::from(inner.width) {
+        header = heading("share");
+    }
     frame.render_widget(Paragraph::new(header).bold(), rows[0]);
     for (i, queue) in QUEUES.iter().enumerate() {
         let Some(&area) = rows.get(i + 1) else { break };
