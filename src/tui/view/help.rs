@@ -143,7 +143,7 @@ fn wrapped_rows(lines: &[Line<'_>], width: usize) -> usize {
             let (mut rows, mut used) = (1, 0);
             for word in text.split_inclusive(' ') {
                 let len = word.chars().count();
-                if used > 0 && used + len.min(width) > width && word.trim() != "" {
+                if used > 0 && used + len.min(width) > width && !word.trim().is_empty() {
                     rows += 1;
                     used = 0;
                 }
