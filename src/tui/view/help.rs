@@ -112,8 +112,8 @@ pub fn hint(app: &App) -> String {
     }
 }
 
-/// Every line of the help for `view`.
-fn help_lines(view: View) -> Vec<Line<'static>> {
+/// The help for `view`, wrapped as it is drawn (its frame added then).
+fn help_text(view: View) -> Paragraph<'static> {
     let mut lines = vec![Line::from(format!("{} view", view.title())).bold()];
     let width = keys_for(view)
         .iter()
@@ -129,39 +129,14 @@ fn help_lines(view: View) -> Vec<Line<'static>> {
     for (key, what) in GLOBAL_KEYS {
         lines.push(Line::from(format!("  {key:<width$}  {what}")));
     }
-    lines
+    Paragraph::new(lines).wrap(Wrap { trim: false })
 }
 
-/// Rows `lines` take wrapped at `width` columns, as word wrapping fills
-/// them (a word longer than a row is cut across rows).
-fn wrapped_rows(lines: &[Line<'_>], width: usize) -> usize {
-    let width = width.max(1);
-    lines
-        .iter()
-        .map(|line| {
-            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
-            let (mut rows, mut used) = (1, 0);
-            for word in text.split_inclusive(' ') {
-                let len = word.chars().count();
-                if used > 0 && used + len.min(width) > width && !word.trim().is_empty() {
-                    rows += 1;
-                    used = 0;
-                }
-                used += len;
-                while used > width {
-                    rows += 1;
-                    used -= width;
-                }
-            }
-            rows
-        })
-        .sum()
-}
-
-/// The overlay's place in the view's `area`, and the rows its text takes.
-fn placed(area: Rect, lines: &[Line<'_>]) -> (Rect, usize) {
+/// The overlay's place in the view's `area`, and the rows its text takes
+/// inside its frame.
+fn placed(area: Rect, text: &Paragraph<'_>) -> (Rect, usize) {
     let width = area.width.saturating_mul(9) / 10;
-    let rows = wrapped_rows(lines, usize::from(width.saturating_sub(2)));
+    let rows = text.line_count(width.saturating_sub(2));
     let height = u16::try_from(rows + 2).unwrap_or(u16::MAX).min(area.height);
     let popup = area.centered(Constraint::Length(width), Constraint::Length(height));
     (popup, rows)
@@ -171,15 +146,14 @@ fn placed(area: Rect, lines: &[Line<'_>]) -> (Rect, usize) {
 /// its text takes beyond those the overlay shows.
 pub fn max_scroll(view: View, size: (u16, u16)) -> u16 {
     let [_, body, _] = bands(Rect::new(0, 0, size.0, size.1));
-    let lines = help_lines(view);
-    let (popup, rows) = placed(body, &lines);
+    let (popup, rows) = placed(body, &help_text(view));
     let shown = usize::from(popup.height.saturating_sub(2));
     u16::try_from(rows.saturating_sub(shown)).unwrap_or(u16::MAX)
 }
 
 pub fn draw(frame: &mut Frame<'_>, area: Rect, view: View, scroll: u16) {
-    let lines = help_lines(view);
-    let (popup, rows) = placed(area, &lines);
+    let text = help_text(view);
+    let (popup, rows) = placed(area, &text);
     let title = if rows > usize::from(popup.height.saturating_sub(2)) {
         " keys · ↑↓ PgUp PgDn scroll · Esc closes "
     } else {
@@ -187,9 +161,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, view: View, scroll: u16) {
     };
     frame.render_widget(Clear, popup);
     frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .scroll((scroll, 0))
+        text.scroll((scroll, 0))
             .block(Block::bordered().title(title)),
         popup,
     );
