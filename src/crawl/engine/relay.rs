@@ -186,6 +186,13 @@ struct State {
     handed: usize,
 }
 
+impl State {
+    /// Not ended, and holding and handed fewer URLs than `reach` allows.
+    fn has_room(&self, reach: Reach) -> bool {
+        !self.ended && self.offered.len() < reach.depth && self.handed + 1 < reach.chain
+    }
+}
+
 impl Relay {
     pub(crate) fn new(current: Item, gate: Arc<HostGate>) -> Arc<Relay> {
         Arc::new(Relay {
@@ -208,8 +215,7 @@ impl Relay {
     /// Whether the task still runs and could take another URL within
     /// `reach`.
     pub(crate) fn wants(&self, reach: Reach) -> bool {
-        let s = self.state();
-        !s.ended && s.offered.len() < reach.depth && s.handed + 1 < reach.chain
+        self.state().has_room(reach)
     }
 
     /// Whether the task has ended.
@@ -222,7 +228,7 @@ impl Relay {
     /// already.
     pub(crate) fn offer(&self, next: Next, reach: Reach) -> Option<Next> {
         let mut state = self.state();
-        if state.ended || state.offered.len() >= reach.depth || state.handed + 1 >= reach.chain {
+        if !state.has_room(reach) {
             return Some(next);
         }
         state.handed += 1;
