@@ -617,8 +617,9 @@ fn median(mut values: Vec<f64>) -> f64 {
 /// idle, the share of the time the engine thread ran (from its CPU time
 /// in /proc, counted in 10 ms ticks: in steps of about 20%), the pages the
 /// log counts as fetched since the last line (the counts move when a group
-/// of outcomes is written, so lines alternate) and the URLs it knows. Shows the discovery phase, when each page
-/// brings new URLs, apart from the rest of the crawl.
+/// of outcomes is written, so lines alternate) and the URLs it knows.
+/// Shows the discovery phase, when each page brings new URLs, apart from
+/// the rest of the crawl.
 struct Timeline {
     stop: Arc<std::sync::atomic::AtomicBool>,
     thread: std::thread::JoinHandle<Vec<String>>,
