@@ -584,7 +584,7 @@ impl Engine {
             // slots they free are refilled in one dispatch round. sled's
             // cost is mostly per transaction and per key written: one
             // outcome per round cost two transactions per page, a
-            // transaction per burst 0.15 (README, crawler step 9).
+            // transaction per burst 0.15 (docs/performance-log.md, crawler step 9).
             if let Ok((outcome, handoff)) = done_rx.try_recv() {
                 self.deferred
                     .get_or_insert_with(|| Deferred::opened(Instant::now()));

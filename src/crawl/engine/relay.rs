@@ -8,7 +8,7 @@
 //! thread. On the benchmark machine each of those wake-ups cost the waking
 //! thread several microseconds and the woken one more (handing pages to
 //! another thread in the fetch-and-scan pass alone made its fetch tasks a
-//! quarter slower: README › Performance › The crawler, steps 17 and 18).
+//! quarter slower: docs/performance-log.md, the crawler's steps 17 and 18).
 //! So the coordinator offers each running page task a few next URLs of
 //! the same host ([`Relay::offer`], [`STEADY`]; a [`RUNWAY`] while a large
 //! group of writes waits, so that fetching goes on while it is written);
@@ -74,8 +74,8 @@ pub(crate) const STEADY: Reach = Reach {
 /// meanwhile, and longer chains to hold it. With [`STEADY`] they ran dry a
 /// fraction of a millisecond into the write; with 12 URLs in chains of 16,
 /// a few milliseconds into the 10-16 ms writes of a crawl's first hundreds
-/// of milliseconds, when each page brings ten new URLs (README ›
-/// Performance › The crawler, step 22).
+/// of milliseconds, when each page brings ten new URLs
+/// (docs/performance-log.md, the crawler's step 22).
 pub(crate) const RUNWAY: Reach = Reach {
     depth: 48,
     chain: 64,

@@ -5,8 +5,8 @@
 //! One timer a request, set again only when it goes off early. reqwest's
 //! own `read_timeout` kept a timer for the headers and another for the
 //! body, and set the body's again after every piece: a crawl of 28 KB
-//! pages on loopback was a few per cent faster without it (README ›
-//! Performance › The crawler, step 16).
+//! pages on loopback was a few per cent faster without it
+//! (docs/performance-log.md, the crawler's step 16).
 
 use std::future::Future;
 use std::pin::Pin;
