@@ -1,0 +1,351 @@
+//! What a fetch outcome changes (SPEC §2.1, §2.4): its host's turn
+//! ([`Engine::release`]), then its record, its links and the counts
+//! ([`Engine::settle`]). A 2xx page's links are met before its own update,
+//! so that they are written in the same transaction; a redirect's target
+//! is met as a new URL, at most [`MAX_REDIRECTS`] hops from the first; a
+//! temporary error is retried with backoff (honouring `Retry-After`) up to
+//! `max_retries`, a permanent one ends the URL in state `error` (in a
+//! refresh crawl, a page gone is marked deleted: `refresh`).
+
+use std::cmp::Reverse;
+use std::time::{Duration, Instant};
+
+use super::discover::Origin;
+use super::refresh::{self, NOT_REFETCHED};
+use super::web;
+use super::{Engine, Item, MAX_REDIRECTS};
+use crate::crawl::fetch::{Fetched, Head};
+use crate::crawl::report::{now_ms, refusal, retrace, trace_lines};
+use crate::crawl::task::{Content, Outcome};
+use crate::rules::{Queue, Verdict, normalize};
+use crate::store::{ErrorClass, ErrorInfo, State};
+
+impl Engine {
+    pub(super) fn handle(&mut self, outcome: Outcome) {
+        self.release(&outcome, Instant::now());
+        self.settle(outcome);
+    }
+
+    /// A page's fetch ended: its host may take the next request (after a
+    /// pause when the server asked for one, or a backoff after a
+    /// temporary error). robots.txt and sitemap outcomes free their host
+    /// when they are settled.
+    pub(super) fn release(&mut self, outcome: &Outcome, now: Instant) {
+        match outcome {
+            Outcome::Done { host, fetched, .. } => {
+                // 503 with Retry-After is the server asking for a pause.
+                let pause = fetched
+                    .head
+                    .retry_after
+                    .filter(|_| fetched.head.status == 503);
+                self.hosts.finished(*host, now, pause.is_some(), pause);
+            }
+            Outcome::Refused { host, .. } => self.hosts.finished(*host, now, false, None),
+            Outcome::Failed { host, error, .. } => {
+                self.hosts.finished(*host, now, error.is_temporary(), None);
+            }
+            Outcome::Robots { .. } | Outcome::Sitemap { .. } => {}
+        }
+    }
+
+    /// Everything an outcome changes but its host's requests in flight
+    /// ([`Engine::release`]): its record, its links, the counts.
+    pub(super) fn settle(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::Done {
+                item,
+                host,
+                fetched,
+                verdict,
+                content,
+            } => {
+                if let Some(verdict) = &verdict {
+                    self.count_hits(verdict);
+                }
+                self.done(item, host, fetched, verdict, *content);
+            }
+            Outcome::Refused {
+                item,
+                host: _,
+                head,
+                verdict,
+            } => {
+                self.count_hits(&verdict);
+                let mut reason = refusal(&self.rules, &verdict);
+                if item.queue == Queue::Refresh {
+                    reason.push_str(NOT_REFETCHED);
+                }
+                let trace = trace_lines(&self.rules, &verdict);
+                self.stats.filtered += 1;
+                self.update_and(item.id, Some(&item), |r| {
+                    r.state = State::Filtered;
+                    r.reason = reason;
+                    r.filtered = verdict.filtered;
+                    r.fetch = false;
+                    r.status = head.as_ref().map(|h| h.status);
+                    r.content_type = head.and_then(|h| h.content_type);
+                    retrace(&mut r.trace, trace);
+                });
+            }
+            Outcome::Failed { item, host, error } => {
+                let temporary = error.is_temporary();
+                self.failed(item, host, temporary, error.to_string(), None, None);
+            }
+            Outcome::Robots { host, fetch } => self.robots_learned(host, fetch),
+            Outcome::Sitemap {
+                item,
+                host,
+                head,
+                read,
+            } => self.sitemap_done(item, host, head, read),
+        }
+    }
+
+    /// A temporary failure is retried with backoff up to `max_retries`.
+    pub(super) fn failed(
+        &mut self,
+        mut item: Item,
+        host: u32,
+        temporary: bool,
+        message: String,
+        status: Option<u16>,
+        retry_after: Option<Duration>,
+    ) {
+        item.attempts += 1;
+        let class = if temporary {
+            ErrorClass::Temporary
+        } else {
+            ErrorClass::Permanent
+        };
+        let retry = temporary && item.attempts <= self.plan.settings.max_retries;
+        let count = item.attempts;
+        let reason = if retry {
+            format!(
+                "retry {count} of {} after: {message}",
+                self.plan.settings.max_retries
+            )
+        } else if temporary {
+            format!("gave up after {count} temporary errors: {message}")
+        } else {
+            format!("permanent error: {message}")
+        };
+        // A URL given up leaves its queue in the same transaction.
+        let leaving = (!retry).then_some(&item);
+        if leaving.is_some() && item.queue == Queue::Refresh {
+            let error = ErrorInfo {
+                class,
+                count,
+                message: message.clone(),
+            };
+            if self.refresh_failed(&item, error, status) {
+                self.stats.errors += 1;
+                return;
+            }
+        }
+        self.update_and(item.id, leaving, |r| {
+            r.state = if retry { State::Queued } else { State::Error };
+            r.reason = reason;
+            r.status = status.or(r.status);
+            r.error = Some(ErrorInfo {
+                class,
+                count,
+                message,
+            });
+            r.fetched_ms = Some(now_ms());
+        });
+        if retry {
+            self.stats.retries += 1;
+            let backoff = retry_after.unwrap_or(Duration::from_secs(1u64 << count.min(6)));
+            let when = Instant::now() + backoff;
+            self.delayed.push(Reverse((when, item.id)));
+            self.delayed_items.insert(item.id, (host, item));
+        } else {
+            self.stats.errors += 1;
+        }
+    }
+
+    pub(super) fn done(
+        &mut self,
+        item: Item,
+        host: u32,
+        fetched: Fetched,
+        verdict: Option<Verdict>,
+        content: Content,
+    ) {
+        let Some(item) = self.non_success(item, host, &fetched.head) else {
+            return;
+        };
+        let Content {
+            page,
+            header_robots,
+            size,
+            saved,
+        } = content;
+        let (saved, save_error) = match saved {
+            Some(Ok(path)) => (Some(path), None),
+            Some(Err(e)) => (None, Some(e)),
+            None => (None, None),
+        };
+        let head = fetched.head;
+        let status = head.status;
+        // 2xx: the links first (crash safety), then the page itself.
+        let directives = self.directives(page.as_ref(), header_robots);
+        let follow = verdict.as_ref().is_none_or(|v| v.follow);
+        let mut nofollow_links = 0;
+        if let Some(page) = &page
+            && follow
+            && !directives.nofollow()
+        {
+            nofollow_links = self.meet_links(&item, page);
+        }
+        let was_saved = saved.is_some();
+        if was_saved {
+            self.stats.saved += 1;
+        } else {
+            self.stats.fetched += 1;
+        }
+        let trace = verdict
+            .as_ref()
+            .map(|v| trace_lines(&self.rules, v))
+            .unwrap_or_default();
+        let mut extra = Vec::new();
+        if fetched.truncated {
+            extra.push(format!(
+                "body cut at max_body_bytes {}",
+                self.plan.settings.max_body_bytes
+            ));
+        }
+        if let Some(e) = &save_error {
+            extra.push(format!("not saved: the mirror could not write it: {e}"));
+        }
+        if verdict.as_ref().is_some_and(|v| v.save) {
+            extra.extend(directives.not_saved());
+        }
+        if follow {
+            extra.extend(directives.not_followed());
+        }
+        if nofollow_links > 0 {
+            extra.push(format!("{nofollow_links} rel=nofollow links not followed"));
+        }
+        let page_robots = web::page_robots(&directives, page.as_ref());
+        let refreshing = item.queue == Queue::Refresh;
+        self.update_and(item.id, Some(&item), |r| {
+            // What a refresh asked with, before the answer's validators.
+            let sent = refreshing.then(|| refresh::validators_of(r));
+            r.state = if was_saved {
+                State::Saved
+            } else {
+                State::Fetched
+            };
+            r.status = Some(status);
+            r.content_type = head.content_type.clone();
+            r.size = size;
+            r.fetched_ms = Some(now_ms());
+            r.etag = head.etag.clone();
+            r.last_modified = head.last_modified.clone();
+            r.saved_path = saved.clone();
+            r.error = None;
+            retrace(&mut r.trace, trace);
+            // Written over the in-flight reason, in its buffer.
+            r.reason.clear();
+            // Piece by piece: `write!` cost about 1,500 instructions a page.
+            let mut number = itoa::Buffer::new();
+            let verb = if was_saved { "saved" } else { "fetched" };
+            r.reason.push_str(verb);
+            r.reason.push_str(" (HTTP ");
+            r.reason.push_str(number.format(status));
+            if let Some(content_type) = &head.content_type {
+                r.reason.push_str(", ");
+                r.reason.push_str(content_type);
+            }
+            if let Some(size) = size {
+                r.reason.push_str(", ");
+                r.reason.push_str(number.format(size));
+                r.reason.push_str(" bytes");
+            }
+            r.reason.push(')');
+            if !extra.is_empty() {
+                r.reason.push_str("; ");
+                r.reason.push_str(&extra.join("; "));
+            }
+            page_robots.apply(r);
+            if let Some(sent) = sent {
+                refresh::changed(r, sent.as_ref());
+            }
+        });
+    }
+
+    /// Answers that are not a 2xx body: a redirect (each hop a new URL
+    /// through the rules), 304, 503 with `Retry-After` (temporary) and
+    /// other 4xx/5xx (permanent). `None` when handled here; the item back
+    /// when the response is a success for the caller to read.
+    pub(super) fn non_success(&mut self, item: Item, host: u32, head: &Head) -> Option<Item> {
+        let status = head.status;
+        if (300..400).contains(&status) && status != 304 {
+            self.redirected(item, host, head);
+            return None;
+        }
+        // A refresh's conditional request answered 304: handled there;
+        // any other 304 goes on as the error below.
+        let item = match status {
+            304 => self.not_modified(item, head)?,
+            _ => item,
+        };
+        let (temporary, message) = match status {
+            304 => (false, "HTTP 304 to an unconditional request".to_string()),
+            503 if head.retry_after.is_some() => (true, format!("HTTP {status} with Retry-After")),
+            400.. => (false, format!("HTTP {status}")),
+            _ => return Some(item),
+        };
+        let retry_after = head.retry_after.filter(|_| temporary);
+        self.failed(item, host, temporary, message, Some(status), retry_after);
+        None
+    }
+
+    /// A 3xx: the target is met as a new URL (a sitemap's target is read
+    /// as a sitemap), at most [`MAX_REDIRECTS`] hops from the first URL.
+    pub(super) fn redirected(&mut self, item: Item, host: u32, head: &Head) {
+        let status = head.status;
+        let Some(location) = head.location.clone() else {
+            let message = format!("HTTP {status} without Location");
+            return self.failed(item, host, false, message, Some(status), None);
+        };
+        let target = item
+            .url
+            .join(&location)
+            .ok()
+            .and_then(|u| normalize(u.as_str()).ok());
+        let Some(target) = target else {
+            let message = format!("redirect to a malformed URL {location:?}");
+            return self.failed(item, host, false, message, Some(status), None);
+        };
+        let hops = item.hops + 1;
+        if hops > MAX_REDIRECTS {
+            let message = format!("more than {MAX_REDIRECTS} redirects");
+            return self.failed(item, host, false, message, Some(status), None);
+        }
+        let known = self.pending_at.contains_key(target.as_str())
+            || matches!(self.log.id_of(target.as_str()), Ok(Some(_)));
+        self.met(
+            target.clone(),
+            Some(item.id),
+            item.link_depth,
+            Origin::Redirect {
+                hops,
+                kind: item.kind,
+            },
+        );
+        self.stats.fetched += 1;
+        self.update_and(item.id, Some(&item), |r| {
+            r.state = State::Fetched;
+            r.status = Some(status);
+            r.fetched_ms = Some(now_ms());
+            r.redirect_to = Some(target.to_string());
+            r.reason = if known {
+                format!("HTTP {status} redirect to {target} (already known: a loop or a duplicate)")
+            } else {
+                format!("HTTP {status} redirect to {target}")
+            };
+        });
+    }
+}

@@ -1,0 +1,425 @@
+
+use super::*;
+use crate::rules::fuzz::XorShift;
+use crate::rules::model::{Cidr, Condition, Range, Rule, text_matchers};
+
+fn test(field: Field, matcher: Matcher, case: Case) -> Test {
+    Test {
+        field,
+        matcher,
+        case,
+    }
+}
+
+fn kinds(t: &Test) -> Vec<LintKind> {
+    lint_test(t).into_iter().map(|(kind, _)| kind).collect()
+}
+
+#[test]
+fn regex_cases() {
+    use Field::*;
+    use LintKind::*;
+    let cases: &[(&str, Field, Option<LintKind>)] = &[
+        // Seed 000: the two escaping warnings, and their fixed forms.
+        ("application/epub+zip", ContentType, Some(UnescapedPlus)),
+        (r"application/epub\+zip", ContentType, None),
+        ("image/svg+xml", ContentType, Some(UnescapedPlus)),
+        ("^application/epub+zip$", ContentType, Some(UnescapedPlus)),
+        ("example.com", Host, Some(UnescapedDot)),
+        (r"example\.com", Host, None),
+        ("www.ibm.com", Url, Some(UnescapedDot)),
+        (r"\.anu.edu\.au", Url, Some(UnescapedDot)),
+        ("(www.)?", Host, None),
+        ("a.?b", Url, None),
+        ("foo.+bar", Url, None),
+        ("foo.*bar", Url, None),
+        ("[.]com", Url, None),
+        ("[].]com", Url, None),
+        (r"[\].]com", Url, None),
+        (".com", Url, None),
+        ("com.", Url, None),
+        (r".*\.pdf$", Path, None),
+        (r"[a-z]+\.html", Path, None),
+        (r"\w+/\w+", ContentType, None),
+        ("a+", Url, None),
+        ("ab+c", Url, None),
+        ("^text/html+", ContentType, None),
+        // Anchors against the field's shape.
+        ("^http", Path, Some(ImpossibleAnchor)),
+        ("^http", Url, None),
+        ("^/folder", Path, None),
+        ("^folder", Path, Some(ImpossibleAnchor)),
+        ("^www", Url, Some(ImpossibleAnchor)),
+        ("^/", Url, Some(ImpossibleAnchor)),
+        (r"^example\.com", Url, Some(ImpossibleAnchor)),
+        (r"^https?://www\.", Url, None),
+        ("^(?:file|ftp|mailto):", Url, None),
+        ("^http:www", Url, Some(ImpossibleAnchor)),
+        ("^HTTP", Url, None),
+        ("^(/a|b)", Path, None),
+        ("^(a|b)", Path, Some(ImpossibleAnchor)),
+        ("(?m)^folder", Path, Some(ImpossibleAnchor)),
+        (r"^.*folder", Path, None),
+        ("^http://", Host, Some(ImpossibleAnchor)),
+        ("^http://", Authority, Some(ImpossibleAnchor)),
+        ("^http://", AuthorityPathQuery, Some(ImpossibleAnchor)),
+        (r"^www\.example\.com:8080$", Authority, None),
+        (r"^www\.example\.com/folder", AuthorityPathQuery, None),
+        (
+            r"^www\.example\.com/folder",
+            Authority,
+            Some(ImpossibleAnchor),
+        ),
+        (r"^/folder", AuthorityPathQuery, Some(ImpossibleAnchor)),
+        (r"^\?sort", Query, Some(ImpossibleAnchor)),
+        ("^sort=", Query, None),
+        (r"^\.", Extension, Some(ImpossibleAnchor)),
+        ("^pdf$", Extension, None),
+        ("^https:", Scheme, Some(ImpossibleAnchor)),
+        (r"^\[::1\]", Host, None),
+        // Text the field never contains, anywhere in the match.
+        (r"example\.com/", Host, Some(NeverMatches)),
+        (r"example\.com:8080", Host, Some(NeverMatches)),
+        (r"\[::1\]", Host, None),
+        ("#top", Path, Some(NeverMatches)),
+        (r"\.pdf$", Extension, Some(NeverMatches)),
+        (":80", Port, Some(NeverMatches)),
+        ("^80$", Port, None),
+        // Does not parse: the compiler reports it, lint stays quiet.
+        ("example.com(", Host, None),
+    ];
+    for &(pattern, field, expect) in cases {
+        let t = test(field, Matcher::Regex(pattern.into()), Case::Insensitive);
+        let got = kinds(&t);
+        assert_eq!(
+            got,
+            expect.into_iter().collect::<Vec<_>>(),
+            "regex {pattern:?} on {field}: {:?}",
+            lint_test(&t)
+        );
+    }
+}
+
+#[test]
+fn literal_and_matcher_cases() {
+    use Case::*;
+    use Field::*;
+    use LintKind::*;
+    let cidr: Cidr = "10.0.0.0/8".parse().unwrap();
+    let range: Range = "[1:3]".parse().unwrap();
+    let cases: Vec<(Field, Matcher, Case, Option<LintKind>)> = vec![
+        (
+            Path,
+            Matcher::Prefix("folder/".into()),
+            Insensitive,
+            Some(ImpossibleAnchor),
+        ),
+        (Path, Matcher::Prefix("/folder/".into()), Insensitive, None),
+        (
+            Path,
+            Matcher::Wildcard("*/private/*".into()),
+            Insensitive,
+            None,
+        ),
+        (
+            Path,
+            Matcher::Wildcard("private/*".into()),
+            Insensitive,
+            Some(ImpossibleAnchor),
+        ),
+        (
+            Url,
+            Matcher::Prefix("www.ibm.com/".into()),
+            Insensitive,
+            Some(ImpossibleAnchor),
+        ),
+        (
+            Url,
+            Matcher::Prefix("HTTP://www.ibm.com/".into()),
+            Insensitive,
+            None,
+        ),
+        (
+            Url,
+            Matcher::Wildcard("http://*.ibm.com/*".into()),
+            Insensitive,
+            None,
+        ),
+        (
+            Host,
+            Matcher::Wildcard("*.corp.example".into()),
+            Insensitive,
+            None,
+        ),
+        (
+            Authority,
+            Matcher::Prefix("example.com/".into()),
+            Insensitive,
+            Some(ImpossibleAnchor),
+        ),
+        (
+            Query,
+            Matcher::Exact("?a=1".into()),
+            Insensitive,
+            Some(ImpossibleAnchor),
+        ),
+        (
+            Extension,
+            Matcher::Exact(".pdf".into()),
+            Insensitive,
+            Some(ImpossibleAnchor),
+        ),
+        (
+            Extension,
+            Matcher::Suffix(".pdf".into()),
+            Insensitive,
+            Some(ImpossibleAnchor),
+        ),
+        (Extension, Matcher::Exact("pdf".into()), Insensitive, None),
+        (Extension, Matcher::Exact("PDF".into()), Insensitive, None),
+        (
+            Extension,
+            Matcher::Exact("PDF".into()),
+            Sensitive,
+            Some(NeverMatches),
+        ),
+        (
+            Scheme,
+            Matcher::Exact("HTTP".into()),
+            Sensitive,
+            Some(NeverMatches),
+        ),
+        (
+            Scheme,
+            Matcher::Exact("http:".into()),
+            Insensitive,
+            Some(ImpossibleAnchor),
+        ),
+        (
+            Host,
+            Matcher::Exact("WWW.IBM.COM".into()),
+            Sensitive,
+            Some(NeverMatches),
+        ),
+        (Path, Matcher::Exact("/A.HTML".into()), Sensitive, None),
+        (
+            Path,
+            Matcher::Contains("#top".into()),
+            Insensitive,
+            Some(NeverMatches),
+        ),
+        (
+            Host,
+            Matcher::Contains("/".into()),
+            Insensitive,
+            Some(NeverMatches),
+        ),
+        (
+            Host,
+            Matcher::Domain("example.com".into()),
+            Insensitive,
+            None,
+        ),
+        (
+            Url,
+            Matcher::Domain("example.com".into()),
+            Insensitive,
+            Some(NeverMatches),
+        ),
+        (
+            Host,
+            Matcher::Domain(".example.com".into()),
+            Insensitive,
+            Some(NeverMatches),
+        ),
+        (
+            Host,
+            Matcher::Domain("http://example.com".into()),
+            Insensitive,
+            Some(NeverMatches),
+        ),
+        (Address, Matcher::Cidr(cidr), Insensitive, None),
+        (Host, Matcher::Cidr(cidr), Insensitive, Some(NeverMatches)),
+        (
+            Address,
+            Matcher::Range(range),
+            Insensitive,
+            Some(NeverMatches),
+        ),
+        (Path, Matcher::Range(range), Insensitive, None),
+        (PathDepth, Matcher::Range(range), Insensitive, None),
+    ];
+    for (field, matcher, case, expect) in cases {
+        let t = test(field, matcher, case);
+        let got = kinds(&t);
+        assert_eq!(
+            got,
+            expect.into_iter().collect::<Vec<_>>(),
+            "{t}: {:?}",
+            lint_test(&t)
+        );
+    }
+    // Upper case on a lower-cased field is reported once, not also as a
+    // bad anchor.
+    let t = test(Host, Matcher::Prefix("WWW.".into()), Sensitive);
+    assert_eq!(kinds(&t), [NeverMatches]);
+}
+
+/// The messages name the fix concretely, as seed 000 does.
+#[test]
+fn messages_say_how_to_fix() {
+    let cases = [
+        (
+            Field::Host,
+            Matcher::Regex("example.com".into()),
+            r"write `example\.com`",
+        ),
+        (
+            Field::Url,
+            Matcher::Regex("www.ibm.com".into()),
+            r"write `www\.ibm\.com`",
+        ),
+        (
+            Field::ContentType,
+            Matcher::Regex("application/epub+zip".into()),
+            r"write `application/epub\+zip`",
+        ),
+        (
+            Field::Path,
+            Matcher::Prefix("folder/".into()),
+            "write `/folder/`",
+        ),
+        (
+            Field::Path,
+            Matcher::Regex("^folder".into()),
+            "write `^/folder`",
+        ),
+        (
+            Field::Path,
+            Matcher::Regex("^http".into()),
+            "field = \"url\"",
+        ),
+        (
+            Field::Url,
+            Matcher::Regex(r"^www\.".into()),
+            r"write `^https?://www\.`",
+        ),
+        (
+            Field::Url,
+            Matcher::Prefix("www.ibm.com".into()),
+            "write `https://www.ibm.com`",
+        ),
+        (
+            Field::Query,
+            Matcher::Regex(r"^\?sort".into()),
+            "write `^sort`",
+        ),
+        (
+            Field::Extension,
+            Matcher::Suffix(".PDF".into()),
+            "write `pdf`",
+        ),
+        (
+            Field::Extension,
+            Matcher::Regex(r"^\.pdf$".into()),
+            "write `^pdf$`",
+        ),
+        (
+            Field::Host,
+            Matcher::Domain(".ibm.com".into()),
+            "write `ibm.com`",
+        ),
+        (Field::Host, Matcher::Domain("ibm.com".into()), ""),
+    ];
+    for (field, matcher, want) in cases {
+        let t = test(field, matcher, Case::Insensitive);
+        let lints = lint_test(&t);
+        if want.is_empty() {
+            assert!(lints.is_empty(), "{t}: {lints:?}");
+            continue;
+        }
+        assert_eq!(lints.len(), 1, "{t}: {lints:?}");
+        assert!(
+            lints[0].1.contains(want),
+            "{t}: {:?} should contain {want:?}",
+            lints[0].1
+        );
+        assert!(!lints[0].1.contains('\n'));
+    }
+    let t = test(
+        Field::Url,
+        Matcher::Regex("a\nb.c".into()),
+        Case::Insensitive,
+    );
+    assert!(lint_test(&t).iter().all(|(_, m)| !m.contains('\n')));
+}
+
+#[test]
+fn lint_rules_reports_paths_and_lines() {
+    let regex =
+        |field, p: &str| Condition::Test(test(field, Matcher::Regex(p.into()), Case::Insensitive));
+    let mut outer = Rule::new("outer", 5);
+    outer.condition = Some(Condition::All(vec![
+        regex(Field::Host, "example.com"),
+        Condition::Not(Box::new(Condition::Test(test(
+            Field::Path,
+            Matcher::Prefix("folder/".into()),
+            Case::Insensitive,
+        )))),
+    ]));
+    let mut clean_inner = Rule::new("clean inner", 8);
+    clean_inner.condition = Some(regex(Field::Path, r"\.pdf$"));
+    let mut inner = Rule::new("inner", 9);
+    inner.condition = Some(Condition::Any(vec![regex(
+        Field::ContentType,
+        "application/epub+zip",
+    )]));
+    outer.rules = vec![clean_inner, inner];
+    let mut clean = Rule::new("clean", 2);
+    clean.condition = Some(regex(Field::Host, r"example\.com"));
+    let set = RuleSet {
+        rules: vec![clean, outer, Rule::new("no condition", 12)],
+        ..RuleSet::default()
+    };
+
+    let got: Vec<(Vec<usize>, usize, LintKind)> = lint_rules(&set)
+        .into_iter()
+        .map(|l| (l.path, l.line, l.kind))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (vec![2], 5, LintKind::UnescapedDot),
+            (vec![2], 5, LintKind::ImpossibleAnchor),
+            (vec![2, 2], 9, LintKind::UnescapedPlus),
+        ]
+    );
+}
+
+/// Xorshift over an alphabet heavy in regex syntax: no input may panic.
+#[test]
+fn arbitrary_patterns_do_not_panic() {
+    const ALPHABET: &[char] = &[
+        '.', '+', '*', '?', '(', ')', '[', ']', '{', '}', '^', '$', '\\', '|', '/', ':', '-', '#',
+        'a', 'b', 'z', 'A', 'W', '0', '9', ',', ' ', '\n', 'é', 'K', 'ſ', '=', '&', '@', 'x', 'p',
+        'P', '<', '>', '!',
+    ];
+    let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+    for _ in 0..4000 {
+        let len = rng.below(24);
+        let text: String = (0..len)
+            .map(|_| ALPHABET[rng.below(ALPHABET.len())])
+            .collect();
+        let field = Field::ALL[rng.below(Field::ALL.len())];
+        let case = if rng.next() % 2 == 0 {
+            Case::Insensitive
+        } else {
+            Case::Sensitive
+        };
+        for matcher in text_matchers(&text) {
+            for (_, message) in lint_test(&test(field, matcher, case)) {
+                assert!(!message.contains('\n'), "{message:?}");
+            }
+        }
+    }
+}
