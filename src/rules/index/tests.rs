@@ -1,4 +1,3 @@
-
 use super::*;
 
 /// Literal needles of every kind and case mode, with many `/` prefixes

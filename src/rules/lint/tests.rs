@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::rules::fuzz::XorShift;
 use crate::rules::model::{Cidr, Condition, Range, Rule, text_matchers};

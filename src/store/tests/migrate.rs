@@ -390,7 +390,7 @@ fn refused(dir: &Path, naming: &str) -> sled::Db {
     drop(refused);
     // As the log opens it: sled lets go of the lock a moment after the
     // refused log's database is dropped.
-    super::super::open_sled(&dir.join("db"), CACHE)
+    super::super::open::open_sled(&dir.join("db"), CACHE)
         .expect("no panic")
         .expect("sled opens it")
 }

@@ -21,12 +21,15 @@ use tempfile::TempDir;
 use super::bitmap::{Bitmap, block_of};
 use super::counters::COUNTERS;
 use super::index::{
-    BY_URL, FRONTIER_LEN, LAYOUT, OLD_BY_STATE, OLD_FRONTIER, OLD_URLS, count_key, frontier_key,
-    id_key, parse_frontier_block_key, parse_id, parse_state_block_key, state_key,
+    BY_URL, FRONTIER_BLOCKS, FRONTIER_LEN, LAYOUT, LAYOUT_VERSION, NEXT_ID, OLD_BY_STATE,
+    OLD_FRONTIER, OLD_URLS, count_key, frontier_key, id_key, parse_frontier_block_key, parse_id,
+    parse_state_block_key, state_key,
 };
-use super::packs::{pack_key, pack_of, slot_of};
+use super::packs::{RECORD_PACKS, pack_key, pack_of, slot_of};
 use super::record::{FORMAT, decode, encode};
-use super::url_index::{Bucket, MAX_ENTRIES, URL_HASH_KEY, bucket_key, parse_bucket_key, top};
+use super::url_index::{
+    Bucket, MAX_ENTRIES, MAX_ID, URL_BUCKETS, URL_HASH_KEY, bucket_key, parse_bucket_key, top,
+};
 use super::*;
 
 const CACHE: u64 = 16 << 20;

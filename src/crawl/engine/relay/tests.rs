@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::crawl::engine::ItemKind;
 use crate::rules::Queue;

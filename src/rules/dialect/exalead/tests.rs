@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::rules::fuzz::XorShift;
 use crate::rules::model::Flags;
