@@ -17,13 +17,17 @@
 //! their outcomes a few at a time (the page task itself is there too);
 //! `control` is the channel commands reach the loop by; `outcome` settles
 //! what a fetch brought back (records, links, retries, redirects);
-//! `window` keeps the in-memory frontier a window on the persisted one.
+//! `window` keeps the in-memory frontier a window on the persisted one;
+//! `records` reads and updates URL records through the writes held back;
+//! `status` reports the counts and, for the console, the queues and hosts.
 
 mod control;
 mod discover;
 mod outcome;
+mod records;
 mod refresh;
 mod relay;
+mod status;
 mod web;
 mod window;
 
@@ -703,102 +707,6 @@ impl Engine {
         self.stopping
     }
 
-    fn snapshot(&mut self) -> Stats {
-        // Every queued URL is in the log's frontier index, in memory or
-        // not, until it is done (so in-flight ones are in it too).
-        self.stats.queued = self.log.frontier_len().saturating_sub(self.stats.in_flight);
-        self.stats.paused = self.paused;
-        self.stats.elapsed = self.started.elapsed();
-        self.stats.clone()
-    }
-
-    /// The queues, the busiest hosts and the rule hits, for the console.
-    fn detail(&self, now: Instant) -> Detail {
-        let weights = self.frontier.weights();
-        let lengths = self.frontier.lengths();
-        let on_disk = self.window.spilled_per_queue();
-        // Offered to running tasks, not started: queued still.
-        let mut offered = [0usize; QUEUES.len()];
-        let mut offered_by_host: FxHashMap<u32, usize> = FxHashMap::default();
-        for (host, relay) in &self.relays {
-            relay.each_offered(|item| {
-                if let Some(q) = super::frontier::slot(item.queue) {
-                    offered[q] += 1;
-                }
-                *offered_by_host.entry(*host).or_default() += 1;
-            });
-        }
-        let picks = self.frontier.picks();
-        let queues = QUEUES
-            .iter()
-            .enumerate()
-            .map(|(i, &queue)| QueueRow {
-                queue,
-                weight: weights[i],
-                length: lengths[i] + on_disk[i] as usize + offered[i],
-                picks: picks[i],
-            })
-            .collect();
-        let all = self.hosts.all();
-        let mut hosts: Vec<HostRow> = all
-            .iter()
-            .enumerate()
-            .map(|(id, h)| {
-                let pending = self.frontier.waiting_for(id as u32)
-                    + offered_by_host.get(&(id as u32)).copied().unwrap_or(0);
-                // Waiting for robots.txt: "ready" while it is being
-                // fetched, a backoff until an unreachable one is retried.
-                let idle = match (pending, self.robots.gate(id as u32, now)) {
-                    (0, _) => HostIdle::Empty,
-                    (_, Gate::Wait(None)) => HostIdle::Ready,
-                    (_, Gate::Wait(Some(t))) => HostIdle::Backoff(t.saturating_duration_since(now)),
-                    (_, Gate::Open | Gate::Fetch) => match self.hosts.idle(id as u32, now) {
-                        Idle::Ready => HostIdle::Ready,
-                        Idle::Busy => HostIdle::Busy,
-                        Idle::Politeness(d) => HostIdle::Politeness(d),
-                        Idle::Backoff(d) => HostIdle::Backoff(d),
-                    },
-                };
-                HostRow {
-                    origin: h.origin.clone(),
-                    pending,
-                    in_flight: h.in_flight,
-                    fetched: h.fetched,
-                    delay: h.delay,
-                    errors_in_row: h.errors_in_row,
-                    idle,
-                    robots: self.robots.describe(id as u32, now),
-                }
-            })
-            .collect();
-        hosts.sort_by(|a, b| {
-            (b.pending + b.in_flight)
-                .cmp(&(a.pending + a.in_flight))
-                .then(b.fetched.cmp(&a.fetched))
-        });
-        hosts.truncate(MAX_HOST_ROWS);
-        Detail {
-            queues,
-            hosts,
-            hosts_total: all.len(),
-            rule_hits: self.rule_hits.clone(),
-            rules_version: self.rules_version,
-        }
-    }
-
-    /// Counts the rules that matched in a verdict (rule health): once per
-    /// URL, from its final verdict. A verdict reached under rules replaced
-    /// while it was in flight may count against the new list.
-    fn count_hits(&mut self, verdict: &Verdict) {
-        for entry in &verdict.trace {
-            if entry.step == crate::rules::Step::Matched
-                && let Some(hits) = self.rule_hits.get_mut(entry.rule as usize)
-            {
-                *hits += 1;
-            }
-        }
-    }
-
     /// When something could next be done without a fetch finishing: a
     /// retry, a host's politeness or backoff ending, or an unreachable
     /// robots.txt to be fetched again. A host ready now counts only when
@@ -866,122 +774,6 @@ impl Engine {
         self.log.requeue_in_flight().map_err(store)?;
         self.load_window()?;
         Ok(())
-    }
-
-    /// Record `id` as the log will hold it once the writes held back are
-    /// committed (the open group's updates and in-flight marks), else as it
-    /// is.
-    fn current_record(&self, id: u64) -> Result<Option<UrlRecord>, crate::store::StoreError> {
-        let held = self.deferred.as_ref().and_then(|d| d.record(id));
-        let marked = || {
-            let (_, record) = self.marks.iter().find(|(at, _)| *at == id)?;
-            Some(record.clone())
-        };
-        let recent = || self.recent.get(&id).cloned();
-        match held.or_else(marked).or_else(recent) {
-            Some(record) => Ok(Some(record)),
-            None => self.log.get(id),
-        }
-    }
-
-    /// [`Engine::current_record`] for a caller that will write the record
-    /// changed: a copy kept in [`Engine::recent`] is taken, not cloned.
-    fn take_current_record(
-        &mut self,
-        id: u64,
-    ) -> Result<Option<UrlRecord>, crate::store::StoreError> {
-        let held = self
-            .deferred
-            .as_ref()
-            .is_some_and(|d| d.record_ref(id).is_some());
-        if !held && !self.marks.iter().any(|(at, _)| *at == id) {
-            if let Some(record) = self.recent.remove(&id) {
-                return Ok(Some(record));
-            }
-        }
-        self.current_record(id)
-    }
-
-    /// Changes a record and, in the same transaction as the pending
-    /// discoveries, takes the item out of its persisted queue when `leaving`
-    /// says so.
-    fn update_and(&mut self, id: u64, leaving: Option<&Item>, change: impl FnOnce(&mut UrlRecord)) {
-        let dequeue = leaving.map(|item| Held::Dequeue {
-            id,
-            level: item.level as u8,
-            queue: super::frontier::slot(item.queue).unwrap_or(0) as u8,
-        });
-        let mut held = Vec::with_capacity(2);
-        if let Some(record) = self.held_update_mut(id) {
-            change(record);
-        } else {
-            match self.take_current_record(id) {
-                Ok(Some(mut record)) => {
-                    change(&mut record);
-                    held.push(Held::Update {
-                        id,
-                        record,
-                        enqueue: None,
-                    });
-                }
-                Ok(None) => return self.commit(&[]),
-                Err(e) => {
-                    eprintln!("crawlspace: URL log: {e}");
-                    return self.commit(&[]);
-                }
-            }
-        }
-        held.extend(dequeue);
-        self.commit_held(held);
-    }
-
-    /// The open group's update of `id`, to be changed in place, when it is
-    /// `id`'s latest change there ([`Deferred::latest_update_mut`]): most
-    /// outcomes, whose in-flight mark the same group holds.
-    fn held_update_mut(&mut self, id: u64) -> Option<&mut UrlRecord> {
-        self.deferred.as_mut()?.latest_update_mut(id)
-    }
-
-    /// Marks a dispatch round's URLs in flight, with robots.txt's answer
-    /// that let each go: held back in the open group, or in
-    /// [`Engine::marks`] for the next write.
-    fn mark_in_flight(&mut self, items: &[(u64, Queue, Check)], now: Instant) {
-        let mark = |record: &mut UrlRecord, queue: &Queue, robots: &Check| {
-            record.state = State::InFlight;
-            // In the reason's own buffer: a `format!` for every page cost
-            // more than the rest of the mark.
-            record.reason.clear();
-            record.reason.push_str("being fetched from ");
-            record.reason.push_str(queue.name());
-            record.robots = Some(robots.text.clone());
-            set_layer(&mut record.trace, robots_line(robots));
-        };
-        for (id, queue, robots) in items {
-            // A retry whose earlier outcome the group holds: marked where
-            // it is held, so it ends in flight, not as that outcome left it.
-            if let Some(record) = self.held_update_mut(*id) {
-                mark(record, queue, robots);
-                continue;
-            }
-            // As the group or the log has it (a retry's error count, say).
-            let Some(mut record) = self.take_current_record(*id).ok().flatten() else {
-                continue;
-            };
-            mark(&mut record, queue, robots);
-            match &mut self.deferred {
-                // After the group's changes: a URL retried within one group
-                // ends in flight, not as its earlier outcome left it.
-                Some(group) => group.hold(Held::Update {
-                    id: *id,
-                    record,
-                    enqueue: None,
-                }),
-                None => {
-                    self.marks.push((*id, record));
-                    self.marks_since.get_or_insert(now);
-                }
-            }
-        }
     }
 
     fn release_delayed(&mut self, now: Instant) {
