@@ -39,12 +39,19 @@ pub enum Command {
     },
     /// Crawl as a configuration file says.
     Crawl {
+        /// The crawl configuration: start URLs, settings and rules
+        /// (config/default.toml documents every setting).
         #[arg(long, value_name = "FILE")]
         config: PathBuf,
+        /// Print progress and a summary instead of opening the console.
         #[arg(long)]
         headless: bool,
+        /// The URL log (a sled folder); the same one again resumes the
+        /// crawl. Default: the config's `db`.
         #[arg(long, value_name = "DIR")]
         db: Option<PathBuf>,
+        /// Where saved pages go, as a browsable mirror. Default: the
+        /// config's `out`.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// Re-fetch the URLs already in the log, with conditional requests,
@@ -72,6 +79,7 @@ pub enum Command {
         /// `user_agent` (from a full config given to --rules, else the default).
         #[arg(long, value_name = "FILE")]
         robots: Option<PathBuf>,
+        /// The URLs to decide, each as a link found on a page.
         #[arg(value_name = "URL", required = true)]
         urls: Vec<String>,
     },
@@ -82,8 +90,10 @@ pub enum Command {
     },
     /// Print a rules file of any dialect as native TOML.
     Import {
-        #[arg(long, value_parser = parse_dialect_choice, default_value = "auto")]
+        /// auto, native, funnelback, wca, exalead or nutch.
+        #[arg(long, value_name = "D", value_parser = parse_dialect_choice, default_value = "auto")]
         dialect: DialectChoice,
+        /// The rules file to convert.
         #[arg(value_name = "FILE")]
         file: PathBuf,
     },
@@ -94,12 +104,17 @@ pub enum Command {
     },
     /// List the URL log of a crawl.
     Log {
+        /// The URL log a crawl wrote (its `--db`, or the config's `db`).
         #[arg(long, value_name = "DIR")]
         db: PathBuf,
+        /// Only URLs in this state: queued, in-flight, fetched, saved,
+        /// filtered, error or deleted.
         #[arg(long, value_name = "S")]
         state: Option<String>,
+        /// Only URLs whose URL or reason matches this regex.
         #[arg(long, value_name = "REGEX")]
         grep: Option<String>,
+        /// One JSON object per URL, with every field, instead of a table.
         #[arg(long)]
         json: bool,
     },
@@ -208,4 +223,36 @@ fn crawl(
         refresh,
     };
     app_result(crate::app::crawl(request).map(|_| ()))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// clap's own consistency checks (names, defaults, conflicts), which it
+    /// otherwise runs only on the first parse of a debug build.
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// `--help` explains every option and argument of every command: one
+    /// added without a doc comment shows up as a bare flag.
+    #[test]
+    fn every_option_has_a_help_line() {
+        let cli = Cli::command();
+        let mut bare = Vec::new();
+        let commands = std::iter::once(&cli).chain(cli.get_subcommands());
+        for command in commands {
+            for arg in command.get_arguments() {
+                let builtin = matches!(arg.get_id().as_str(), "help" | "version");
+                if !builtin && arg.get_help().is_none() {
+                    bare.push(format!("{} {}", command.get_name(), arg.get_id()));
+                }
+            }
+        }
+        assert!(bare.is_empty(), "options without help: {bare:?}");
+    }
 }
