@@ -327,9 +327,10 @@ pub const DEMO_CONFIG: &str = include_str!("../config/demo.toml");
 
 /// `crawlspace log`: the URL log as a table or JSON lines.
 pub fn log(db: &Path, state: Option<&str>, grep: Option<&str>, json: bool) -> Result<(), AppError> {
-    if !db.exists() {
+    // Opening would create a log in any folder: a read must not.
+    if !UrlLog::exists_in(db) {
         return Err(AppError::Input(format!(
-            "{}: no URL log here",
+            "{}: no URL log here (the folder a crawl's --db, or its config's db, names)",
             db.display()
         )));
     }

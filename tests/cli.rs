@@ -610,3 +610,31 @@ fn log_repairs_a_damaged_state_block() {
         "{stderr}"
     );
 }
+
+/// `crawlspace log` pointed at a folder that holds no URL log (or at a
+/// file, or at nothing) says so, exit status 2, and leaves the folder as
+/// it was: opening would have made a sled database of it.
+#[test]
+fn log_refuses_a_folder_without_a_log_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    std::fs::write(plain.join("notes.txt"), "kept").unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "not a log").unwrap();
+    let missing = dir.path().join("missing");
+    for db in [&plain, &file, &missing] {
+        let out = run(&["log", "--db", path_str(db)]);
+        assert_eq!(out.status.code(), Some(2), "{}", db.display());
+        let err = text(&out.stderr);
+        assert!(err.contains(path_str(db)), "{err}");
+        assert!(err.contains("no URL log here"), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+    let left: Vec<_> = std::fs::read_dir(&plain)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["notes.txt"]);
+    assert!(!missing.exists());
+}

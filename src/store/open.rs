@@ -22,6 +22,15 @@ use super::url_index::{MAX_ID, URL_BUCKETS, URL_HASH_KEY};
 use super::*;
 
 impl UrlLog {
+    /// Whether `dir` holds a database to open (a URL log, or one of an
+    /// older layout that opening migrates), judged by sled's files alone:
+    /// nothing is opened or created. For commands that only read a log,
+    /// which must not turn any folder they are pointed at into one.
+    pub fn exists_in(dir: &Path) -> bool {
+        // sled 0.34 keeps its configuration in `conf` and its pages in `db`.
+        dir.join("conf").is_file() && dir.join("db").is_file()
+    }
+
     /// Opens (creating if missing) the log in `dir`, with a page cache of
     /// about `cache_bytes` (sled's default is 1 GiB, too much to leave
     /// unset). A sled panic while recovering a damaged database is turned
