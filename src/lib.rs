@@ -11,6 +11,10 @@
 //!   redirects and errors), served with axum on 127.0.0.1 for `crawlspace demo`.
 //! - [`cli`]: the command line of SPEC §5 (clap) and the rule commands
 //!   `explain`, `check`, `import`, `rules`.
+//! - [`tui`]: the console (ratatui, crossterm): the rules, queues, URL log
+//!   and explain views, fed by the crawl's events.
+//! - [`app`]: the wiring of the crawl commands (`crawl`, `demo`, the
+//!   console, `log`): config, URL log, engine, progress display, Ctrl-C.
 
 pub mod app;
 pub mod cli;

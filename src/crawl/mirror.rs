@@ -199,15 +199,15 @@ fn percent_encoding_decode(text: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%' {
-            if let (Some(h), Some(l)) = (
+        if bytes[i] == b'%'
+            && let (Some(h), Some(l)) = (
                 bytes.get(i + 1).and_then(|b| hex_value(*b)),
                 bytes.get(i + 2).and_then(|b| hex_value(*b)),
-            ) {
-                out.push(h << 4 | l);
-                i += 3;
-                continue;
-            }
+            )
+        {
+            out.push(h << 4 | l);
+            i += 3;
+            continue;
         }
         out.push(bytes[i]);
         i += 1;

@@ -418,11 +418,11 @@ impl<R: Read> Read for Capped<R> {
         if self.stop.is_some() {
             return Err(io::Error::other("sitemap reading stopped"));
         }
-        if let Some(mark) = self.item_mark {
-            if self.total.saturating_sub(mark) > self.max_item_bytes {
-                self.stop = Some(Stop::ItemTooLarge);
-                return Err(io::Error::other("XML item too large"));
-            }
+        if let Some(mark) = self.item_mark
+            && self.total.saturating_sub(mark) > self.max_item_bytes
+        {
+            self.stop = Some(Stop::ItemTooLarge);
+            return Err(io::Error::other("XML item too large"));
         }
         if self.total >= self.max_bytes {
             if !self.over {

@@ -256,15 +256,15 @@ impl App {
         self.ticks += 1;
         if !self.crawl.finished {
             // Queues and rule hits: asked for, answered when the crawl can.
-            if self.ticks % 3 == 0 && !self.detail_asked {
+            if self.ticks.is_multiple_of(3) && !self.detail_asked {
                 self.detail_asked = true;
                 self.request(Request::Control(Control::Detail));
             }
-            if self.view == View::Log && self.log.follow && self.ticks % 5 == 0 {
+            if self.view == View::Log && self.log.follow && self.ticks.is_multiple_of(5) {
                 self.log_refresh();
             }
         }
-        if self.ticks % TICKS_PER_SAMPLE == 0 {
+        if self.ticks.is_multiple_of(TICKS_PER_SAMPLE) {
             let s = &self.crawl.stats;
             let done = s.fetched + s.saved + s.errors;
             let c = &mut self.crawl;

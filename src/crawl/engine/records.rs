@@ -37,10 +37,11 @@ impl Engine {
             .deferred
             .as_ref()
             .is_some_and(|d| d.record_ref(id).is_some());
-        if !held && !self.marks.iter().any(|(at, _)| *at == id) {
-            if let Some(record) = self.recent.remove(&id) {
-                return Ok(Some(record));
-            }
+        if !held
+            && !self.marks.iter().any(|(at, _)| *at == id)
+            && let Some(record) = self.recent.remove(&id)
+        {
+            return Ok(Some(record));
         }
         self.current_record(id)
     }

@@ -202,11 +202,11 @@ impl<'a> Collector<'a> {
         self.base_seen = true;
         let text = self.attr_text(raw);
         let value = super::decode(&text);
-        if let Ok(mut base) = self.page_url.join(value.trim()) {
-            if !base.cannot_be_a_base() {
-                base.set_fragment(None);
-                self.base = Some(base);
-            }
+        if let Ok(mut base) = self.page_url.join(value.trim())
+            && !base.cannot_be_a_base()
+        {
+            base.set_fragment(None);
+            self.base = Some(base);
         }
     }
 

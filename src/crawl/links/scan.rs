@@ -594,10 +594,11 @@ fn flush(sink: &mut impl Sink, input: &[u8], from: usize, to: usize) -> Flow {
 fn emit(sink: &mut impl Sink, input: &[u8], from: usize, to: usize, kind: TextKind) -> Flow {
     // Most tokens are followed by text (a line feed at least) that is not
     // wanted once the excerpt is done: asking first costs the least.
-    if from < to && sink.wants_text() {
-        if let Some(text) = input.get(from..to) {
-            return sink.text(from, text, kind);
-        }
+    if from < to
+        && sink.wants_text()
+        && let Some(text) = input.get(from..to)
+    {
+        return sink.text(from, text, kind);
     }
     Flow::Continue(())
 }
@@ -776,12 +777,12 @@ fn script_end(input: &[u8], from: usize) -> Option<(usize, usize)> {
                 b'<' => {
                     dashes = 0;
                     if double {
-                        if input.get(p + 1) == Some(&b'/') {
-                            if let Some(end) = name_at(input, p + 2, SCRIPT) {
-                                double = false;
-                                p = end + 1;
-                                continue;
-                            }
+                        if input.get(p + 1) == Some(&b'/')
+                            && let Some(end) = name_at(input, p + 2, SCRIPT)
+                        {
+                            double = false;
+                            p = end + 1;
+                            continue;
                         }
                     } else {
                         if let Some(end) = end_tag_at(input, p, SCRIPT) {

@@ -706,9 +706,9 @@ fn random_bytes_never_panic() {
             }
         }
         let options = LinkOptions {
-            resources: rng.next() % 2 == 0,
+            resources: rng.next().is_multiple_of(2),
             // Now and then a tiny cap, to stop mid-page.
-            max_links: if rng.next() % 4 == 0 {
+            max_links: if rng.next().is_multiple_of(4) {
                 (rng.next() % 5) as usize
             } else {
                 1000

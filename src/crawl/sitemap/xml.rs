@@ -158,10 +158,10 @@ impl XmlState {
         match self.depth {
             0 => return Step::Stop,
             1 => {
-                if let Some(entry) = self.entry.take() {
-                    if !self.finish_entry(entry, sink) {
-                        return Step::Stop;
-                    }
+                if let Some(entry) = self.entry.take()
+                    && !self.finish_entry(entry, sink)
+                {
+                    return Step::Stop;
                 }
             }
             2 => self.field = None,

@@ -410,7 +410,7 @@ fn arbitrary_patterns_do_not_panic() {
             .map(|_| ALPHABET[rng.below(ALPHABET.len())])
             .collect();
         let field = Field::ALL[rng.below(Field::ALL.len())];
-        let case = if rng.next() % 2 == 0 {
+        let case = if rng.next().is_multiple_of(2) {
             Case::Insensitive
         } else {
             Case::Sensitive

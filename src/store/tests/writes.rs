@@ -649,7 +649,7 @@ fn each_queue_holds_exactly_what_the_changes_put_there() {
                 let n = (c * 1500 + i) as u64;
                 Change::Discover {
                     record,
-                    enqueue: (n % 4 != 0).then(|| slot(n)),
+                    enqueue: (!n.is_multiple_of(4)).then(|| slot(n)),
                 }
             })
             .collect();

@@ -340,7 +340,7 @@ fn next_lt_finds_the_first_lt() {
         };
         let input: Vec<u8> = (0..len)
             .map(|_| match lt_one_in {
-                Some(n) if rng.next() % n != 0 => BYTES[1 + (rng.next() % 7) as usize],
+                Some(n) if !rng.next().is_multiple_of(n) => BYTES[1 + (rng.next() % 7) as usize],
                 Some(_) => b'<',
                 None => BYTES[(rng.next() % BYTES.len() as u64) as usize],
             })
