@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use crate::rules::Queue;
 
-/// At most this many hosts are listed, those with the most waiting first.
+/// At most this many hosts are listed, those with the most waiting or in
+/// flight first.
 pub const MAX_HOST_ROWS: usize = 200;
 
 /// One queue of SPEC §2.2.

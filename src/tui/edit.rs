@@ -1,5 +1,6 @@
-//! Edits to an ordered rule list, addressed by rule path (`[3, 2]` is the
-//! second rule nested in the third, 0-based here), with undo and redo.
+//! Edits to an ordered rule list, addressed by rule path (`[2, 1]` is the
+//! second rule nested in the third: 0-based here, unlike the 1-based paths
+//! of `RuleSet::walk`), with undo and redo.
 //! Pure: the Rules view turns keys into these calls and shows the result;
 //! nothing reaches the crawl until the list is applied.
 

@@ -1,6 +1,6 @@
-//! The engine's control channel: commands to a running crawl (pause, new
-//! rules, queue weights, a detail report, stop) from the console, a
-//! changed rules file or Ctrl-C. Commands that change what may be fetched
+//! The engine's control channel: commands to a running crawl (pause,
+//! resume, new rules, queue weights, a detail report, stop) from the
+//! console, a changed rules file or Ctrl-C. Commands that change what may be fetched
 //! are counted as they are sent, for the fetch tasks that go on without
 //! the engine (module `relay`).
 

@@ -46,8 +46,8 @@ use crate::store::{
 /// Trace layer of a refresh.
 const REFRESH_LAYER: &str = "refresh";
 
-/// Appended to the reason of a refreshed URL that the rules or robots.txt
-/// now refuse.
+/// Appended to the reason of a refreshed URL that the rules, the depth
+/// limits or robots.txt now refuse.
 pub(super) const NOT_REFETCHED: &str = " (on refresh: not fetched again)";
 
 /// Records read and re-queued per transaction when a refresh begins.

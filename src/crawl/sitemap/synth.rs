@@ -33,7 +33,8 @@ pub struct SyntheticSitemap {
 }
 
 impl SyntheticSitemap {
-    /// The length of an entry without padding.
+    /// The shortest entry made: 436 bytes of markup (a ten-digit item
+    /// number, three alternates, the comment's ends) and 12 of padding.
     pub const MIN_ENTRY_LEN: usize = 448;
 
     pub fn new(entries: usize, entry_len: usize) -> Self {

@@ -1,6 +1,6 @@
 //! Tests of the URL log on real sled databases in temporary folders, by
-//! concept: the record and its codec, writes, paging, damage, crashes, and
-//! one log at scale. Shared here: record builders and an invariant checker.
+//! concept: the record and its codec, writes, paging, damage, crashes, the
+//! briefs, migrations, record packs, the URL index, and one log at scale. Shared here: record builders and an invariant checker.
 
 mod briefs;
 mod crash;

@@ -1,5 +1,6 @@
 //! The `?` overlay: every key of the current view, from one table that the
-//! README's key list is checked against (tests/console.rs).
+//! README's key list is checked against (`src/tui/tests.rs`,
+//! `the_readme_lists_every_key_of_the_help`).
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};

@@ -1,5 +1,5 @@
-//! The URL log view: a window of records with their state, status, queue
-//! and reason, and the selected record in full — every field the log keeps,
+//! The URL log view: a window of records with their id, state, HTTP
+//! status, URL and reason, and the selected record in full — every field the log keeps,
 //! the referrer chain and the stored trace, layer by layer.
 
 use ratatui::Frame;
