@@ -231,13 +231,6 @@ mod tests {
 
     use super::Cli;
 
-    /// clap's own consistency checks (names, defaults, conflicts), which it
-    /// otherwise runs only on the first parse of a debug build.
-    #[test]
-    fn the_command_line_is_consistent() {
-        Cli::command().debug_assert();
-    }
-
     /// `--help` explains every option and argument of every command: one
     /// added without a doc comment shows up as a bare flag.
     #[test]
