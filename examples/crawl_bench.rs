@@ -34,7 +34,8 @@
 //!
 //! With `--timeline`, each crawl prints, every 50 ms, the cores' idle
 //! share, the engine thread's busy share, the pages fetched and the URLs
-//! known ([`Timeline`]).
+//! known, then the rate while URLs were still being discovered and after
+//! ([`Timeline`]).
 //!
 //! With `--console`, the console's own loop (the same `tui::drive` the
 //! terminal uses, drawing into a 200x60 test buffer) watches the crawl from
@@ -619,10 +620,19 @@ fn median(mut values: Vec<f64>) -> f64 {
 /// log counts as fetched since the last line (the counts move when a group
 /// of outcomes is written, so lines alternate) and the URLs it knows.
 /// Shows the discovery phase, when each page brings new URLs, apart from
-/// the rest of the crawl.
+/// the rest of the crawl, and ends with the rate of each phase.
 struct Timeline {
     stop: Arc<std::sync::atomic::AtomicBool>,
-    thread: std::thread::JoinHandle<Vec<String>>,
+    thread: std::thread::JoinHandle<(Vec<String>, Vec<Sample>)>,
+}
+
+/// One line of the timeline: when, the pages the log counted as fetched by
+/// then, and the URLs it knew.
+#[derive(Clone, Copy)]
+struct Sample {
+    ms: u128,
+    fetched: u64,
+    known: u64,
 }
 
 impl Timeline {
@@ -638,7 +648,7 @@ impl Timeline {
             let started = Instant::now();
             let (mut jiffies, mut fetched) = (machine_jiffies(), 0);
             let mut engine = (cpu_seconds_of(&engine_stat), Instant::now());
-            let mut lines = Vec::new();
+            let (mut lines, mut samples) = (Vec::new(), Vec::new());
             while !stopped.load(std::sync::atomic::Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(50));
                 let (now, counts) = (machine_jiffies(), log.counts());
@@ -658,9 +668,14 @@ impl Timeline {
                     counts.fetched.saturating_sub(fetched),
                     counts.total()
                 ));
+                samples.push(Sample {
+                    ms: started.elapsed().as_millis(),
+                    fetched: counts.fetched,
+                    known: counts.total(),
+                });
                 (jiffies, fetched, engine) = (now, counts.fetched, engine_now);
             }
-            lines
+            (lines, samples)
         });
         Timeline { stop, thread }
     }
@@ -669,10 +684,39 @@ impl Timeline {
     /// would take time from it).
     fn print(self) {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        for line in self.thread.join().unwrap_or_default() {
+        let (lines, samples) = self.thread.join().unwrap_or_default();
+        for line in lines {
             println!("{line}");
         }
+        if let Some(phases) = phases(&samples) {
+            println!("{phases}");
+        }
     }
+}
+
+/// The rate while pages still brought new URLs (up to the first line that
+/// counts every URL the crawl will know) and after (up to the line before
+/// the last, which holds the crawl's tail).
+fn phases(samples: &[Sample]) -> Option<String> {
+    let known = samples.iter().map(|s| s.known).max()?;
+    let split = samples.iter().position(|s| s.known == known)?;
+    let (first, end) = (samples[split], samples[samples.len().checked_sub(2)?]);
+    let rate = |pages: u64, ms: u128| pages as f64 * 1000.0 / (ms.max(1) as f64);
+    let mut text = format!(
+        "discovering: {} pages in {} ms = {:.0} pages/s",
+        first.fetched,
+        first.ms,
+        rate(first.fetched, first.ms)
+    );
+    if end.ms > first.ms {
+        let pages = end.fetched.saturating_sub(first.fetched);
+        let ms = end.ms - first.ms;
+        text.push_str(&format!(
+            "; after: {pages} pages in {ms} ms = {:.0} pages/s",
+            rate(pages, ms)
+        ));
+    }
+    Some(text)
 }
 
 /// The site's server process, killed when this one ends or panics.
