@@ -386,6 +386,15 @@ fn help_overlay_scrolls_on_a_short_terminal() {
         "{all}"
     );
     assert!(!all.contains("PgDn scroll"), "{all}");
+    // Scrolled to the end, then the terminal grows until everything fits:
+    // the overlay shows it all from the top, not from the old offset.
+    a.update(Action::Key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE)));
+    a.update(Action::Resize(120, 50));
+    let grown = screen(&a);
+    assert!(
+        grown.contains("mouse wheel") && grown.contains("Rules view"),
+        "{grown}"
+    );
 }
 
 #[test]

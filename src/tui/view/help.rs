@@ -133,36 +133,38 @@ fn help_text(view: View) -> Paragraph<'static> {
     Paragraph::new(lines).wrap(Wrap { trim: false })
 }
 
-/// The overlay's place in the view's `area`, and the rows its text takes
-/// inside its frame.
-fn placed(area: Rect, text: &Paragraph<'_>) -> (Rect, usize) {
+/// The overlay's place in the view's `area`, and how many rows of its text
+/// do not fit inside its frame (how far it can scroll).
+fn placed(area: Rect, text: &Paragraph<'_>) -> (Rect, u16) {
     let width = area.width.saturating_mul(9) / 10;
     let rows = text.line_count(width.saturating_sub(2));
     let height = u16::try_from(rows + 2).unwrap_or(u16::MAX).min(area.height);
     let popup = area.centered(Constraint::Length(width), Constraint::Length(height));
-    (popup, rows)
+    let shown = usize::from(popup.height.saturating_sub(2));
+    let overflow = u16::try_from(rows.saturating_sub(shown)).unwrap_or(u16::MAX);
+    (popup, overflow)
 }
 
 /// How far the help for `view` scrolls in a terminal of `size`: the rows
 /// its text takes beyond those the overlay shows.
 pub fn max_scroll(view: View, size: (u16, u16)) -> u16 {
     let [_, body, _] = bands(Rect::new(0, 0, size.0, size.1));
-    let (popup, rows) = placed(body, &help_text(view));
-    let shown = usize::from(popup.height.saturating_sub(2));
-    u16::try_from(rows.saturating_sub(shown)).unwrap_or(u16::MAX)
+    placed(body, &help_text(view)).1
 }
 
+/// The overlay scrolled by `scroll` rows, or by as many as the text still
+/// overflows when the terminal has grown since.
 pub fn draw(frame: &mut Frame<'_>, area: Rect, view: View, scroll: u16) {
     let text = help_text(view);
-    let (popup, rows) = placed(area, &text);
-    let title = if rows > usize::from(popup.height.saturating_sub(2)) {
+    let (popup, overflow) = placed(area, &text);
+    let title = if overflow > 0 {
         " keys · ↑↓ PgUp PgDn scroll · Esc closes "
     } else {
         " keys · Esc closes "
     };
     frame.render_widget(Clear, popup);
     frame.render_widget(
-        text.scroll((scroll, 0))
+        text.scroll((scroll.min(overflow), 0))
             .block(Block::bordered().title(title)),
         popup,
     );

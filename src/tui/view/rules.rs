@@ -2,6 +2,8 @@
 //! markers, and below it the selected rule in full (condition, effects,
 //! lints, why it is disabled or shadowed).
 
+use std::borrow::Cow;
+
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style, Stylize};
@@ -23,14 +25,21 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let [list, detail] = Layout::vertical([Constraint::Min(5), Constraint::Length(7)]).areas(area);
     let r = &app.rules;
     let header = Row::new(HEADERS).style(Style::new().bold().underlined());
-    let rows: Vec<Row<'_>> = r
+    // Each row's cells are made once: measured for the column widths, then
+    // drawn.
+    let listed: Vec<(usize, &Rule, Leading<'_>)> = r
         .rows
         .iter()
         .enumerate()
         .filter_map(|(i, row)| {
             let rule = edit::get(&r.edited, &row.path)?;
-            Some(rule_row(app, i, &row.path, rule))
+            Some((i, rule, leading_cells(app, i, &row.path, rule)))
         })
+        .collect();
+    let leading_widths = column_widths(listed.iter().map(|(_, _, cells)| cells));
+    let rows: Vec<Row<'_>> = listed
+        .into_iter()
+        .map(|(i, rule, cells)| rule_row(app, i, &r.rows[i].path, rule, cells))
         .collect();
     let dirty = if r.dirty() {
         " · EDITED, not applied (c)"
@@ -47,10 +56,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         r.rows.len(),
         r.edited.disposition.name()
     );
-    let mut widths: Vec<Constraint> = column_widths(app)
-        .into_iter()
-        .map(Constraint::Length)
-        .collect();
+    let mut widths: Vec<Constraint> = leading_widths.into_iter().map(Constraint::Length).collect();
     // The rule's name gets what the other columns leave: they are never
     // cut, so that `exclude-scan` cannot show as `exclude` on a narrow
     // terminal.
@@ -64,27 +70,34 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     frame.render_widget(detail_text(app), detail);
 }
 
+/// The texts of the columns before the rule's name.
+type Leading<'a> = [Cow<'a, str>; 8];
+
+fn leading_cells<'a>(app: &App, i: usize, path: &[usize], rule: &'a Rule) -> Leading<'a> {
+    [
+        rule_number(path).into(),
+        (if rule.enabled { "✓" } else { "·" }).into(),
+        rule.action.map_or("", |a| a.name()).into(),
+        (if rule.stop { "stop" } else { "" }).into(),
+        rule.priority.map_or("", |p| p.name()).into(),
+        match rule.log {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "",
+        }
+        .into(),
+        rule.filter.map_or("", Filter::name).into(),
+        hits_text(app, i).into(),
+    ]
+}
+
 /// The widths of the columns before the rule's name: each as wide as its
-/// header or the longest value the rows hold in it.
-fn column_widths(app: &App) -> [u16; 8] {
-    let r = &app.rules;
-    let mut widths: [usize; 8] = std::array::from_fn(|i| HEADERS[i].len());
-    for (i, row) in r.rows.iter().enumerate() {
-        let Some(rule) = edit::get(&r.edited, &row.path) else {
-            continue;
-        };
-        let cells = [
-            rule_number(&row.path).len(),
-            0,
-            rule.action.map_or(0, |a| a.name().len()),
-            0,
-            rule.priority.map_or(0, |p| p.name().len()),
-            0,
-            rule.filter.map_or(0, |f| f.name().len()),
-            hits_text(app, i).len(),
-        ];
+/// header or the widest of its cells.
+fn column_widths<'a>(rows: impl Iterator<Item = &'a Leading<'a>>) -> [u16; 8] {
+    let mut widths: [usize; 8] = std::array::from_fn(|i| Span::raw(HEADERS[i]).width());
+    for cells in rows {
         for (width, cell) in widths.iter_mut().zip(cells) {
-            *width = (*width).max(cell);
+            *width = (*width).max(Span::raw(cell.as_ref()).width());
         }
     }
     widths.map(|w| u16::try_from(w).unwrap_or(u16::MAX))
@@ -104,7 +117,13 @@ fn hits_text(app: &App, i: usize) -> String {
     }
 }
 
-fn rule_row<'a>(app: &App, i: usize, path: &[usize], rule: &'a Rule) -> Row<'a> {
+fn rule_row<'a>(
+    app: &App,
+    i: usize,
+    path: &[usize],
+    rule: &'a Rule,
+    leading: Leading<'a>,
+) -> Row<'a> {
     let r = &app.rules;
     let indent = "  ".repeat(path.len().saturating_sub(1));
     let mut marks = Vec::new();
@@ -127,21 +146,9 @@ fn rule_row<'a>(app: &App, i: usize, path: &[usize], rule: &'a Rule) -> Row<'a> 
     }
     let mut name = vec![Span::raw(format!("{indent}{}", rule.name))];
     name.extend(marks);
-    let row = Row::new(vec![
-        Cell::from(rule_number(path)),
-        Cell::from(if rule.enabled { "✓" } else { "·" }),
-        Cell::from(rule.action.map_or("", |a| a.name())),
-        Cell::from(if rule.stop { "stop" } else { "" }),
-        Cell::from(rule.priority.map_or("", |p| p.name())),
-        Cell::from(match rule.log {
-            Some(true) => "yes",
-            Some(false) => "no",
-            None => "",
-        }),
-        Cell::from(rule.filter.map_or("", Filter::name)),
-        Cell::from(hits_text(app, i)),
-        Cell::from(Line::from(name)),
-    ]);
+    let mut cells: Vec<Cell<'a>> = leading.into_iter().map(Cell::from).collect();
+    cells.push(Cell::from(Line::from(name)));
+    let row = Row::new(cells);
     if rule.enabled { row } else { row.dim() }
 }
 
