@@ -211,7 +211,10 @@ async fn watch_rules(file: String, control: crate::crawl::engine::ControlSender)
                     return;
                 }
             }
-            Err(e) => eprintln!("crawlspace: {e} (the rules in force stay)"),
+            Err(e) => eprintln!(
+                "crawlspace: {} (the rules in force stay)",
+                crate::cli::escape_lines(&e.to_string())
+            ),
         }
     }
 }
@@ -388,8 +391,8 @@ pub fn log(db: &Path, state: Option<&str>, grep: Option<&str>, json: bool) -> Re
             after = Some(*last);
             for (id, record) in &page {
                 if json {
-                    serde_json::to_writer(&mut out, &crate::store::export_json(record, *id))
-                        .map_err(|e| AppError::Runtime(e.to_string()))?;
+                    crate::cli::write_json(&mut out, &crate::store::export_json(record, *id))
+                        .map_err(io)?;
                     writeln!(out).map_err(io)?;
                 } else {
                     writeln!(

@@ -306,6 +306,40 @@ mod tests {
 }
 
 #[cfg(test)]
+mod random_tests {
+    /// No config file makes the reader panic, whatever its numbers.
+    #[test]
+    fn random_input_never_panics() {
+        let pieces: &[&[u8]] = &[
+            b"[crawl]\n",
+            b"[queues]\n",
+            b"[[rules]]\n",
+            b"start = [",
+            b"\"http://127.0.0.1/\"",
+            b"per_host = ",
+            b"concurrency = ",
+            b"commit_ms = ",
+            b"timeout_s = ",
+            b"max_body_bytes = ",
+            b"delay_ms = ",
+            b"follow = ",
+            b"user = ",
+            b"0",
+            b"-1",
+            b"18446744073709551615",
+            b"1e309",
+            b"\"x\"",
+            b"]",
+            b"\n",
+            b" ",
+        ];
+        for text in crate::rules::fuzz::inputs(0x9e6c_63d0_676a_9a99, 4000, 24, pieces) {
+            let _ = super::Config::from_toml("fuzz.toml", &text);
+        }
+    }
+}
+
+#[cfg(test)]
 mod key_tests {
     /// The rule engine's native dialect checks `[crawl]` keys on its own
     /// (rules files are read without this module); both lists must agree.

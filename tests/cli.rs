@@ -638,3 +638,82 @@ fn log_refuses_a_folder_without_a_log_and_writes_nothing() {
     assert_eq!(left, ["notes.txt"]);
     assert!(!missing.exists());
 }
+
+/// Nothing a rules file, a config file or a crawled page holds reaches the
+/// terminal as a raw control or invisible character: not in errors on
+/// stderr, not in `explain`'s text, not in `log --json` (where serde_json
+/// alone would leave DEL, the C1 controls and bidi overrides raw).
+#[test]
+fn no_raw_control_characters_reach_the_terminal() {
+    // Controls other than the line break, and the bidi and zero-width
+    // characters the escaping knows.
+    let raw = |s: &str| {
+        s.chars().find(|&c| {
+            c.is_control() && c != '\n'
+                || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+    };
+    // A start URL in a config, quoted by the startup error.
+    let (_dir, config) = rules_file(
+        "c.toml",
+        "[crawl]\nstart = [\"ftp://x/\\u001b]0;pwned\\u0007\\u202e\"]\n",
+    );
+    let db = config.with_file_name("db");
+    let out = run(&[
+        "crawl",
+        "--config",
+        path_str(&config),
+        "--headless",
+        "--db",
+        path_str(&db),
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(raw(&err), None, "{err:?}");
+    assert!(err.contains("\\u{1b}]0;pwned\\u{7}"), "{err}");
+    // A rules file's unknown value, quoted by the parse error.
+    let (_dir, rules) = rules_file(
+        "r.toml",
+        "[[rules]]\nmatch = { field = \"path\", exact = \"x\", case = \"\\u001b[2J\" }\n",
+    );
+    let out = run(&["rules", "--rules", path_str(&rules)]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(raw(&err), None, "{err:?}");
+    assert!(err.contains("\\u{1b}[2J"), "{err}");
+    // `explain`'s trace: a meta name and a broken pattern.
+    let (_dir, rules) = rules_file(
+        "r.toml",
+        "[[rules]]\nname = \"m\"\nmeta = [ { name = \"\\u001b[2J\", value = \"v\" } ]\n\
+         [[rules]]\nname = \"bad\"\nmatch = { field = \"path\", regex = \"\\u001b]2;x\\u0007(\" }\naction = \"exclude\"\n",
+    );
+    let out = run(&["explain", "--rules", path_str(&rules), "http://h/x"]);
+    let (stdout, err) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{err}");
+    assert_eq!(raw(&stdout), None, "{stdout:?}");
+    assert_eq!(raw(&err), None, "{err:?}");
+    assert!(stdout.contains("\\u{1b}[2J"), "{stdout}");
+    // A page title with an 8-bit CSI and a right-to-left override, in the
+    // log's JSON lines: escaped, and the same title when read back.
+    use crawlspace::store::{State, UrlLog, UrlRecord};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let title = "a\u{9b}2J\u{202e}gnp.exe\u{7f}";
+    {
+        let log = UrlLog::open(&db, 16 << 20).unwrap();
+        let record = UrlRecord {
+            url: "http://cli.test/".into(),
+            state: State::Fetched,
+            title: Some(title.into()),
+            ..UrlRecord::default()
+        };
+        log.discover(&record).unwrap();
+        log.flush().unwrap();
+    }
+    let out = run(&["log", "--db", path_str(&db), "--json"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(raw(&stdout), None, "{stdout:?}");
+    let line: serde_json::Value = serde_json::from_str(stdout.trim()).expect("json");
+    assert_eq!(line["title"], title, "{stdout}");
+}

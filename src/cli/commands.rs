@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use super::RulesArgs;
 use super::output::{
     RobotsView, TraceCache, VerdictJson, disabled_warnings, escape_control, verdict_robots_text,
+    write_json,
 };
 use crate::crawl::robots::Robots;
 use crate::rules::dialect::{self, Dialect, DialectChoice, Loaded, write::to_toml};
@@ -192,7 +193,7 @@ pub fn explain(
                     bad += 1;
                     eprintln!("crawlspace: {}: {e}", escape_control(text));
                     if json {
-                        serde_json::to_writer(
+                        write_json(
                             &mut out,
                             &serde_json::json!({"url": text, "error": e.to_string()}),
                         )?;
@@ -209,7 +210,7 @@ pub fn explain(
                 if let Some(robots) = &robots {
                     answer = answer.with_robots(robots);
                 }
-                serde_json::to_writer(&mut out, &answer)?;
+                write_json(&mut out, &answer)?;
                 writeln!(out)?;
             } else {
                 let text = verdict_robots_text(url.as_str(), &verdict, &compiled, robots.as_ref());
@@ -256,13 +257,13 @@ pub fn check(args: &RulesArgs) -> Result<ExitCode, Failure> {
                     let facts = UrlFacts::new(&url, &known);
                     let verdict = compiled.evaluate(&facts, &mut scratch, TraceMode::Decisive);
                     let trace = traces.entries(&verdict, &compiled);
-                    serde_json::to_writer(
+                    write_json(
                         &mut out,
                         &VerdictJson::with_trace(url.as_str(), &verdict, trace),
                     )?;
                 }
                 Err(e) => {
-                    serde_json::to_writer(
+                    write_json(
                         &mut out,
                         &serde_json::json!({"url": text, "error": e.to_string()}),
                     )?;

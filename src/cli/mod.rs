@@ -7,7 +7,9 @@
 mod commands;
 mod output;
 
-pub use output::{disabled_warnings, escape_control};
+pub use output::{
+    disabled_warnings, escape_control, escape_lines, is_invisible, json_safe, write_json,
+};
 pub use output::{priority_name, verdict_text};
 
 use std::path::PathBuf;
@@ -190,7 +192,8 @@ pub fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(failure) => {
-            eprintln!("crawlspace: {failure}");
+            // Errors quote the files and URLs they are about.
+            eprintln!("crawlspace: {}", escape_lines(&failure.to_string()));
             ExitCode::from(failure.status())
         }
     }

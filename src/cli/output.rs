@@ -312,7 +312,7 @@ pub fn verdict_robots_text(
         let label = format!("{indent}#{} {:?} (line {})", i.number, i.name, i.line);
         let what = match entry.step {
             Step::Matched => {
-                let mut s = format!("matched → {}", i.effects);
+                let mut s = format!("matched → {}", escape_control(&i.effects));
                 if entry.filtered {
                     s.push_str(" → FILTERED");
                 }
@@ -322,7 +322,10 @@ pub fn verdict_robots_text(
                 s
             }
             Step::NotMatched if entry.filtered => "not matched → FILTERED (must-have)".to_string(),
-            Step::Disabled => format!("disabled: {}", i.disabled.as_deref().unwrap_or("")),
+            Step::Disabled => format!(
+                "disabled: {}",
+                escape_control(i.disabled.as_deref().unwrap_or(""))
+            ),
             step => step.name().replace('-', " "),
         };
         let _ = writeln!(out, "    {label:<48} {what}");
@@ -338,12 +341,62 @@ pub fn verdict_robots_text(
 }
 
 /// Replaces control characters with visible escapes so that text from a
-/// URL or a rules file cannot drive the terminal.
+/// URL or a rules file cannot drive the terminal; invisible characters
+/// that reorder or hide text ([`is_invisible`]) are escaped too, so that
+/// what is shown is what the text holds.
 pub fn escape_control(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_control() {
+        if c.is_control() || is_invisible(c) {
             let _ = write!(out, "{}", c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// [`escape_control`] for a message of several lines: each line escaped,
+/// the line breaks kept.
+pub fn escape_lines(text: &str) -> String {
+    text.split('\n')
+        .map(escape_control)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Characters that draw nothing yet change how the text around them
+/// shows: bidirectional overrides, embeddings, isolates and marks (a title
+/// `\u{202e}gnp.exe` shows as `exe.png`), zero-width spaces and joiners,
+/// the line and paragraph separators, and the byte-order mark.
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+    )
+}
+
+/// Writes `value` as JSON made safe for a terminal ([`json_safe`]), without
+/// a line break.
+pub fn write_json(out: &mut impl std::io::Write, value: &impl Serialize) -> std::io::Result<()> {
+    let json = serde_json::to_string(value).map_err(std::io::Error::other)?;
+    out.write_all(json_safe(&json).as_bytes())
+}
+
+/// A line of JSON made safe to print on a terminal: serde_json leaves
+/// DEL, the C1 controls and the invisible characters of [`is_invisible`]
+/// as they are; they can only stand inside strings, where `\uXXXX` means
+/// the same character.
+pub fn json_safe(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if c.is_control() || is_invisible(c) {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
         } else {
             out.push(c);
         }

@@ -278,7 +278,8 @@ impl<'a> Collector<'a> {
             if self.title_raw.len() >= MAX_TITLE_BUFFER {
                 break;
             }
-            if c.is_whitespace() {
+            // Control characters count as space (`finish`).
+            if c.is_whitespace() || c.is_control() {
                 if !self.title_raw.is_empty() && !self.title_raw.ends_with(' ') {
                     self.title_raw.push(' ');
                 }
@@ -305,8 +306,11 @@ impl<'a> Collector<'a> {
 
     pub(super) fn finish(mut self) -> Page {
         let decoded = htmlize::unescape(self.title_raw.as_str());
+        // Control characters, raw or from references (`&#27;`), count as
+        // space: they have no place in a title shown on a terminal.
         let title: String = decoded
-            .split_whitespace()
+            .split(|c: char| c.is_whitespace() || c.is_control())
+            .filter(|word| !word.is_empty())
             .collect::<Vec<_>>()
             .join(" ")
             .chars()

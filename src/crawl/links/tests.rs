@@ -289,6 +289,10 @@ fn title() {
         ("<svg><title>Tooltip</title></svg><title>Real</title>", Some("Real")),
         ("<p>no title",                                   None),
         ("<title>Unclosed",                               Some("Unclosed")),
+        // Control characters, raw or as references, count as space (a
+        // reference in the C1 range means the windows-1252 character).
+        ("<title>a\u{1b}[2Jb\u{9b}c</title>",              Some("a [2Jb c")),
+        ("<title>x&#27;y&#x9b;z&#127;</title>",           Some("x y\u{203a}z")),
     ];
     for (html, want) in cases {
         assert_eq!(run(html, false).title.as_deref(), *want, "html: {html:?}");

@@ -445,6 +445,7 @@ set = { fetch = true, follow = true }
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::Known;
 
     #[test]
     fn spec_section_5_example() {
@@ -532,6 +533,169 @@ mod tests {
                 "{text:?}: {} lacks {needle}",
                 err.message
             );
+        }
+    }
+
+    /// No rules file makes the importer panic, and no rule set it accepts
+    /// makes the compiler or an evaluation panic, whatever its values,
+    /// patterns, ranges or nesting.
+    #[test]
+    fn random_input_never_panics() {
+        // Raw noise first: the TOML reader's errors.
+        let pieces: &[&[u8]] = &[
+            b"[[rules]]\n",
+            b"match = { ",
+            b"field = ",
+            b"\"",
+            b"}",
+            b"\n",
+        ];
+        for text in crate::rules::fuzz::inputs(0x5851_f42d_4c95_7f2d, 1000, 40, pieces) {
+            let _ = parse(&text);
+        }
+        // Then whole rule files of valid shape with odd values, so that most
+        // get past the reader to the checks, the compiler and evaluation.
+        let mut rng = crate::rules::fuzz::XorShift(0x2545_f491_4f6c_dd1d);
+        let (mut accepted, rounds) = (0, 2000);
+        for _ in 0..rounds {
+            let mut text = String::from("[crawl]\ndisposition = \"disallow\"\n");
+            for _ in 0..=rng.below(4) {
+                text.push_str(&random_rule(&mut rng, "rules"));
+                if rng.below(3) == 0 {
+                    text.push_str(&random_rule(&mut rng, "rules.rules"));
+                }
+            }
+            let Ok(parsed) = parse(&text) else { continue };
+            accepted += 1;
+            let rules = crate::rules::CompiledRules::new(&parsed.rules);
+            for url in [
+                "http://a.example/",
+                "https://[::1]:8443/a/b/c.pdf?q=%ff",
+                "http://10.0.0.1:65535/%zz/..//é",
+            ] {
+                let known = Known {
+                    content_type: Some("text/html".into()),
+                    address: "10.0.0.1".parse().ok(),
+                    link_depth: u32::MAX,
+                };
+                let _ = rules.verdict(url, &known);
+            }
+        }
+        // The generator must reach the compiler, or the test proves little.
+        assert!(accepted > rounds / 4, "only {accepted} of {rounds} parsed");
+    }
+
+    /// One `[[table]]` rule of valid shape whose values are drawn from odd
+    /// ones: empty, huge, reversed, malformed, non-ASCII.
+    fn random_rule(rng: &mut crate::rules::fuzz::XorShift, table: &str) -> String {
+        const ACTIONS: [&str; 4] = ["exclude", "exclude-scan", "download", "download-no-scan"];
+        const PRIORITIES: [&str; 5] = ["highest", "high", "normal", "low", "lowest"];
+        let mut pick = |list: &[&'static str]| list[rng.below(list.len())];
+        let mut rule = format!(
+            "[[{table}]]\nname = \"{}\"\n",
+            pick(&["", "é", "a\\u0007b"])
+        );
+        rule.push_str(&format!("match = {}\n", random_condition(rng, 3)));
+        let mut pick = |list: &[&'static str]| list[rng.below(list.len())];
+        rule.push_str(&format!("action = \"{}\"\n", pick(&ACTIONS)));
+        rule.push_str(&format!("priority = \"{}\"\n", pick(&PRIORITIES)));
+        for line in [
+            "stop = true",
+            "negate = true",
+            "first_match = true",
+            "filter = \"must-have\"",
+            "filter = \"may-not-have\"",
+            "log = false",
+            "set = { fetch = false, follow = true }",
+            "enabled = false",
+            "meta = { lang = \"\" }",
+        ] {
+            if rng.below(5) == 0 {
+                rule.push_str(line);
+                rule.push('\n');
+            }
+        }
+        rule
+    }
+
+    /// A condition nested at most `depth` deep.
+    fn random_condition(rng: &mut crate::rules::fuzz::XorShift, depth: usize) -> String {
+        const FIELDS: [&str; 14] = [
+            "url",
+            "scheme",
+            "host",
+            "port",
+            "authority",
+            "path",
+            "query",
+            "path_query",
+            "authority_path_query",
+            "extension",
+            "path_depth",
+            "link_depth",
+            "content_type",
+            "address",
+        ];
+        const TESTS: [(&str, &[&str]); 10] = [
+            (
+                "regex",
+                &[
+                    "''",
+                    "'(a|'",
+                    "'^$'",
+                    "'\\p{L}+'",
+                    "'a{1000}{1000}'",
+                    "'(?i)é'",
+                ],
+            ),
+            ("exact", &["''", "'é'", "'/'"]),
+            ("prefix", &["''", "'/a'", "'http://'"]),
+            ("suffix", &["''", "'.pdf'"]),
+            ("contains", &["''", "'%'"]),
+            ("wildcard", &["''", "'*'", "'**a*'", "'*.example'"]),
+            ("domain", &["''", "'.'", "'example'", "'é.example'"]),
+            (
+                "cidr",
+                &[
+                    "''",
+                    "'10.0.0.0/8'",
+                    "'9.0.0.0/33'",
+                    "'1.2.3.4 255.0.255.0'",
+                    "'[::1]/200'",
+                    "'::/0'",
+                ],
+            ),
+            (
+                "range",
+                &[
+                    "''",
+                    "'[5:2]'",
+                    "'[:]'",
+                    "'[0:99999999999999999999]'",
+                    "'[-1:3]'",
+                    "80",
+                    "-1",
+                    "99999999999",
+                ],
+            ),
+            ("range", &["'[1:]'", "'[:1]'"]),
+        ];
+        match rng.below(if depth == 0 { 1 } else { 4 }) {
+            1 => format!("{{ not = {} }}", random_condition(rng, depth - 1)),
+            2 | 3 => {
+                let parts: Vec<String> = (0..rng.below(3))
+                    .map(|_| random_condition(rng, depth - 1))
+                    .collect();
+                let kind = if rng.below(2) == 0 { "all" } else { "any" };
+                format!("{{ {kind} = [ {} ] }}", parts.join(", "))
+            }
+            _ => {
+                let field = FIELDS[rng.below(FIELDS.len())];
+                let (test, values) = TESTS[rng.below(TESTS.len())];
+                let value = values[rng.below(values.len())];
+                let case = ["", ", case = \"sensitive\""][rng.below(2)];
+                format!("{{ field = \"{field}\", {test} = {value}{case} }}")
+            }
         }
     }
 

@@ -144,7 +144,7 @@ fn rule_row<'a>(
     if rule.enabled && r.hits_of(i) == Some(0) && app.crawl.stats.discovered > 0 {
         marks.push(Span::styled(" never matched", Style::new().dim()));
     }
-    let mut name = vec![Span::raw(format!("{indent}{}", rule.name))];
+    let mut name = vec![Span::raw(format!("{indent}{}", safe(&rule.name)))];
     name.extend(marks);
     let mut cells: Vec<Cell<'a>> = leading.into_iter().map(Cell::from).collect();
     cells.push(Cell::from(Line::from(name)));
@@ -161,18 +161,18 @@ fn detail_text(app: &App) -> Paragraph<'static> {
     {
         lines.push(Line::from(vec![
             Span::raw("when ").dim(),
-            Span::raw(info.condition.clone()),
+            Span::raw(safe(&info.condition)),
             Span::raw(" → ").dim(),
-            Span::raw(info.effects.clone()),
+            Span::raw(safe(&info.effects)),
         ]));
         if let Some(why) = &info.disabled {
-            lines.push(Line::from(format!("disabled: {why}")).red());
+            lines.push(Line::from(format!("disabled: {}", safe(why))).red());
         }
         if let Some(Some(why)) = r.shadows.get(i) {
-            lines.push(Line::from(why.clone()).magenta());
+            lines.push(Line::from(safe(why)).magenta());
         }
         for lint in r.lints_of(i) {
-            lines.push(Line::from(format!("lint: {}", lint.message)).yellow());
+            lines.push(Line::from(format!("lint: {}", safe(&lint.message))).yellow());
         }
         if r.hits_of(i) == Some(0) && app.crawl.stats.discovered > 0 {
             lines.push(Line::from("has not matched any URL of this crawl yet").dim());
