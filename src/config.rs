@@ -14,6 +14,14 @@ use serde::Deserialize;
 /// much, and a crash loses that much work.
 pub const MAX_COMMIT_MS: u64 = 60_000;
 
+/// The most requests in flight, overall or per host: far beyond what one
+/// crawler process needs, and low enough that the buffers sized from it
+/// stay small.
+pub const MAX_CONCURRENCY: usize = 4096;
+
+/// The longest `[crawl] user_agent`, in characters.
+pub const MAX_USER_AGENT: usize = 512;
+
 /// The documented defaults, as shipped.
 pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
 
@@ -184,6 +192,11 @@ impl Config {
         if c.per_host == 0 {
             return Err(("per_host", "per_host must be at least 1".into()));
         }
+        for (key, value) in [("concurrency", c.concurrency), ("per_host", c.per_host)] {
+            if value > MAX_CONCURRENCY {
+                return Err((key, format!("{key} must be at most {MAX_CONCURRENCY}")));
+            }
+        }
         if c.timeout_s == 0 {
             return Err(("timeout_s", "timeout_s must be at least 1".into()));
         }
@@ -193,6 +206,10 @@ impl Config {
         }
         if c.user_agent.trim().is_empty() || c.user_agent.chars().any(char::is_control) {
             return Err(("user_agent", "user_agent must be printable text".into()));
+        }
+        if c.user_agent.chars().count() > MAX_USER_AGENT {
+            let message = format!("user_agent must be at most {MAX_USER_AGENT} characters");
+            return Err(("user_agent", message));
         }
         Ok(())
     }
@@ -288,6 +305,16 @@ mod tests {
             ),
             ("[crawl]\nper_host = -1\n", Some(2), "per_host"),
             ("[crawl]\nper_host = 0\n", Some(2), "at least 1"),
+            (
+                "[crawl]\nconcurrency = 100000000000000000\n",
+                Some(2),
+                "concurrency must be at most 4096",
+            ),
+            (
+                "[crawl]\nper_host = 4097\n",
+                Some(2),
+                "per_host must be at most",
+            ),
             (
                 "[crawl]\nstart = []\ncommit_ms = 60001\n",
                 Some(3),

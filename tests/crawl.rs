@@ -494,6 +494,97 @@ async fn new_rules_drop_queued_urls_they_filter() {
     }
 }
 
+/// A page fetched under rules that were replaced while it was in flight
+/// is logged with the trace of the rules that judged it, even when the new
+/// list is shorter than the rule numbers in its verdict (it used to index
+/// the new list with them, and the engine panicked).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_judged_by_replaced_rules_keeps_their_trace() {
+    use crawlspace::crawl::engine::{Control, Event};
+    // The page waits at the server, before its headers, until the new rules
+    // are in: its content-type verdict is reached under the old ones.
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let held = gate.clone();
+    let origin = serve(
+        Router::new()
+            .route(
+                "/",
+                get(|| async { html("<a href=\"/page\">page</a>".into()) }),
+            )
+            .route(
+                "/page",
+                get(move || {
+                    let held = held.clone();
+                    async move {
+                        let _permit = held.acquire().await;
+                        html("the page".into())
+                    }
+                }),
+            ),
+    )
+    .await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = format!(
+        "[crawl]\nstart = [\"{origin}/\"]\nconcurrency = 1\nper_host = 1\n\
+         [[rules]]\nname = \"one\"\nmatch = {{ field = \"path\", prefix = \"/none/\" }}\naction = \"exclude\"\n\
+         [[rules]]\nname = \"two\"\nmatch = {{ field = \"path\", prefix = \"/nor/\" }}\naction = \"exclude\"\n\
+         [[rules]]\nname = \"html by type\"\nmatch = {{ field = \"content_type\", exact = \"text/html\" }}\naction = \"download\"\n"
+    );
+    let (engine, log) = util::engine_for(&text, dir.path());
+    let (events, mut events_rx) = mpsc::channel(64);
+    let (control, control_rx) = crawlspace::crawl::engine::control_channel(8);
+    let run = tokio::spawn(engine.run(events, control_rx, Duration::from_millis(10)));
+    // Wait (on events) until the start page is done and /page is held.
+    while let Some(event) = events_rx.recv().await {
+        if let Event::Stats(s) = event
+            && s.fetched + s.saved >= 1
+            && s.queued == 0
+            && s.in_flight == 1
+        {
+            break;
+        }
+    }
+    let rules = "[[rules]]\nname = \"only\"\nmatch = { field = \"path\", prefix = \"/other/\" }\naction = \"exclude\"\n";
+    let new = parse_text("new.toml", rules, DialectChoice::Given(Dialect::Native)).expect("rules");
+    control
+        .send(Control::Rules(Arc::new(CompiledRules::new(
+            &new.parsed.rules,
+        ))))
+        .await
+        .expect("send");
+    // The commands go in order: once this pause is answered by a paused
+    // status, the new rules are in force.
+    control.send(Control::Pause).await.expect("send");
+    while let Some(event) = events_rx.recv().await {
+        if let Event::Stats(s) = event
+            && s.paused
+        {
+            break;
+        }
+    }
+    gate.add_permits(1);
+    control.send(Control::Resume).await.expect("send");
+    tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
+    let stats = run
+        .await
+        .expect("the engine did not panic")
+        .expect("crawl runs");
+    assert_eq!(stats.saved, 2, "{stats:?}");
+    let id = log
+        .id_of(&format!("{origin}/page"))
+        .expect("read")
+        .expect("logged");
+    let r = log.get(id).expect("read").expect("record");
+    assert_eq!(r.state, State::Saved, "{r:?}");
+    assert!(
+        r.trace
+            .iter()
+            .any(|t| t.rule == "3" && t.name == "html by type"),
+        "{:?}",
+        r.trace
+    );
+}
+
 /// Address rules are decided after the crawler's own DNS (phase 1b), and
 /// content-type rules when the headers arrive (phase 2): an excluded body is
 /// not downloaded.

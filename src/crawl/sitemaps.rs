@@ -63,6 +63,7 @@ pub(crate) async fn fetch_sitemap(
                 host,
                 head: None,
                 verdict,
+                rules,
             };
         }
         Ok(_) => {}

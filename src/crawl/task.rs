@@ -28,6 +28,9 @@ pub(crate) enum Outcome {
         host: u32,
         fetched: Fetched,
         verdict: Option<Verdict>,
+        /// The rules that reached `verdict`: its rule numbers are theirs,
+        /// and live rules may have replaced them while the page was fetched.
+        rules: Arc<CompiledRules>,
         /// Boxed: the largest part, and most outcomes are pages.
         content: Box<Content>,
     },
@@ -37,6 +40,8 @@ pub(crate) enum Outcome {
         host: u32,
         head: Option<Head>,
         verdict: Verdict,
+        /// The rules that reached `verdict` (as in `Done`).
+        rules: Arc<CompiledRules>,
     },
     Failed {
         item: Item,
@@ -120,6 +125,7 @@ pub(crate) async fn fetch_one(
             host,
             head: None,
             verdict: phase1b,
+            rules,
         };
     }
     let known = Known {
@@ -160,6 +166,7 @@ pub(crate) async fn fetch_one(
             host,
             head: Some(fetched.head),
             verdict: phase2.unwrap_or(phase1b),
+            rules: Arc::clone(&rules),
         };
     }
     let verdict = phase2.unwrap_or(phase1b);
@@ -208,6 +215,7 @@ pub(crate) async fn fetch_one(
         host,
         fetched,
         verdict: Some(verdict),
+        rules: Arc::clone(&rules),
         content: Box::new(Content {
             page,
             header_robots,

@@ -151,7 +151,13 @@ pub(crate) fn known_code(table: &[String], content_type: Option<&str>) -> Option
     if ct.is_empty() || ct.contains('\n') {
         return Some(CODE_IN_RECORD);
     }
-    table.iter().position(|t| t == ct).map(|i| i as u8 + 1)
+    // Only the table's first TABLE_MAX lines have codes: a damaged table
+    // read back longer must not wrap into 0 or CODE_IN_RECORD.
+    table
+        .iter()
+        .take(TABLE_MAX)
+        .position(|t| t == ct)
+        .and_then(|i| u8::try_from(i + 1).ok())
 }
 
 /// The code of `content_type`, adding it to `table` when there is room;

@@ -8,6 +8,7 @@
 //! refresh crawl, a page gone is marked deleted: `refresh`).
 
 use std::cmp::Reverse;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::discover::Origin;
@@ -17,7 +18,7 @@ use super::{Engine, Item, MAX_REDIRECTS};
 use crate::crawl::fetch::{Fetched, Head};
 use crate::crawl::report::{now_ms, refusal, retrace, trace_lines};
 use crate::crawl::task::{Content, Outcome};
-use crate::rules::{Queue, Verdict, normalize};
+use crate::rules::{CompiledRules, Queue, Verdict, normalize};
 use crate::store::{ErrorClass, ErrorInfo, State};
 
 impl Engine {
@@ -57,25 +58,28 @@ impl Engine {
                 host,
                 fetched,
                 verdict,
+                rules,
                 content,
             } => {
                 if let Some(verdict) = &verdict {
-                    self.count_hits(verdict);
+                    self.count_hits_under(&rules, verdict);
                 }
-                self.done(item, host, fetched, verdict, *content);
+                let judged = verdict.map(|verdict| (verdict, rules));
+                self.done(item, host, fetched, judged, *content);
             }
             Outcome::Refused {
                 item,
                 host: _,
                 head,
                 verdict,
+                rules,
             } => {
-                self.count_hits(&verdict);
-                let mut reason = refusal(&self.rules, &verdict);
+                self.count_hits_under(&rules, &verdict);
+                let mut reason = refusal(&rules, &verdict);
                 if item.queue == Queue::Refresh {
                     reason.push_str(NOT_REFETCHED);
                 }
-                let trace = trace_lines(&self.rules, &verdict);
+                let trace = trace_lines(&rules, &verdict);
                 self.stats.filtered += 1;
                 self.update_and(item.id, Some(&item), |r| {
                     r.state = State::Filtered;
@@ -111,7 +115,8 @@ impl Engine {
         status: Option<u16>,
         retry_after: Option<Duration>,
     ) {
-        item.attempts += 1;
+        // Saturating: a damaged record may bring any count back.
+        item.attempts = item.attempts.saturating_add(1);
         let class = if temporary {
             ErrorClass::Temporary
         } else {
@@ -169,7 +174,7 @@ impl Engine {
         item: Item,
         host: u32,
         fetched: Fetched,
-        verdict: Option<Verdict>,
+        verdict: Option<(Verdict, Arc<CompiledRules>)>,
         content: Content,
     ) {
         let Some(item) = self.non_success(item, host, &fetched.head) else {
@@ -190,7 +195,7 @@ impl Engine {
         let status = head.status;
         // 2xx: the links first (crash safety), then the page itself.
         let directives = self.directives(page.as_ref(), header_robots);
-        let follow = verdict.as_ref().is_none_or(|v| v.follow);
+        let follow = verdict.as_ref().is_none_or(|(v, _)| v.follow);
         let mut nofollow_links = 0;
         if let Some(page) = &page
             && follow
@@ -206,7 +211,7 @@ impl Engine {
         }
         let trace = verdict
             .as_ref()
-            .map(|v| trace_lines(&self.rules, v))
+            .map(|(v, rules)| trace_lines(rules, v))
             .unwrap_or_default();
         let mut extra = Vec::new();
         if fetched.truncated {
@@ -218,7 +223,7 @@ impl Engine {
         if let Some(e) = &save_error {
             extra.push(format!("not saved: the mirror could not write it: {e}"));
         }
-        if verdict.as_ref().is_some_and(|v| v.save) {
+        if verdict.as_ref().is_some_and(|(v, _)| v.save) {
             extra.extend(directives.not_saved());
         }
         if follow {

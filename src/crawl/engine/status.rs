@@ -92,8 +92,7 @@ impl Engine {
     }
 
     /// Counts the rules that matched in a verdict (rule health): once per
-    /// URL, from its final verdict. A verdict reached under rules replaced
-    /// while it was in flight may count against the new list.
+    /// URL, from its final verdict, reached under the rules in force.
     pub(super) fn count_hits(&mut self, verdict: &Verdict) {
         for entry in &verdict.trace {
             if entry.step == crate::rules::Step::Matched
@@ -101,6 +100,15 @@ impl Engine {
             {
                 *hits += 1;
             }
+        }
+    }
+
+    /// [`Engine::count_hits`] for a verdict a fetch task reached under
+    /// `rules`: not counted when live rules replaced them meanwhile, since
+    /// its rule numbers are another list's.
+    pub(super) fn count_hits_under(&mut self, rules: &Arc<CompiledRules>, verdict: &Verdict) {
+        if Arc::ptr_eq(rules, &self.rules) {
+            self.count_hits(verdict);
         }
     }
 }

@@ -90,3 +90,15 @@ fn status_blocks_and_content_type_codes() {
         (CODE_IN_RECORD, false)
     );
 }
+
+/// A damaged content-type table read back longer than the codes allow
+/// gives no code to its extra lines: line 255 would be `CODE_IN_RECORD`,
+/// line 256 would wrap to 0 ("no content type").
+#[test]
+fn lines_past_the_table_limit_have_no_code() {
+    let table: Vec<String> = (0..300).map(|i| format!("type/{i}")).collect();
+    assert_eq!(known_code(&table, Some("type/0")), Some(1));
+    assert_eq!(known_code(&table, Some("type/253")), Some(254));
+    assert_eq!(known_code(&table, Some("type/254")), None);
+    assert_eq!(known_code(&table, Some("type/255")), None);
+}

@@ -34,10 +34,12 @@ const COLUMN_GAPS: u16 = 4;
 /// reason is shorter, and says the same for many rows). Within those
 /// bounds, so that the columns move little as the rows change.
 fn url_width(inner: u16, longest: usize) -> u16 {
-    let fixed: u16 = FIXED_COLUMNS.iter().sum();
-    let free = inner.saturating_sub(fixed + COLUMN_GAPS);
-    let wanted = u16::try_from(longest).unwrap_or(u16::MAX);
-    wanted.clamp(free / 2, free * 2 / 3)
+    // In u32: two thirds of a wide terminal's width overflow u16 on the way.
+    let fixed: u32 = FIXED_COLUMNS.iter().map(|&w| u32::from(w)).sum();
+    let free = u32::from(inner).saturating_sub(fixed + u32::from(COLUMN_GAPS));
+    let wanted = u32::try_from(longest).unwrap_or(u32::MAX);
+    let width = wanted.clamp(free / 2, free * 2 / 3);
+    u16::try_from(width).unwrap_or(u16::MAX)
 }
 
 pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
@@ -387,5 +389,8 @@ mod tests {
         assert_eq!(url_width(116, 50), 50);
         assert_eq!(url_width(116, 500), 62);
         assert_eq!(url_width(10, 50), 0);
+        // The widest terminal: two thirds of it no longer overflow.
+        assert_eq!(url_width(u16::MAX, 10), (u16::MAX - 23) / 2);
+        assert_eq!(url_width(u16::MAX, usize::MAX), (u16::MAX - 23) / 3 * 2);
     }
 }

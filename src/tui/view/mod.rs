@@ -68,8 +68,8 @@ fn draw_tabs(frame: &mut Frame<'_>, area: Rect, app: &App) {
         .divider("│");
     frame.render_widget(tabs, area);
     let title = format!("crawlspace · {} ", app.title);
-    let width = title.chars().count() as u16;
-    if area.width > width + 50 {
+    let width = u16::try_from(title.chars().count()).unwrap_or(u16::MAX);
+    if u32::from(area.width) > u32::from(width) + 50 {
         let right = Rect::new(area.x + area.width - width, area.y, width, 1);
         frame.render_widget(Paragraph::new(safe(&title)).dim(), right);
     }

@@ -222,7 +222,7 @@ impl State<'_> {
             if self.title_raw.len() >= MAX_TITLE_BUFFER {
                 break;
             }
-            if c.is_whitespace() {
+            if c.is_whitespace() || c.is_control() {
                 if !self.title_raw.is_empty() && !self.title_raw.ends_with(' ') {
                     self.title_raw.push(' ');
                 }
@@ -238,7 +238,8 @@ impl State<'_> {
     fn finish(mut self) -> Page {
         let decoded = htmlize::unescape(self.title_raw.as_str());
         let title: String = decoded
-            .split_whitespace()
+            .split(|c: char| c.is_whitespace() || c.is_control())
+            .filter(|word| !word.is_empty())
             .collect::<Vec<_>>()
             .join(" ")
             .chars()
