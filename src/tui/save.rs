@@ -103,6 +103,39 @@ fn beside(path: &Path) -> PathBuf {
     path.with_file_name(format!("{stem}.rules.toml"))
 }
 
+/// `rules` with the lines they have in `text`, the file just rendered for
+/// them, so that traces and the Explain view point into the file as saved
+/// (an edit moves the rules after it; a new rule has no line until then).
+/// `None` when `text` does not read back as the same rules.
+pub fn relined(rules: &RuleSet, text: &str) -> Option<RuleSet> {
+    let read = crate::rules::dialect::native::parse(text).ok()?.rules;
+    let mut relined = rules.clone();
+    take_lines(&mut relined.rules, &read.rules).then_some(relined)
+}
+
+/// Copies the lines of `from` into `into`, rule by rule; false (leaving
+/// `into` partly done) when the two lists differ in shape.
+fn take_lines(into: &mut [Rule], from: &[Rule]) -> bool {
+    into.len() == from.len()
+        && into.iter_mut().zip(from).all(|(rule, read)| {
+            rule.origin = read.origin;
+            take_lines(&mut rule.rules, &read.rules)
+        })
+}
+
+/// The two lists hold the same rules, wherever they stand in a file.
+pub fn same_rules(a: &[Rule], b: &[Rule]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(a, b)| {
+            let unlined = |rule: &Rule| Rule {
+                origin: Default::default(),
+                rules: Vec::new(),
+                ..rule.clone()
+            };
+            unlined(a) == unlined(b) && same_rules(&a.rules, &b.rules)
+        })
+}
+
 fn clear_lines(rules: &mut [Rule]) {
     for rule in rules {
         rule.origin.line = 0;

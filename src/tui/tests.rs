@@ -559,3 +559,48 @@ fn random_keys_and_news_never_panic() {
         }
     }
 }
+
+/// `J` scrolls the detail pane to its end and no further, and the scroll
+/// stays while the log refreshes the same selection (following, as the
+/// crawl runs): a refresh used to put it back at the top at once.
+#[test]
+fn the_detail_pane_scrolls_to_its_end_and_stays_while_following() {
+    use super::app::Request;
+    let mut app = app((100, 20));
+    // The last row: selected without `k`, so the view keeps following.
+    log_view(&mut app, log_rows().len() - 1);
+    assert!(app.log.follow);
+    let most = super::view::log_detail_max_scroll(&app);
+    assert!(most > 3, "the record overflows the pane ({most})");
+    for _ in 0..50 {
+        key(&mut app, 'J');
+    }
+    assert_eq!(app.log.detail_scroll, most, "stopped at the end");
+    // The pane's last rows hold the record's last lines, not blank space.
+    let shown = screen(&app);
+    assert!(shown.contains("excerpt"), "{shown}");
+    // The view refreshes the window (same rows): the scroll stays.
+    let mut refreshed = false;
+    for _ in 0..100 {
+        app.update(Action::Tick);
+        let request = app
+            .take_requests()
+            .into_iter()
+            .find(|r| matches!(r, Request::LogPage { .. }));
+        if let Some(Request::LogPage { seq, from, .. }) = request {
+            app.update(Action::LogPage(LogPage {
+                seq,
+                from,
+                rows: log_rows(),
+                total: 412,
+                error: None,
+            }));
+            refreshed = true;
+            break;
+        }
+    }
+    assert!(refreshed, "the view asked for a refresh");
+    assert_eq!(app.log.detail_scroll, most, "kept across the refresh");
+    key(&mut app, 'K');
+    assert_eq!(app.log.detail_scroll, most - 3);
+}

@@ -182,6 +182,9 @@ impl App {
         if page.seq != self.log.seq {
             return; // an answer to an older request
         }
+        // The detail stays scrolled while the same URL stays selected (a
+        // page that only refreshes the window, as when following).
+        let shown = self.log.selected_id();
         self.log.total = page.total;
         self.log.error = page.error;
         // A step or page towards an end that brings fewer rows than the
@@ -212,7 +215,9 @@ impl App {
                 .position(|(r, _)| *r == id)
                 .unwrap_or(0),
         };
-        self.log.detail_scroll = 0;
+        if self.log.selected_id() != shown {
+            self.log.detail_scroll = 0;
+        }
     }
 
     /// One row up or down; at the window's edge the window moves by one.
@@ -302,7 +307,10 @@ impl App {
                 self.log_filters_changed();
             }
             KeyCode::Char('r') => self.jump_to_referrer(),
-            KeyCode::Char('J') => self.log.detail_scroll = self.log.detail_scroll.saturating_add(3),
+            KeyCode::Char('J') => {
+                let most = crate::tui::view::log_detail_max_scroll(self);
+                self.log.detail_scroll = self.log.detail_scroll.saturating_add(3).min(most);
+            }
             KeyCode::Char('K') => self.log.detail_scroll = self.log.detail_scroll.saturating_sub(3),
             _ => {}
         }

@@ -14,7 +14,7 @@ use crate::rules::health::shadowed;
 use crate::rules::lint::{Lint, lint_rules};
 use crate::rules::model::{Rule, RuleSet};
 use crate::tui::edit::{self, History, Row};
-use crate::tui::save::SaveTarget;
+use crate::tui::save::{SaveTarget, relined, same_rules};
 use crate::tui::whatif::Probe;
 
 /// The rule list being edited and the one the crawl runs.
@@ -62,7 +62,9 @@ impl RulesState {
 
     /// Edited but not applied yet.
     pub fn dirty(&self) -> bool {
-        self.edited != self.applied
+        // Lines alone do not count: saving moves them (`relined`).
+        self.edited.disposition != self.applied.disposition
+            || !same_rules(&self.edited.rules, &self.applied.rules)
     }
 
     /// Recomputes everything derived from the edited list.
@@ -310,18 +312,25 @@ impl App {
 
     /// Sends the edited rules to the crawl and writes them to the file.
     fn apply(&mut self) {
+        // First, so that the crawl gets the rules with their lines in the
+        // file as saved.
+        self.save_rules();
         let compiled = self.rules.compiled.clone();
         self.rules.mark_applied();
         if !self.crawl.finished {
             self.request(Request::Control(Control::Rules(compiled)));
         }
         self.message = Some("applied to the crawl; saving the rules file".into());
-        self.save_rules();
     }
 
-    /// `w`: writes the edited rules to the rules file.
+    /// `w`: writes the edited rules to the rules file; they take the lines
+    /// they have in it.
     fn save_rules(&mut self) {
         let (path, text, message) = self.rules.save.render(&self.rules.edited);
+        if let Some(relined) = relined(&self.rules.edited, &text) {
+            self.rules.edited = relined;
+            self.rules.refresh();
+        }
         self.request(Request::Save {
             path,
             text,

@@ -147,6 +147,53 @@ fn apply_goes_through_the_what_if_then_to_the_crawl_and_the_file() {
     assert!(!app.rules.dirty());
 }
 
+/// Applied rules carry the lines they have in the file as saved: a rule
+/// added before others moves them down, and a new rule has no line until
+/// it is written. The crawl, the Explain view and the traces use them.
+#[test]
+fn applied_rules_take_their_lines_in_the_saved_file() {
+    let mut app = app();
+    app.update(ch('n'));
+    typed(&mut app, "/x");
+    app.update(key(KeyCode::Enter));
+    assert_eq!(app.rules.edited.rules[1].origin.line, 0, "new: no line yet");
+    app.update(ch('c'));
+    app.update(ch('y'));
+    let requests = app.take_requests();
+    let saved = requests
+        .iter()
+        .find_map(|r| match r {
+            Request::Save { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .expect("saved");
+    let sent = requests
+        .iter()
+        .find_map(|r| match r {
+            Request::Control(Control::Rules(rules)) => Some(rules.clone()),
+            _ => None,
+        })
+        .expect("rules sent");
+    let lines: Vec<&str> = saved.lines().collect();
+    let names: Vec<&str> = sent.rule_info().iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(names, ["stay home", "new rule", "no pdf"]);
+    for info in sent.rule_info() {
+        assert!(info.line > 0, "{} has a line", info.name);
+        assert!(
+            lines[info.line - 1] == "[[rules]]"
+                && lines[info.line] == format!("name = {:?}", info.name),
+            "line {} of the saved file starts {:?}:\n{saved}",
+            info.line,
+            info.name
+        );
+    }
+    assert_eq!(
+        app.rules.compiled.rule_info()[2].line,
+        sent.rule_info()[2].line
+    );
+    assert!(!app.rules.dirty());
+}
+
 #[test]
 fn the_form_validates_as_you_type_and_adds_the_rule() {
     let mut app = app();

@@ -8,7 +8,7 @@ use ratatui::style::{Color, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Row, Table, TableState, Wrap};
 
-use super::layout::log_areas;
+use super::layout::{bands, log_areas};
 use super::{safe, selected_style};
 use crate::store::{State, UrlRecord};
 use crate::tui::app::App;
@@ -88,6 +88,33 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         TableState::default().with_selected((!log.rows.is_empty()).then_some(log.selected));
     frame.render_stateful_widget(table, list, &mut state);
 
+    // Never scrolled past its end, even when the terminal grew or the
+    // record shrank since the scroll was set.
+    let most = max_scroll_in(app, detail);
+    frame.render_widget(
+        detail_paragraph(app).scroll((log.detail_scroll.min(most), 0)),
+        detail,
+    );
+}
+
+/// How far the detail pane scrolls at the terminal's size (`J`).
+pub fn detail_max_scroll(app: &App) -> u16 {
+    let [_, body, _] = bands(Rect::new(0, 0, app.size.0, app.size.1));
+    let [_, detail] = log_areas(body);
+    max_scroll_in(app, detail)
+}
+
+/// The rows of the detail pane's text as wrapped in `pane` (borders
+/// included), less the rows `pane` shows.
+fn max_scroll_in(app: &App, pane: Rect) -> u16 {
+    let rows = detail_paragraph(app).line_count(pane.width);
+    u16::try_from(rows.saturating_sub(usize::from(pane.height))).unwrap_or(u16::MAX)
+}
+
+/// The detail pane: the text filter being typed, and everything the log
+/// holds for the selected URL.
+fn detail_paragraph(app: &App) -> Paragraph<'_> {
+    let log = &app.log;
     let mut lines = Vec::new();
     if let Some(input) = &log.filter_input {
         lines.push(Line::from(vec![
@@ -113,13 +140,9 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         },
         (_, None) => lines.push(Line::from("no URL matches the filters yet").dim()),
     }
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .scroll((log.detail_scroll, 0))
-            .block(Block::bordered().title(" why: everything the log holds for this URL ")),
-        detail,
-    );
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(Block::bordered().title(" why: everything the log holds for this URL "))
 }
 
 /// A URL made to fit `width` columns of the list: whole when it fits;
