@@ -494,6 +494,49 @@ async fn new_rules_drop_queued_urls_they_filter() {
     }
 }
 
+/// The crawl's last events are its queues and hosts as it left them, then
+/// its end: a console shows empty queues after a finished crawl, not the
+/// ones it last asked for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_crawl_reports_its_queues_as_left() {
+    use crawlspace::crawl::engine::Event;
+    let links: String = (0..5)
+        .map(|i| format!("<a href=\"/p{i}\">{i}</a>"))
+        .collect();
+    let origin = serve(
+        Router::new()
+            .route("/", get(move || async move { html(links) }))
+            .route("/{page}", get(|| async { html("a page".into()) })),
+    )
+    .await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = format!("[crawl]\nstart = [\"{origin}/\"]\n");
+    let (engine, _log) = util::engine_for(&text, dir.path());
+    let (events, mut events_rx) = mpsc::channel(64);
+    let (_control, control_rx) = crawlspace::crawl::engine::control_channel(8);
+    let run = tokio::spawn(engine.run(events, control_rx, Duration::from_millis(10)));
+    let mut last_two = Vec::new();
+    while let Some(event) = events_rx.recv().await {
+        last_two.push(event);
+        if last_two.len() > 2 {
+            last_two.remove(0);
+        }
+    }
+    let stats = run.await.expect("joins").expect("crawl runs");
+    assert_eq!(stats.saved, 6, "{stats:?}");
+    let [Event::Detail(detail), Event::Finished(_)] = &last_two[..] else {
+        panic!("the last events: {last_two:?}");
+    };
+    assert!(detail.queues.iter().all(|q| q.length == 0), "{detail:?}");
+    assert!(
+        detail
+            .hosts
+            .iter()
+            .all(|h| h.pending == 0 && h.in_flight == 0),
+        "{detail:?}"
+    );
+}
+
 /// A page fetched under rules that were replaced while it was in flight
 /// is logged with the trace of the rules that judged it, even when the new
 /// list is shorter than the rule numbers in its verdict (it used to index

@@ -620,6 +620,10 @@ impl Engine {
         }
         let _ = self.log.flush();
         let stats = self.snapshot();
+        // The queues and hosts as they are left, so that a console shows
+        // them as the crawl ended rather than as last asked.
+        let last = Event::Detail(Box::new(self.detail(Instant::now())));
+        let _ = events.send(last).await;
         let _ = events.send(Event::Finished(stats.clone())).await;
         Ok(stats)
     }

@@ -72,6 +72,9 @@ pub struct LogState {
     select: Select,
     /// The record asked for, so it is asked once.
     record_wanted: Option<u64>,
+    /// The page asked for re-reads the window from its top: when it comes
+    /// back shorter than the list, the last page is read instead.
+    refill: bool,
 }
 
 impl Default for LogState {
@@ -91,6 +94,7 @@ impl Default for LogState {
             seq: 0,
             select: Select::Last,
             record_wanted: None,
+            refill: false,
         }
     }
 }
@@ -155,6 +159,7 @@ impl App {
     /// Asks for a page; `select` says which row to select when it comes.
     fn log_request(&mut self, from: PageFrom, select: Select) {
         self.log.seq += 1;
+        self.log.refill = false;
         self.log.select = select;
         let request = Request::LogPage {
             query: self.log.query.clone(),
@@ -172,7 +177,10 @@ impl App {
         } else {
             let keep = Select::Row(self.log.selected);
             match self.log.rows.first() {
-                Some(&(id, _)) => self.log_request(PageFrom::After(id.saturating_sub(1)), keep),
+                Some(&(id, _)) => {
+                    self.log_request(PageFrom::After(id.saturating_sub(1)), keep);
+                    self.log.refill = true;
+                }
                 None => self.log_request(PageFrom::Start, Select::First),
             }
         }
@@ -181,6 +189,17 @@ impl App {
     pub(super) fn log_page(&mut self, page: LogPage) {
         if page.seq != self.log.seq {
             return; // an answer to an older request
+        }
+        // The window re-read from its top no longer fills the list (the
+        // terminal grew, or rows left the filter): the last page of what
+        // matches fills it, the selection kept.
+        if std::mem::take(&mut self.log.refill)
+            && matches!(page.from, PageFrom::After(_))
+            && page.rows.len() < self.page_rows()
+        {
+            let select = self.log.selected_id().map_or(Select::Last, Select::Id);
+            self.log_request(PageFrom::End, select);
+            return;
         }
         // The detail stays scrolled while the same URL stays selected (a
         // page that only refreshes the window, as when following).

@@ -297,6 +297,55 @@ fn answer(app: &mut App, rows: Vec<(u64, UrlRecord)>) -> Request {
     request
 }
 
+/// A window that no longer fills a grown list is filled from the end of
+/// what matches, the selected URL kept: it used to stay a few rows long
+/// in an empty pane until the user moved.
+#[test]
+fn a_grown_list_is_filled_from_the_end_of_what_matches() {
+    let mut app = app();
+    app.update(Action::Resize(40, 12));
+    app.update(ch('3'));
+    let small = crate::tui::view::layout::log_list_rows(app.size) as u64;
+    let rows = |from: u64, to: u64| -> Vec<(u64, UrlRecord)> {
+        (from..=to)
+            .map(|i| (i, record(&format!("http://h/{i}"), State::Fetched)))
+            .collect()
+    };
+    // The last `small` of 30 matching URLs, the last but one selected.
+    answer(&mut app, rows(31 - small, 30));
+    app.update(ch('k'));
+    assert_eq!(app.log.selected_id(), Some(29));
+    app.update(Action::Resize(200, 60));
+    let big = crate::tui::view::layout::log_list_rows(app.size) as u64;
+    assert!(big > 30, "{big} rows");
+    // The window re-read from its top brings the same few rows...
+    let refresh = answer(&mut app, rows(31 - small, 30));
+    assert!(
+        matches!(
+            refresh,
+            Request::LogPage {
+                from: PageFrom::After(_),
+                ..
+            }
+        ),
+        "{refresh:?}"
+    );
+    // ...so the last page of matches is asked for, and fills the list.
+    let refill = answer(&mut app, rows(1, 30));
+    assert!(
+        matches!(
+            refill,
+            Request::LogPage {
+                from: PageFrom::End,
+                ..
+            }
+        ),
+        "{refill:?}"
+    );
+    assert_eq!(app.log.rows.len(), 30);
+    assert_eq!(app.log.selected_id(), Some(29), "the selection kept");
+}
+
 #[test]
 fn the_log_pages_filters_and_follows() {
     let mut app = app();
