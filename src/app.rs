@@ -33,6 +33,9 @@ pub struct CrawlRequest {
     pub watch: bool,
     /// Re-fetch the URLs already in the log (`--refresh`, SPEC §2.4).
     pub refresh: bool,
+    /// Running the same command again resumes a stopped crawl (not the
+    /// demo's: its site ends with the process).
+    pub resumable: bool,
 }
 
 /// A failure before or during the crawl, with the exit status it means.
@@ -175,7 +178,7 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     };
     log.flush()
         .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
-    println!("{}", summary(&stats, &db, &out));
+    println!("{}", summary(&stats, &db, &out, request.resumable));
     if request.refresh {
         println!(
             "refresh: {} URLs deleted in the log   (crawlspace log --db {} --state deleted)",
@@ -265,10 +268,26 @@ fn progress_line(s: &Stats) -> String {
     )
 }
 
-fn summary(s: &Stats, db: &Path, out: &Path) -> String {
+/// The closing lines of a crawl. One stopped before its queue ran dry says
+/// how much is left, and how to go on with it.
+fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool) -> String {
+    let left = s.queued + s.in_flight;
+    let (ended, resume) = if left == 0 {
+        ("finished in".to_string(), String::new())
+    } else if resumable {
+        (
+            format!("stopped with {left} URLs still queued, after"),
+            "\nresume:  run the same command again: the URL log keeps the queue".to_string(),
+        )
+    } else {
+        (
+            format!("stopped with {left} URLs still queued, after"),
+            String::new(),
+        )
+    };
     format!(
-        "crawl finished in {:.1}s: {} URLs met, {} fetched, {} saved, {} filtered, {} errors ({} retries), {:.1} URLs/s\n\
-         URL log: {}   (crawlspace log --db {})\nmirror:  {}",
+        "crawl {ended} {:.1}s: {} URLs met, {} fetched, {} saved, {} filtered, {} errors ({} retries), {:.1} URLs/s\n\
+         URL log: {}   (crawlspace log --db {})\nmirror:  {}{resume}",
         s.elapsed.as_secs_f64(),
         s.discovered,
         s.fetched,
@@ -317,6 +336,7 @@ pub fn demo(headless: bool) -> Result<Stats, AppError> {
             headless,
             watch: false,
             refresh: false,
+            resumable: false,
         };
         let result = crawl_async(request).await;
         let _ = stop.send(());

@@ -221,7 +221,14 @@ async fn ctrl_c_stops_cleanly_and_the_crawl_resumes() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(String::from_utf8_lossy(&output.stdout).contains("crawl finished"));
+    // The summary says the crawl stopped with URLs left, and how to go on.
+    let summary = String::from_utf8_lossy(&output.stdout);
+    assert!(summary.contains("crawl stopped with "), "{summary}");
+    assert!(summary.contains("URLs still queued"), "{summary}");
+    assert!(
+        summary.contains("resume:  run the same command again"),
+        "{summary}"
+    );
     let partial = states(&db);
     assert_eq!(
         partial.get(&format!("{origin}/p/0")).map(String::as_str),
@@ -238,6 +245,7 @@ async fn ctrl_c_stops_cleanly_and_the_crawl_resumes() {
     gate.add_permits(1000);
     let finished = tokio::task::spawn_blocking({
         let mut c = crawl_command(&config, &db, &out);
+        c.stdout(Stdio::piped());
         move || c.output()
     })
     .await
@@ -248,6 +256,9 @@ async fn ctrl_c_stops_cleanly_and_the_crawl_resumes() {
         "{}",
         String::from_utf8_lossy(&finished.stderr)
     );
+    let summary = String::from_utf8_lossy(&finished.stdout);
+    assert!(summary.contains("crawl finished in "), "{summary}");
+    assert!(!summary.contains("resume:"), "{summary}");
     let done = states(&db);
     assert_eq!(done.len(), 9);
     assert!(done.values().all(|s| s == "saved"), "{done:?}");

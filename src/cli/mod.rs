@@ -224,6 +224,7 @@ fn crawl(
         headless,
         watch: true,
         refresh,
+        resumable: true,
     };
     app_result(crate::app::crawl(request).map(|_| ()))
 }
