@@ -154,6 +154,8 @@ pub struct App {
     requests: Vec<Request>,
     ticks: u64,
     quit: bool,
+    /// `q` was pressed once with rule edits not applied: a second quits.
+    quit_asked: bool,
     /// A `Control::Detail` is out and not answered yet: one at a time, so
     /// a busy crawl's command channel never fills with them.
     detail_asked: bool,
@@ -179,6 +181,7 @@ impl App {
             requests: Vec::new(),
             ticks: 0,
             quit: false,
+            quit_asked: false,
             detail_asked: false,
             whatif_seq: 0,
         };
@@ -303,7 +306,16 @@ impl App {
         if self.view == View::Log && self.log.filter_input.is_some() {
             return self.log_filter_key(key);
         }
+        let quit_asked = std::mem::take(&mut self.quit_asked);
         match key.code {
+            // Edits not applied would be lost without a word: say so once.
+            KeyCode::Char('q') if self.rules.dirty() && !quit_asked => {
+                self.quit_asked = true;
+                self.message = Some(
+                    "rule edits not applied: c applies them, w saves them; q again quits without them"
+                        .into(),
+                );
+            }
             KeyCode::Char('q') => self.quit = true,
             KeyCode::Char('?') => self.overlay = Overlay::Help { scroll: 0 },
             KeyCode::Char('p') => self.toggle_pause(),

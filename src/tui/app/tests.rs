@@ -532,3 +532,27 @@ fn rule_hits_count_only_for_the_applied_list() {
         "counts for the old list are dropped"
     );
 }
+
+/// `q` with rule edits not applied says so and quits only when pressed
+/// again; any other key in between starts over. Without edits it quits.
+#[test]
+fn quitting_with_edits_not_applied_asks_again() {
+    let mut app = app();
+    app.update(ch('x')); // delete "stay home"
+    assert!(app.rules.dirty());
+    app.update(ch('q'));
+    assert!(!app.should_quit());
+    let said = app.message.clone().unwrap_or_default();
+    assert!(
+        said.contains("not applied") && said.contains("q again"),
+        "{said}"
+    );
+    app.update(ch('j'));
+    app.update(ch('q'));
+    assert!(!app.should_quit(), "another key in between asks again");
+    app.update(ch('q'));
+    assert!(app.should_quit());
+    let mut app = super::tests::app();
+    app.update(ch('q'));
+    assert!(app.should_quit(), "nothing to lose: quits at once");
+}
