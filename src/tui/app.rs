@@ -38,6 +38,10 @@ pub const RATE_SAMPLES: usize = 120;
 /// Ticks (0.1 s) between rate samples.
 const TICKS_PER_SAMPLE: u64 = 10;
 
+/// Ticks a message stays on the status line (8 seconds), unless replaced;
+/// then the hints come back.
+const MESSAGE_TICKS: u64 = 80;
+
 /// The four views of SPEC §4, in key order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum View {
@@ -149,6 +153,9 @@ pub struct App {
     pub traps: Vec<TrapHint>,
     /// The last thing worth telling the user (saved, applied, an error).
     pub message: Option<String>,
+    /// The message as last seen by a tick, and the ticks it has been shown.
+    message_seen: Option<String>,
+    message_age: u64,
     /// The product token of the crawl's user agent (for the title).
     pub title: String,
     requests: Vec<Request>,
@@ -177,6 +184,8 @@ impl App {
             explain: ExplainState::default(),
             traps: Vec::new(),
             message: None,
+            message_seen: None,
+            message_age: 0,
             title,
             requests: Vec::new(),
             ticks: 0,
@@ -257,6 +266,7 @@ impl App {
 
     fn tick(&mut self) {
         self.ticks += 1;
+        self.age_message();
         if !self.crawl.finished {
             // Queues and rule hits: asked for, answered when the crawl can.
             if self.ticks.is_multiple_of(3) && !self.detail_asked {
@@ -285,6 +295,21 @@ impl App {
             self.request(Request::Traps);
         }
         self.log.tick(&mut self.requests);
+    }
+
+    /// Clears a message once it has been shown [`MESSAGE_TICKS`]; another
+    /// message starts over.
+    fn age_message(&mut self) {
+        if self.message != self.message_seen {
+            self.message_seen.clone_from(&self.message);
+            self.message_age = 1;
+        } else if self.message.is_some() {
+            self.message_age += 1;
+            if self.message_age >= MESSAGE_TICKS {
+                self.message = None;
+                self.message_seen = None;
+            }
+        }
     }
 
     fn key(&mut self, key: KeyEvent) {

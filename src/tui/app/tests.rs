@@ -556,3 +556,23 @@ fn quitting_with_edits_not_applied_asks_again() {
     app.update(ch('q'));
     assert!(app.should_quit(), "nothing to lose: quits at once");
 }
+
+/// A message leaves the status line after a few seconds, so that the
+/// hints come back; another message starts its time over.
+#[test]
+fn messages_expire() {
+    let mut app = app();
+    app.update(ch('c'));
+    assert_eq!(app.message.as_deref(), Some("no edits to apply"));
+    for _ in 0..40 {
+        app.update(Action::Tick);
+    }
+    app.update(ch('p')); // another message
+    let paused = app.message.clone();
+    assert!(paused.is_some());
+    for _ in 0..MESSAGE_TICKS {
+        assert_eq!(app.message, paused, "shown for its whole time");
+        app.update(Action::Tick);
+    }
+    assert_eq!(app.message, None, "gone after {MESSAGE_TICKS} ticks");
+}
