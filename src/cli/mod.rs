@@ -7,10 +7,10 @@
 mod commands;
 mod output;
 
+pub use output::{PENDING_HINT, priority_name, verdict_text};
 pub use output::{
     disabled_warnings, escape_control, escape_lines, is_invisible, json_safe, write_json,
 };
-pub use output::{priority_name, verdict_text};
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -204,6 +204,10 @@ pub fn priority_name(shift: i8) -> &'static str {
     crate::rules::model::Priority::from_shift(i64::from(shift)).map_or("normal", |p| p.name())
 }
 
+/// What the pending line of [`verdict_text`] tells the user to do; the
+/// console says it its own way.
+pub const PENDING_HINT: &str = "(use --content-type / --address)";
+
 /// A verdict and its trace as text for a person.
 pub fn verdict_text(url: &str, verdict: &Verdict, rules: &CompiledRules) -> String {
     verdict_robots_text(url, verdict, rules, None)
@@ -287,7 +291,7 @@ pub fn verdict_robots_text(
     if !verdict.pending.is_empty() {
         let _ = writeln!(
             out,
-            "  pending: rules on {} are deferred until it is known (use --content-type / --address)",
+            "  pending: rules on {} are deferred until it is known {PENDING_HINT}",
             verdict.pending.names().join(" and ")
         );
     }

@@ -9,7 +9,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use tui_input::Input;
 
 use super::App;
-use crate::cli::verdict_text;
+use crate::cli::{PENDING_HINT, verdict_text};
 use crate::rules::{CompiledRules, Known, TraceMode, UrlFacts, normalize};
 use crate::tui::input::text_request;
 
@@ -74,7 +74,9 @@ impl ExplainState {
             &mut rules.scratch(),
             TraceMode::Full,
         );
-        self.result = verdict_text(url.as_str(), &verdict, rules);
+        // The console's inputs, not the command line's options.
+        self.result = verdict_text(url.as_str(), &verdict, rules)
+            .replace(PENDING_HINT, "(set the fields above)");
     }
 
     pub fn scroll_step(&mut self, up: bool) {
