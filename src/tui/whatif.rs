@@ -185,6 +185,12 @@ impl WhatIf {
         let old = self
             .old
             .evaluate(&facts, &mut self.old_scratch, TraceMode::Off);
+        // Filtered although the applied rules fetch it: refused by the
+        // crawler itself (robots.txt, a depth limit, rel=nofollow), which
+        // no rule edit changes.
+        if record.state == State::Filtered && old.fetches() {
+            return;
+        }
         let new = self
             .new
             .evaluate(&facts, &mut self.new_scratch, TraceMode::Off);
@@ -353,8 +359,10 @@ mod tests {
         w.add(&record("http://h/x.pdf", State::Filtered));
         w.add(&record("http://h/a/page", State::Saved));
         w.add(&record("http://h/other", State::Saved));
+        // Refused by robots.txt (the rules fetch it): no edit changes that.
+        w.add(&record("http://h/docs/private.html", State::Filtered));
         let r = &w.report;
-        assert_eq!(r.scanned, 5);
+        assert_eq!(r.scanned, 6);
         let refused = r.tally(Change::NowRefused);
         assert_eq!((refused.seen, refused.queued, refused.fetched), (2, 1, 1));
         assert_eq!(
