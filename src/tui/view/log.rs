@@ -64,7 +64,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         .collect();
     let follow = if log.follow { " · following" } else { "" };
     let title = format!(
-        " {} of {} URLs · {}{follow} ",
+        " {} shown of {} URLs · {}{follow} ",
         log.rows.len(),
         log.total,
         log.filter_text()
