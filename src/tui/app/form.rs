@@ -74,6 +74,9 @@ pub struct Form {
     /// The rule's condition when it is more than one test: shown, not
     /// edited here (only the name is).
     pub compound: Option<String>,
+    /// The rule holds when its condition does not (`negate`): kept as it
+    /// is, and shown, since the test alone would read the other way.
+    pub negated: bool,
     /// Why the test cannot be used as typed.
     pub error: Option<String>,
     /// Lint warnings for the test as typed.
@@ -94,6 +97,7 @@ impl Form {
             case: Case::Insensitive,
             focus: FormFocus::Pattern,
             compound: None,
+            negated: false,
             error: None,
             lints: Vec::new(),
         };
@@ -105,6 +109,7 @@ impl Form {
         let mut form = Form::new_rule(None);
         form.target = FormTarget::Edit(path);
         form.name = Input::new(rule.name.clone());
+        form.negated = rule.negate;
         match &rule.condition {
             Some(Condition::Test(t)) => {
                 form.field = Field::ALL.iter().position(|f| *f == t.field).unwrap_or(0);

@@ -576,3 +576,33 @@ fn messages_expire() {
     }
     assert_eq!(app.message, None, "gone after {MESSAGE_TICKS} ticks");
 }
+
+/// A negated rule's form says so, and keeping the form keeps `negate`.
+#[test]
+fn the_form_shows_and_keeps_negate() {
+    let text = "[[rules]]\nname = \"not https\"\nmatch = { field = \"scheme\", exact = \"https\" }\nnegate = true\naction = \"exclude\"\n";
+    let rules = native::parse(text).expect("rules").rules;
+    let save = SaveTarget::for_config(std::path::Path::new("crawl.toml"), text);
+    let mut app = App::new("test".into(), rules, save, [10000, 2000, 1000, 100, 10, 1]);
+    app.update(Action::Resize(100, 30));
+    app.update(key(KeyCode::Enter));
+    let Overlay::Form(form) = &app.overlay else {
+        panic!("no form")
+    };
+    assert!(form.negated);
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).expect("terminal");
+    terminal
+        .draw(|f| crate::tui::view::draw(f, &app))
+        .expect("draw");
+    let screen = format!("{}", terminal.backend());
+    assert!(screen.contains("negated  the rule holds when"), "{screen}");
+    typed(&mut app, "x");
+    app.update(key(KeyCode::Enter));
+    let rule = &app.rules.edited.rules[0];
+    assert!(rule.negate, "kept");
+    assert_eq!(
+        rule.condition.as_ref().map(|c| c.to_string()).as_deref(),
+        Some("scheme exact \"httpsx\"")
+    );
+}

@@ -32,7 +32,13 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
         }
         Line::from(spans)
     };
-    let mut lines = vec![row("name", safe(form.name.value()), FormFocus::Name)];
+    // The text cursor stands in the input being typed into.
+    let cursor = |f: FormFocus| if focus(f) { "▏" } else { "" };
+    let mut lines = vec![row(
+        "name",
+        format!("{}{}", safe(form.name.value()), cursor(FormFocus::Name)),
+        FormFocus::Name,
+    )];
     match &form.compound {
         Some(c) => {
             lines.push(Line::from(format!("when     {}", safe(c))));
@@ -51,7 +57,11 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
             ));
             lines.push(row(
                 "pattern",
-                format!("{}▏", safe(form.pattern.value())),
+                format!(
+                    "{}{}",
+                    safe(form.pattern.value()),
+                    cursor(FormFocus::Pattern)
+                ),
                 FormFocus::Pattern,
             ));
             lines.push(row(
@@ -65,6 +75,12 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
                 FormFocus::Case,
             ));
         }
+    }
+    if form.negated {
+        lines.push(
+            Line::from("negated  the rule holds when this condition does not (negate, kept)")
+                .magenta(),
+        );
     }
     lines.push(Line::from(""));
     match &form.error {
