@@ -216,7 +216,7 @@ async fn watch_rules(file: String, control: crate::crawl::engine::ControlSender)
             }
             Err(e) => eprintln!(
                 "crawlspace: {} (the rules in force stay)",
-                crate::cli::escape_lines(&e.to_string())
+                crate::cli::escape_control(&e.to_string())
             ),
         }
     }

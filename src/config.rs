@@ -329,6 +329,14 @@ mod tests {
             assert!(err.to_string().contains(needle), "{err}");
             assert!(err.to_string().starts_with("my.toml"), "{err}");
         }
+        let long = format!(
+            "[crawl]\nuser_agent = \"{}\"\n",
+            "a".repeat(MAX_USER_AGENT + 1)
+        );
+        let err = Config::from_toml("my.toml", &long).expect_err("too long");
+        assert!(err.to_string().contains("at most 512 characters"), "{err}");
+        let longest = format!("[crawl]\nuser_agent = \"{}\"\n", "a".repeat(MAX_USER_AGENT));
+        assert!(Config::from_toml("my.toml", &longest).is_ok());
     }
 }
 

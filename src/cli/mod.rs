@@ -8,9 +8,7 @@ mod commands;
 mod output;
 
 pub use output::{PENDING_HINT, priority_name, verdict_text};
-pub use output::{
-    disabled_warnings, escape_control, escape_lines, is_invisible, json_safe, write_json,
-};
+pub use output::{disabled_warnings, escape_control, is_invisible, json_safe, write_json};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -192,8 +190,9 @@ pub fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(failure) => {
-            // Errors quote the files and URLs they are about.
-            eprintln!("crawlspace: {}", escape_lines(&failure.to_string()));
+            // Errors quote the files and URLs they are about; each is one
+            // line, so a line break in a quoted value is escaped too.
+            eprintln!("crawlspace: {}", escape_control(&failure.to_string()));
             ExitCode::from(failure.status())
         }
     }

@@ -360,28 +360,22 @@ pub fn escape_control(text: &str) -> String {
     out
 }
 
-/// [`escape_control`] for a message of several lines: each line escaped,
-/// the line breaks kept.
-pub fn escape_lines(text: &str) -> String {
-    text.split('\n')
-        .map(escape_control)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// Characters that draw nothing yet change how the text around them
 /// shows: bidirectional overrides, embeddings, isolates and marks (a title
 /// `\u{202e}gnp.exe` shows as `exe.png`), zero-width spaces and joiners,
-/// the line and paragraph separators, and the byte-order mark.
+/// the line and paragraph separators, the byte-order mark, and the tag
+/// characters that can hide text.
 pub fn is_invisible(c: char) -> bool {
     matches!(
         c,
         '\u{061c}'
+            | '\u{180e}'
             | '\u{200b}'..='\u{200f}'
             | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{2069}'
+            | '\u{2060}'..='\u{206f}'
             | '\u{feff}'
             | '\u{fff9}'..='\u{fffb}'
+            | '\u{e0000}'..='\u{e007f}'
     )
 }
 
@@ -394,13 +388,15 @@ pub fn write_json(out: &mut impl std::io::Write, value: &impl Serialize) -> std:
 
 /// A line of JSON made safe to print on a terminal: serde_json leaves
 /// DEL, the C1 controls and the invisible characters of [`is_invisible`]
-/// as they are; they can only stand inside strings, where `\uXXXX` means
-/// the same character.
+/// as they are; they can only stand inside strings, where `\uXXXX` (a
+/// surrogate pair beyond the first plane) means the same character.
 pub fn json_safe(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
         if c.is_control() || is_invisible(c) {
-            let _ = write!(out, "\\u{:04x}", u32::from(c));
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
         } else {
             out.push(c);
         }
@@ -424,4 +420,31 @@ pub fn disabled_warnings(file: &str, rules: &CompiledRules) -> Vec<String> {
             ))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod escape_tests {
+    use super::*;
+
+    /// Controls and invisible characters become escapes; other text,
+    /// right-to-left scripts included, is left alone.
+    #[test]
+    fn controls_and_invisible_characters_are_escaped() {
+        assert_eq!(escape_control("a\u{1b}[2J"), "a\\u{1b}[2J");
+        assert_eq!(escape_control("\u{202e}gnp.exe"), "\\u{202e}gnp.exe");
+        assert_eq!(escape_control("x\u{e0041}y"), "x\\u{e0041}y");
+        assert_eq!(escape_control("שלום, café"), "שלום, café");
+    }
+
+    /// JSON keeps meaning the same text: beyond the first plane as a
+    /// surrogate pair.
+    #[test]
+    fn json_lines_escape_what_serde_json_leaves_raw() {
+        let text = "a\u{9b}b\u{7f}\u{202e}\u{e0041}é";
+        let json = serde_json::to_string(&text).expect("json");
+        let safe = json_safe(&json);
+        assert_eq!(safe, "\"a\\u009bb\\u007f\\u202e\\udb40\\udc41é\"");
+        let back: String = serde_json::from_str(&safe).expect("valid JSON");
+        assert_eq!(back, text);
+    }
 }

@@ -308,11 +308,15 @@ impl App {
             if self.message_age >= MESSAGE_TICKS {
                 self.message = None;
                 self.message_seen = None;
+                // A second `q` counts only while its question is shown.
+                self.quit_asked = false;
             }
         }
     }
 
     fn key(&mut self, key: KeyEvent) {
+        // Any key but a second `q` answers the question `q` asked.
+        let quit_asked = std::mem::take(&mut self.quit_asked);
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
             self.quit = true;
             return;
@@ -331,11 +335,12 @@ impl App {
         if self.view == View::Log && self.log.filter_input.is_some() {
             return self.log_filter_key(key);
         }
-        let quit_asked = std::mem::take(&mut self.quit_asked);
         match key.code {
             // Edits not applied would be lost without a word: say so once.
             KeyCode::Char('q') if self.rules.dirty() && !quit_asked => {
                 self.quit_asked = true;
+                // Shown its whole time, even when the same text is up.
+                self.message_seen = None;
                 self.message = Some(
                     "rule edits not applied: c applies them, w saves them; q again quits without them"
                         .into(),

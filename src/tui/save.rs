@@ -109,6 +109,9 @@ fn beside(path: &Path) -> PathBuf {
 /// `None` when `text` does not read back as the same rules.
 pub fn relined(rules: &RuleSet, text: &str) -> Option<RuleSet> {
     let read = crate::rules::dialect::native::parse(text).ok()?.rules;
+    if read.disposition != rules.disposition || !same_rules(&read.rules, &rules.rules) {
+        return None;
+    }
     let mut relined = rules.clone();
     take_lines(&mut relined.rules, &read.rules).then_some(relined)
 }
@@ -123,17 +126,47 @@ fn take_lines(into: &mut [Rule], from: &[Rule]) -> bool {
         })
 }
 
-/// The two lists hold the same rules, wherever they stand in a file.
+/// The two lists hold the same rules, wherever they stand in a file: every
+/// field but `origin` compared, without copying (the console asks on every
+/// frame).
 pub fn same_rules(a: &[Rule], b: &[Rule]) -> bool {
-    a.len() == b.len()
-        && a.iter().zip(b).all(|(a, b)| {
-            let unlined = |rule: &Rule| Rule {
-                origin: Default::default(),
-                rules: Vec::new(),
-                ..rule.clone()
-            };
-            unlined(a) == unlined(b) && same_rules(&a.rules, &b.rules)
-        })
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_rule(a, b))
+}
+
+fn same_rule(a: &Rule, b: &Rule) -> bool {
+    // Taken apart field by field, so that a field added to `Rule` fails
+    // to compile here until it is compared.
+    let Rule {
+        name,
+        enabled,
+        condition,
+        negate,
+        action,
+        set,
+        priority,
+        filter,
+        log,
+        stop,
+        meta,
+        source,
+        rules,
+        first_match,
+        origin: _,
+    } = a;
+    *name == b.name
+        && *enabled == b.enabled
+        && *condition == b.condition
+        && *negate == b.negate
+        && *action == b.action
+        && *set == b.set
+        && *priority == b.priority
+        && *filter == b.filter
+        && *log == b.log
+        && *stop == b.stop
+        && *meta == b.meta
+        && *source == b.source
+        && *first_match == b.first_match
+        && same_rules(rules, &b.rules)
 }
 
 fn clear_lines(rules: &mut [Rule]) {
@@ -147,6 +180,24 @@ fn clear_lines(rules: &mut [Rule]) {
 mod tests {
     use super::*;
     use crate::rules::dialect::native;
+
+    /// Lines come from a saved text that holds exactly the rules saved;
+    /// any other text (a head that also holds rules, say) gives none.
+    #[test]
+    fn rules_take_their_lines_only_from_a_text_that_holds_them() {
+        let rules = native::parse(CONFIG).expect("rules").rules;
+        let text = "[[rules]]\nname = \"a\"\naction = \"exclude\"\n";
+        let head = "# a note\n[crawl]\ndisposition = \"disallow-log\"\n\n";
+        let lined = relined(&rules, &format!("{head}{text}")).expect("same rules");
+        assert_eq!(lined.rules[0].origin.line, 5);
+        assert!(same_rules(&lined.rules, &rules.rules));
+        assert_eq!(relined(&rules, text), None, "another disposition");
+        let twice = format!("{head}{text}{text}");
+        assert_eq!(relined(&rules, &twice), None, "two rules");
+        let other = format!("{head}{}", text.replace("exclude", "download"));
+        assert_eq!(relined(&rules, &other), None, "another action");
+        assert_eq!(relined(&rules, "not toml ["), None);
+    }
 
     const CONFIG: &str = "# my crawl\n[crawl]\nstart = [\"http://h/\"]\ndisposition = \"disallow-log\"\n\n[queues]\nuser = 5\n\n[[rules]]\nname = \"a\"\naction = \"exclude\"\n";
 

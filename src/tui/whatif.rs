@@ -185,10 +185,11 @@ impl WhatIf {
         let old = self
             .old
             .evaluate(&facts, &mut self.old_scratch, TraceMode::Off);
-        // Filtered although the applied rules fetch it: refused by the
-        // crawler itself (robots.txt, a depth limit, rel=nofollow), which
-        // no rule edit changes.
-        if record.state == State::Filtered && old.fetches() {
+        // Filtered although the applied rules fetch it, with nothing left
+        // pending (an address rule waits for DNS, which the log does not
+        // keep): refused by the crawler itself (robots.txt, a depth limit,
+        // rel=nofollow) or by rules applied before, and no edit revives it.
+        if record.state == State::Filtered && old.fetches() && old.pending.is_empty() {
             return;
         }
         let new = self

@@ -330,7 +330,12 @@ impl App {
                 let most = crate::tui::view::log_detail_max_scroll(self);
                 self.log.detail_scroll = self.log.detail_scroll.saturating_add(3).min(most);
             }
-            KeyCode::Char('K') => self.log.detail_scroll = self.log.detail_scroll.saturating_sub(3),
+            KeyCode::Char('K') => {
+                // From where the pane shows, which a grown terminal may have
+                // brought above the scroll asked for.
+                let most = crate::tui::view::log_detail_max_scroll(self);
+                self.log.detail_scroll = self.log.detail_scroll.min(most).saturating_sub(3);
+            }
             _ => {}
         }
     }

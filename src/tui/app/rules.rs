@@ -34,6 +34,9 @@ pub struct RulesState {
     pub shadows: Vec<Option<String>>,
     /// Matches per rule of the applied list, when known for it.
     pub hits: Option<Vec<u64>>,
+    /// URLs the crawl had discovered when the rules were applied: a rule
+    /// is only said never to match once new URLs came after that.
+    pub discovered_at_apply: u64,
     /// Rule sets applied during this crawl (the crawl counts the same way).
     applied_version: u64,
     pub save: SaveTarget,
@@ -53,6 +56,7 @@ impl RulesState {
             lints: Vec::new(),
             shadows: Vec::new(),
             hits: None,
+            discovered_at_apply: 0,
             applied_version: 0,
             save,
         };
@@ -317,6 +321,7 @@ impl App {
         self.save_rules();
         let compiled = self.rules.compiled.clone();
         self.rules.mark_applied();
+        self.rules.discovered_at_apply = self.crawl.stats.discovered;
         if !self.crawl.finished {
             self.request(Request::Control(Control::Rules(compiled)));
         }

@@ -552,6 +552,16 @@ fn quitting_with_edits_not_applied_asks_again() {
     assert!(!app.should_quit(), "another key in between asks again");
     app.update(ch('q'));
     assert!(app.should_quit());
+    // Once its question has left the status line, `q` asks again.
+    let mut app = super::tests::app();
+    app.update(ch('x'));
+    app.update(ch('q'));
+    for _ in 0..MESSAGE_TICKS {
+        app.update(Action::Tick);
+    }
+    assert_eq!(app.message, None);
+    app.update(ch('q'));
+    assert!(!app.should_quit(), "asked again");
     let mut app = super::tests::app();
     app.update(ch('q'));
     assert!(app.should_quit(), "nothing to lose: quits at once");
@@ -604,5 +614,43 @@ fn the_form_shows_and_keeps_negate() {
     assert_eq!(
         rule.condition.as_ref().map(|c| c.to_string()).as_deref(),
         Some("scheme exact \"httpsx\"")
+    );
+}
+
+/// Right after rules are applied every rule has 0 hits: none is said
+/// never to match until the crawl has met new URLs under them.
+#[test]
+fn never_matched_waits_for_urls_met_after_applying() {
+    let mut app = app();
+    let mut stats = crate::crawl::engine::Stats {
+        discovered: 50,
+        ..Default::default()
+    };
+    app.update(Action::Stats(stats.clone()));
+    app.update(ch('x')); // delete "stay home"
+    app.update(ch('c'));
+    app.update(ch('y'));
+    let detail = crate::crawl::detail::Detail {
+        rule_hits: vec![0],
+        rules_version: 1,
+        ..Default::default()
+    };
+    app.update(Action::Detail(Box::new(detail.clone())));
+    assert_eq!(app.rules.hits_of(0), Some(0));
+    let shows = |app: &App| {
+        let mut terminal =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).expect("terminal");
+        terminal
+            .draw(|f| crate::tui::view::draw(f, app))
+            .expect("draw");
+        format!("{}", terminal.backend()).contains("never matched")
+    };
+    assert!(!shows(&app), "no URL met since the rules were applied");
+    stats.discovered = 51;
+    app.update(Action::Stats(stats));
+    app.update(Action::Detail(Box::new(detail)));
+    assert!(
+        shows(&app),
+        "a URL met since, and the rule did not match it"
     );
 }

@@ -104,10 +104,11 @@ pub fn detail_max_scroll(app: &App) -> u16 {
     max_scroll_in(app, detail)
 }
 
-/// The rows of the detail pane's text as wrapped in `pane` (borders
-/// included), less the rows `pane` shows.
+/// The rows of the detail pane's text as wrapped inside `pane`'s borders
+/// (`line_count` wraps at the width it is given and adds the block's top
+/// and bottom rows), less the rows `pane` shows.
 fn max_scroll_in(app: &App, pane: Rect) -> u16 {
-    let rows = detail_paragraph(app).line_count(pane.width);
+    let rows = detail_paragraph(app).line_count(pane.width.saturating_sub(2));
     u16::try_from(rows.saturating_sub(usize::from(pane.height))).unwrap_or(u16::MAX)
 }
 

@@ -141,7 +141,8 @@ fn rule_row<'a>(
     if disabled.is_some() && rule.enabled {
         marks.push(Span::styled(" ✗broken", Style::new().fg(Color::Red)));
     }
-    if rule.enabled && r.hits_of(i) == Some(0) && app.crawl.stats.discovered > 0 {
+    if rule.enabled && r.hits_of(i) == Some(0) && app.crawl.stats.discovered > r.discovered_at_apply
+    {
         marks.push(Span::styled(" never matched", Style::new().dim()));
     }
     let mut name = vec![Span::raw(format!("{indent}{}", safe(&rule.name)))];
