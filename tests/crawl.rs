@@ -423,7 +423,6 @@ async fn start_urls_must_be_allowed_and_qualified() {
 /// log them as filtered by the new rule.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn new_rules_drop_queued_urls_they_filter() {
-    use crawlspace::crawl::engine::{Control, Event};
     // Pages wait at the server until the test lets them go, so the queue
     // is full and still when the rules change.
     let gate = Arc::new(tokio::sync::Semaphore::new(0));
@@ -454,22 +453,9 @@ async fn new_rules_drop_queued_urls_they_filter() {
     let run = tokio::spawn(engine.run(events, control_rx, Duration::from_millis(10)));
     // Wait (on events) until the start page is done: page/0 is held at the
     // server and the 19 other pages are queued.
-    while let Some(event) = events_rx.recv().await {
-        if let Event::Stats(s) = event
-            && s.queued == 19
-            && s.in_flight == 1
-        {
-            break;
-        }
-    }
+    util::stats_until(&mut events_rx, |s| s.queued == 19 && s.in_flight == 1).await;
     let rules = "[[rules]]\nname = \"no odd pages\"\nmatch = { field = \"path\", regex = '[13579]$' }\nfilter = \"may-not-have\"\nlog = true\n";
-    let new = parse_text("new.toml", rules, DialectChoice::Given(Dialect::Native)).expect("rules");
-    control
-        .send(Control::Rules(Arc::new(CompiledRules::new(
-            &new.parsed.rules,
-        ))))
-        .await
-        .expect("send");
+    util::send_rules(&control, rules).await;
     gate.add_permits(100);
     tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
     let stats = run.await.expect("joins").expect("crawl runs");
@@ -543,7 +529,7 @@ async fn a_finished_crawl_reports_its_queues_as_left() {
 /// the new list with them, and the engine panicked).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_judged_by_replaced_rules_keeps_their_trace() {
-    use crawlspace::crawl::engine::{Control, Event};
+    use crawlspace::crawl::engine::Control;
     // The page waits at the server, before its headers, until the new rules
     // are in: its content-type verdict is reached under the old ones.
     let gate = Arc::new(tokio::sync::Semaphore::new(0));
@@ -578,33 +564,16 @@ async fn a_page_judged_by_replaced_rules_keeps_their_trace() {
     let (control, control_rx) = crawlspace::crawl::engine::control_channel(8);
     let run = tokio::spawn(engine.run(events, control_rx, Duration::from_millis(10)));
     // Wait (on events) until the start page is done and /page is held.
-    while let Some(event) = events_rx.recv().await {
-        if let Event::Stats(s) = event
-            && s.fetched + s.saved >= 1
-            && s.queued == 0
-            && s.in_flight == 1
-        {
-            break;
-        }
-    }
+    util::stats_until(&mut events_rx, |s| {
+        s.fetched + s.saved >= 1 && s.queued == 0 && s.in_flight == 1
+    })
+    .await;
     let rules = "[[rules]]\nname = \"only\"\nmatch = { field = \"path\", prefix = \"/other/\" }\naction = \"exclude\"\n";
-    let new = parse_text("new.toml", rules, DialectChoice::Given(Dialect::Native)).expect("rules");
-    control
-        .send(Control::Rules(Arc::new(CompiledRules::new(
-            &new.parsed.rules,
-        ))))
-        .await
-        .expect("send");
+    util::send_rules(&control, rules).await;
     // The commands go in order: once this pause is answered by a paused
     // status, the new rules are in force.
     control.send(Control::Pause).await.expect("send");
-    while let Some(event) = events_rx.recv().await {
-        if let Event::Stats(s) = event
-            && s.paused
-        {
-            break;
-        }
-    }
+    util::stats_until(&mut events_rx, |s| s.paused).await;
     gate.add_permits(1);
     control.send(Control::Resume).await.expect("send");
     tokio::spawn(async move { while events_rx.recv().await.is_some() {} });

@@ -4,10 +4,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crawlspace::config::Config;
-use crawlspace::crawl::engine::{Engine, Plan, check_start};
+use crawlspace::crawl::engine::{Control, ControlSender, Engine, Event, Plan, Stats, check_start};
 use crawlspace::rules::CompiledRules;
 use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crawlspace::store::UrlLog;
+use tokio::sync::mpsc;
 
 /// The real engine for the native config `text` (settings and rules), with
 /// its URL log in `dir/db` (16 MiB cache) and its mirror in `dir/mirror`.
@@ -27,4 +28,26 @@ pub fn engine_for(text: &str, dir: &Path) -> (Engine, Arc<UrlLog>) {
     };
     let engine = Engine::new(plan, log.clone(), Arc::new(compiled)).expect("engine");
     (engine, log)
+}
+
+/// Waits on the engine's events for a status that `ready` accepts: the
+/// events say when, nothing is slept.
+#[allow(dead_code)] // not every test binary watches the events
+pub async fn stats_until(events: &mut mpsc::Receiver<Event>, ready: impl Fn(&Stats) -> bool) {
+    while let Some(event) = events.recv().await {
+        if let Event::Stats(s) = event
+            && ready(&s)
+        {
+            return;
+        }
+    }
+    panic!("the crawl ended before the awaited status");
+}
+
+/// Sends the running crawl a new rule set, written in native TOML.
+#[allow(dead_code)] // not every test binary changes rules
+pub async fn send_rules(control: &ControlSender, toml: &str) {
+    let new = parse_text("new.toml", toml, DialectChoice::Given(Dialect::Native)).expect("rules");
+    let rules = Arc::new(CompiledRules::new(&new.parsed.rules));
+    control.send(Control::Rules(rules)).await.expect("send");
 }
