@@ -70,8 +70,10 @@ pub struct LogState {
     /// The newest page request; older answers are dropped.
     seq: u64,
     select: Select,
-    /// The record asked for, so it is asked once.
-    record_wanted: Option<u64>,
+    /// The selected URL as the list showed it when its record was asked
+    /// for (id, state, status): asked again when the list shows it moved
+    /// on, as a queued URL does once fetched, and only then.
+    record_asked: Option<(u64, State, Option<u16>)>,
     /// The page asked for re-reads the window from its top: when it comes
     /// back shorter than the list, the last page is read instead.
     refill: bool,
@@ -93,7 +95,7 @@ impl Default for LogState {
             error: None,
             seq: 0,
             select: Select::Last,
-            record_wanted: None,
+            record_asked: None,
             refill: false,
         }
     }
@@ -125,10 +127,13 @@ impl LogState {
 
     /// Asks for the selected record's detail when it changed.
     pub(super) fn tick(&mut self, requests: &mut Vec<Request>) {
-        let id = self.selected_id();
-        if id != self.record_wanted {
-            self.record_wanted = id;
-            if let Some(id) = id {
+        let shown = self
+            .rows
+            .get(self.selected)
+            .map(|(id, row)| (*id, row.state, row.status));
+        if shown != self.record_asked {
+            self.record_asked = shown;
+            if let Some((id, ..)) = shown {
                 requests.push(Request::Record(id));
             }
         }
@@ -170,31 +175,36 @@ impl App {
         self.request(request);
     }
 
-    /// Re-reads the window: the tail when following, else from its top.
+    /// Re-reads the window: the tail when following, else from its top,
+    /// or, when the list has shrunk below the selected row, up to that row
+    /// (so that it stays on screen, selected).
     pub(super) fn log_refresh(&mut self) {
         if self.log.follow {
-            self.log_request(PageFrom::End, Select::Last);
-        } else {
-            let keep = Select::Row(self.log.selected);
-            match self.log.rows.first() {
-                Some(&(id, _)) => {
-                    self.log_request(PageFrom::After(id.saturating_sub(1)), keep);
-                    self.log.refill = true;
-                }
-                None => self.log_request(PageFrom::Start, Select::First),
-            }
+            return self.log_request(PageFrom::End, Select::Last);
         }
+        let (Some(&(first, _)), Some(selected)) = (self.log.rows.first(), self.log.selected_id())
+        else {
+            return self.log_request(PageFrom::Start, Select::First);
+        };
+        let from = if self.log.selected < self.page_rows() {
+            PageFrom::After(first.saturating_sub(1))
+        } else {
+            PageFrom::Before(selected.saturating_add(1))
+        };
+        self.log_request(from, Select::Id(selected));
+        self.log.refill = true;
     }
 
     pub(super) fn log_page(&mut self, page: LogPage) {
         if page.seq != self.log.seq {
             return; // an answer to an older request
         }
-        // The window re-read from its top no longer fills the list (the
-        // terminal grew, or rows left the filter): the last page of what
-        // matches fills it, the selection kept.
-        if std::mem::take(&mut self.log.refill)
-            && matches!(page.from, PageFrom::After(_))
+        // The window re-read no longer fills the list (the terminal grew,
+        // or rows left the filter): the last page of what matches fills it,
+        // the selection kept.
+        let refresh = std::mem::take(&mut self.log.refill);
+        if refresh
+            && matches!(page.from, PageFrom::After(_) | PageFrom::Before(_))
             && page.rows.len() < self.page_rows()
         {
             let select = self.log.selected_id().map_or(Select::Last, Select::Id);
@@ -209,7 +219,9 @@ impl App {
         // A step or page towards an end that brings fewer rows than the
         // window holds has reached that end: keep the window (a full page
         // from that end when paging) and select its edge.
-        let short = page.rows.len() < self.log.rows.len()
+        // (Not a refresh: its window may have shrunk with the terminal.)
+        let short = !refresh
+            && page.rows.len() < self.log.rows.len()
             && matches!(page.from, PageFrom::Before(_) | PageFrom::After(_));
         if short {
             let paging = matches!(self.log.select, Select::Row(_));

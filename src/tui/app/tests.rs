@@ -344,6 +344,49 @@ fn a_grown_list_is_filled_from_the_end_of_what_matches() {
     );
     assert_eq!(app.log.rows.len(), 30);
     assert_eq!(app.log.selected_id(), Some(29), "the selection kept");
+    // Shrunk again below the selected row: the window ends at it, still
+    // selected (it used to jump to the newest row).
+    for _ in 0..5 {
+        app.update(ch('k'));
+    }
+    assert_eq!(app.log.selected_id(), Some(24));
+    app.update(Action::Resize(40, 12));
+    let shrink = answer(&mut app, rows(24 - small + 1, 24));
+    assert!(
+        matches!(
+            shrink,
+            Request::LogPage {
+                from: PageFrom::Before(25),
+                ..
+            }
+        ),
+        "{shrink:?}"
+    );
+    assert_eq!(app.log.rows.len() as u64, small);
+    assert_eq!(app.log.selected_id(), Some(24), "the selection kept");
+}
+
+/// The selected URL's record is read again when the list shows it moved
+/// on (a queued URL fetched meanwhile), and not on every tick.
+#[test]
+fn the_selected_record_is_read_again_when_it_changes() {
+    let mut app = app();
+    app.update(ch('3'));
+    let row = |state: State| vec![(7, record("http://h/7", state))];
+    answer(&mut app, row(State::Queued));
+    let records = |app: &mut App| {
+        app.update(Action::Tick);
+        app.take_requests()
+            .into_iter()
+            .filter(|r| matches!(r, Request::Record(7)))
+            .count()
+    };
+    assert_eq!(records(&mut app), 1, "read once selected");
+    assert_eq!(records(&mut app), 0, "not again while unchanged");
+    app.update(ch('G')); // follow: the tail is read again
+    answer(&mut app, row(State::Error));
+    assert_eq!(records(&mut app), 1, "read again: its state moved on");
+    assert_eq!(records(&mut app), 0);
 }
 
 #[test]
