@@ -610,3 +610,29 @@ fn the_detail_pane_scrolls_to_its_end_and_stays_while_following() {
     key(&mut app, 'K');
     assert_eq!(app.log.detail_scroll, most - 3);
 }
+
+/// While the crawl is paused, a host that could fetch says it waits.
+#[test]
+fn hosts_ready_to_fetch_say_paused_while_the_crawl_is() {
+    let mut app = app((120, 36));
+    key(&mut app, '2');
+    app.crawl.detail.hosts[0].idle = HostIdle::Ready;
+    let ready_rows = |app: &App| {
+        screen(app)
+            .lines()
+            .filter(|l| l.contains("fetching / ready"))
+            .count()
+    };
+    let ready = ready_rows(&app);
+    assert!(ready > 0, "{}", screen(&app));
+    let mut paused = stats();
+    paused.paused = true;
+    app.update(Action::Stats(paused));
+    let shown = screen(&app);
+    assert_eq!(ready_rows(&app), 0, "{shown}");
+    assert_eq!(
+        shown.lines().filter(|l| l.contains(" paused ")).count(),
+        ready,
+        "{shown}"
+    );
+}

@@ -100,9 +100,12 @@ fn draw_queues(frame: &mut Frame<'_>, area: Rect, app: &App) {
     }
 }
 
-fn idle_text(idle: HostIdle) -> String {
+/// A host's state; a host that could fetch waits while the crawl is
+/// paused, and says so.
+fn idle_text(idle: HostIdle, paused: bool) -> String {
     match idle {
         HostIdle::Empty => "nothing queued".into(),
+        HostIdle::Ready if paused => "paused".into(),
         HostIdle::Ready => "fetching / ready".into(),
         HostIdle::Busy => "per-host limit reached".into(),
         HostIdle::Politeness(d) => format!("politeness wait {}", short(d)),
@@ -134,7 +137,7 @@ fn draw_hosts(frame: &mut Frame<'_>, area: Rect, app: &App) {
         .hosts
         .iter()
         .map(|h| {
-            let mut state = idle_text(h.idle);
+            let mut state = idle_text(h.idle, app.crawl.stats.paused);
             if h.errors_in_row > 0 {
                 state.push_str(&format!(", {} errors in a row", h.errors_in_row));
             }
