@@ -636,3 +636,16 @@ fn hosts_ready_to_fetch_say_paused_while_the_crawl_is() {
         "{shown}"
     );
 }
+
+/// Under 80x24 the hint line says the views are cut short; at 80x24 the
+/// hints are back.
+#[test]
+fn a_small_terminal_is_told_so() {
+    let small = screen(&app((60, 20)));
+    assert!(
+        small.contains("60x20 cuts the views short: 80x24 or more"),
+        "{small}"
+    );
+    let enough = screen(&app((80, 24)));
+    assert!(!enough.contains("cuts the views short"), "{enough}");
+}

@@ -76,6 +76,9 @@ fn draw_tabs(frame: &mut Frame<'_>, area: Rect, app: &App) {
     }
 }
 
+/// The terminal size the views are laid out for.
+const MIN_SIZE: (u16, u16) = (80, 24);
+
 fn draw_status(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let s = &app.crawl.stats;
     let state = if app.crawl.finished {
@@ -107,6 +110,12 @@ fn draw_status(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let line = Line::from(vec![state, Span::raw(text)]);
     let message = match &app.message {
         Some(m) => Line::from(safe(m)).yellow(),
+        // The views are laid out for 80x24: smaller, they are cut short.
+        None if app.size.0 < MIN_SIZE.0 || app.size.1 < MIN_SIZE.1 => Line::from(format!(
+            "{}x{} cuts the views short: {}x{} or more shows them whole",
+            app.size.0, app.size.1, MIN_SIZE.0, MIN_SIZE.1
+        ))
+        .yellow(),
         None => Line::from(help::hint(app)).dim(),
     };
     frame.render_widget(Paragraph::new(vec![line, message]), area);
