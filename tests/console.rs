@@ -170,6 +170,11 @@ fn a_rule_added_in_the_console_changes_the_running_crawl() {
             && text.contains("prefix = \"/calendar/2025/\""),
         "{text}"
     );
+    // The config's section comments above its rules are still there.
+    assert!(
+        text.contains("# ---- What to do with what is left: the last setting wins."),
+        "{text}"
+    );
 
     // q quits cleanly: the terminal is given back and the summary printed.
     tmux.keys(&["q"]);

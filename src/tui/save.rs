@@ -2,20 +2,40 @@
 //! to the rules file). A native config whose `[[rules]]` tables come last
 //! is rewritten in place: everything before the first `[[rules]]` is kept
 //! byte for byte (comments, `[crawl]`, `[queues]`) and the rules after it
-//! are written by the native writer. Any other layout gets a rules-only file
-//! beside it (`NAME.rules.toml`) rather than a rewrite that could lose what
-//! the user wrote; the message says which.
+//! are written by the native writer, each top-level rule after the first
+//! with the comment lines that stood above its `[[rules]]` line, blank lines
+//! among them kept (found by the rule's line in the file and checked by its
+//! name, so that a note never moves to another rule; comments inside a
+//! rule's table, trailing ones included, are not kept).
+//! Any other layout gets a rules-only file beside it (`NAME.rules.toml`)
+//! rather than a rewrite that could lose what the user wrote; the message
+//! says which.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::rules::dialect::write::to_toml;
 use crate::rules::model::{Rule, RuleSet};
 
+/// The comment lines above a rule in the file, and the rule's name then.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    rule: String,
+    text: String,
+}
+
 /// How the console saves rules for one config file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SaveTarget {
     /// Rewrite `path`: `head` (the text before the rules) then the rules.
-    InPlace { path: PathBuf, head: String },
+    /// `notes`: the comment lines just above each top-level rule after the
+    /// first, by the line (1-based) of its `[[rules]]` in the file as last
+    /// read or written.
+    InPlace {
+        path: PathBuf,
+        head: String,
+        notes: BTreeMap<usize, Note>,
+    },
     /// Write a rules-only file at `path`, beside `config`.
     Beside { path: PathBuf, config: PathBuf },
 }
@@ -53,24 +73,34 @@ impl SaveTarget {
                 SaveTarget::InPlace {
                     path: path.to_path_buf(),
                     head,
+                    notes: notes_of(text),
                 }
             }
         }
     }
 
-    /// The file to write, its text, and what to tell the user.
-    pub fn render(&self, rules: &RuleSet) -> (PathBuf, String, String) {
+    /// The file to write, its text, and what to tell the user. The text is
+    /// taken to be the file's from now on (for the comments kept next time),
+    /// as the rules take their lines in it (`relined`).
+    pub fn render(&mut self, rules: &RuleSet) -> (PathBuf, String, String) {
+        // The comment above each rule, found by the line the rule had.
+        let lines: Vec<(usize, String)> = rules
+            .rules
+            .iter()
+            .map(|r| (r.origin.line, r.name.clone()))
+            .collect();
         // Source lines of imported or earlier rules are stale once edited.
         let mut rules = rules.clone();
         clear_lines(&mut rules.rules);
         let body = to_toml(&rules, "");
         match self {
-            SaveTarget::InPlace { path, head } => {
+            SaveTarget::InPlace { path, head, notes } => {
                 // The head keeps its own `[crawl]` table (with `disposition`):
                 // drop the writer's, or the file would define it twice.
                 let disposition =
                     format!("[crawl]\ndisposition = {:?}\n", rules.disposition.name());
                 let body = body.replacen(&disposition, "", 1);
+                let body = with_notes(&body, &lines, notes);
                 let gap = if head.is_empty() || head.ends_with("\n\n") {
                     ""
                 } else {
@@ -81,6 +111,7 @@ impl SaveTarget {
                     "rules saved in {} (native TOML, the rest of the file kept)",
                     path.display()
                 );
+                *notes = notes_of(&text);
                 (path.clone(), text, message)
             }
             SaveTarget::Beside { path, config } => {
@@ -93,6 +124,54 @@ impl SaveTarget {
             }
         }
     }
+}
+
+/// The comment lines just above each top-level rule of `text` but the
+/// first (whose comments belong to the head), by the line of its
+/// `[[rules]]`; none when `text` does not read as native rules.
+fn notes_of(text: &str) -> BTreeMap<usize, Note> {
+    let Ok(parsed) = crate::rules::dialect::native::parse(text) else {
+        return BTreeMap::new();
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let note = |rule: &Rule| {
+        let at = rule.origin.line.checked_sub(1)?.min(lines.len());
+        // Comment and blank lines up to the header (a section heading a
+        // blank line above counts), from the first comment line on.
+        let block = lines[..at]
+            .iter()
+            .rev()
+            .take_while(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+            .count();
+        let block = &lines[at - block..at];
+        let first = block.iter().position(|l| !l.trim().is_empty())?;
+        let text = block[first..].join("\n");
+        let rule = rule.name.clone();
+        Some((at + 1, Note { rule, text }))
+    };
+    parsed.rules.rules.iter().skip(1).filter_map(note).collect()
+}
+
+/// `body` (the writer's rules) with each top-level rule's note above its
+/// `[[rules]]` line: found by the line the rule had (`lines`, in order, 0
+/// for a new rule) and kept only under the same name.
+fn with_notes(body: &str, lines: &[(usize, String)], notes: &BTreeMap<usize, Note>) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut rule = 0;
+    for line in body.split_inclusive('\n') {
+        if line.trim_end() == "[[rules]]" {
+            let note = lines
+                .get(rule)
+                .and_then(|(at, name)| notes.get(at).filter(|n| n.rule == *name));
+            if let Some(note) = note {
+                out.push_str(&note.text);
+                out.push('\n');
+            }
+            rule += 1;
+        }
+        out.push_str(line);
+    }
+    out
 }
 
 fn beside(path: &Path) -> PathBuf {
@@ -203,7 +282,7 @@ mod tests {
 
     #[test]
     fn a_config_with_rules_last_is_rewritten_keeping_its_head() {
-        let target = SaveTarget::for_config(Path::new("c.toml"), CONFIG);
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), CONFIG);
         let mut rules = native::parse(CONFIG).expect("rules").rules;
         rules.rules[0].name = "renamed".into();
         let (path, text, message) = target.render(&rules);
@@ -217,10 +296,51 @@ mod tests {
         crate::config::Config::from_toml("c.toml", &text).expect("still a valid config");
     }
 
+    /// The comments just above a rule stay above it through edits, moves
+    /// and saves; a renamed rule or a rule met at a stale line gets none
+    /// (a note never moves to another rule).
+    #[test]
+    fn comments_above_rules_are_kept() {
+        let text = format!(
+            "{CONFIG}\n# why b:\n# the second line\n[[rules]]\nname = \"b\"\n\n# ---- c\n\n[[rules]]\nname = \"c\"\n"
+        );
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), &text);
+        let mut rules = native::parse(&text).expect("rules").rules;
+        // A new rule before b, and c edited.
+        rules.rules.insert(1, Rule::new("new", 0));
+        rules.rules[3].enabled = false;
+        let (_, saved, _) = target.render(&rules);
+        assert!(
+            saved.contains("# why b:\n# the second line\n[[rules]]\nname = \"b\""),
+            "{saved}"
+        );
+        assert!(
+            saved.contains("# ---- c\n\n[[rules]]\nname = \"c\""),
+            "{saved}"
+        );
+        assert_eq!(saved.matches("# why b:").count(), 1, "{saved}");
+        // Saved again with the lines the rules now have: the same text.
+        let lined = relined(&rules, &saved).expect("same rules");
+        let (_, again, _) = target.render(&lined);
+        assert_eq!(again, saved);
+        // Renamed: its note is not carried over; nor is a note found at a
+        // line where another rule stands now.
+        let mut renamed = lined.clone();
+        renamed.rules[2].name = "b2".into();
+        renamed.rules.swap(1, 3);
+        let (_, moved, _) = target.render(&renamed);
+        assert!(!moved.contains("# why b:"), "{moved}");
+        assert!(
+            moved.contains("# ---- c\n\n[[rules]]\nname = \"c\""),
+            "{moved}"
+        );
+        assert_eq!(moved.matches("# ---- c").count(), 1, "{moved}");
+    }
+
     #[test]
     fn a_table_after_the_rules_means_a_file_beside() {
         let text = format!("{CONFIG}\n[queues]\nfollow = 3\n");
-        let target = SaveTarget::for_config(Path::new("dir/c.toml"), &text);
+        let mut target = SaveTarget::for_config(Path::new("dir/c.toml"), &text);
         assert_eq!(
             target,
             SaveTarget::Beside {
@@ -237,7 +357,7 @@ mod tests {
     #[test]
     fn a_config_without_rules_gets_them_appended() {
         let text = "[crawl]\nstart = [\"http://h/\"]";
-        let target = SaveTarget::for_config(Path::new("c.toml"), text);
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), text);
         let rules = native::parse(CONFIG).expect("rules").rules;
         let (_, saved, _) = target.render(&rules);
         assert!(
