@@ -8,7 +8,7 @@ mod commands;
 mod output;
 
 pub use output::{PENDING_HINT, priority_name, verdict_text};
-pub use output::{disabled_warnings, escape_control, is_invisible, json_safe, write_json};
+pub use output::{disabled_warnings, escape_control, write_json};
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -90,25 +90,23 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
 
     // Never scrolled past its end, even when the terminal grew or the
     // record shrank since the scroll was set.
-    let most = max_scroll_in(app, detail);
-    frame.render_widget(
-        detail_paragraph(app).scroll((log.detail_scroll.min(most), 0)),
-        detail,
-    );
+    let paragraph = detail_paragraph(app);
+    let most = max_scroll_in(&paragraph, detail);
+    frame.render_widget(paragraph.scroll((log.detail_scroll.min(most), 0)), detail);
 }
 
 /// How far the detail pane scrolls at the terminal's size (`J`).
 pub fn detail_max_scroll(app: &App) -> u16 {
     let [_, body, _] = bands(Rect::new(0, 0, app.size.0, app.size.1));
     let [_, detail] = log_areas(body);
-    max_scroll_in(app, detail)
+    max_scroll_in(&detail_paragraph(app), detail)
 }
 
 /// The rows of the detail pane's text as wrapped inside `pane`'s borders
 /// (`line_count` wraps at the width it is given and adds the block's top
 /// and bottom rows), less the rows `pane` shows.
-fn max_scroll_in(app: &App, pane: Rect) -> u16 {
-    let rows = detail_paragraph(app).line_count(pane.width.saturating_sub(2));
+fn max_scroll_in(paragraph: &Paragraph<'_>, pane: Rect) -> u16 {
+    let rows = paragraph.line_count(pane.width.saturating_sub(2));
     u16::try_from(rows.saturating_sub(usize::from(pane.height))).unwrap_or(u16::MAX)
 }
 
