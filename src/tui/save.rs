@@ -1,12 +1,18 @@
 //! Where edited rules are written (SPEC §4: every applied change goes back
 //! to the rules file). A native config whose `[[rules]]` tables come last
-//! is rewritten in place: everything before the first `[[rules]]` is kept
-//! byte for byte (comments, `[crawl]`, `[queues]`) and the rules after it
-//! are written by the native writer, each top-level rule after the first
-//! with the comment lines that stood above its `[[rules]]` line, blank lines
-//! among them kept (found by the rule's line in the file and checked by its
-//! name, so that a note never moves to another rule; comments inside a
-//! rule's table, trailing ones included, are not kept).
+//! is rewritten in place: the head, everything before the first rule, is
+//! kept byte for byte (comments, `[crawl]`, `[queues]`), and so is the text
+//! of every rule left unchanged (its own comments, nested rules and
+//! layout); only added and edited rules are written by the native writer,
+//! where comments inside the rule's table are not kept. Each top-level
+//! rule keeps the comment lines that stood above its `[[rules]]` line
+//! wherever it moves: for the first rule, the comment lines right above it
+//! (the head ends before them); for the others, blank lines among them
+//! kept (a section heading a blank line above counts). What the file said of a
+//! rule is found by the rule's line in the file and checked by its name
+//! (and, for its text, by its content), so that nothing moves to another
+//! rule. Should the text so made not read back as the rules saved, the
+//! rules are written by the writer alone.
 //! Any other layout gets a rules-only file beside it (`NAME.rules.toml`)
 //! rather than a rewrite that could lose what the user wrote; the message
 //! says which.
@@ -14,27 +20,32 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::rules::dialect::write::to_toml;
+use crate::rules::dialect::write::{rule_to_toml, to_toml};
 use crate::rules::model::{Rule, RuleSet};
 
-/// The comment lines above a rule in the file, and the rule's name then.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Note {
-    rule: String,
+/// What the file said of one top-level rule: the rule as read, the
+/// comment lines above it, and its own text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kept {
+    rule: Rule,
+    /// The comment lines above its `[[rules]]` (for the first rule, only
+    /// those after the head, which keeps its own).
+    note: Option<String>,
+    /// From its `[[rules]]` line to its last line that is not blank before
+    /// the next rule's note: its keys, comments and nested rules.
     text: String,
 }
 
 /// How the console saves rules for one config file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum SaveTarget {
     /// Rewrite `path`: `head` (the text before the rules) then the rules.
-    /// `notes`: the comment lines just above each top-level rule after the
-    /// first, by the line (1-based) of its `[[rules]]` in the file as last
-    /// read or written.
+    /// `kept`: what the file said of each top-level rule, by the line
+    /// (1-based) of its `[[rules]]` in the file as last read or written.
     InPlace {
         path: PathBuf,
         head: String,
-        notes: BTreeMap<usize, Note>,
+        kept: BTreeMap<usize, Kept>,
     },
     /// Write a rules-only file at `path`, beside `config`.
     Beside { path: PathBuf, config: PathBuf },
@@ -45,17 +56,25 @@ impl SaveTarget {
     pub fn for_config(path: &Path, text: &str) -> SaveTarget {
         let mut offset = 0;
         let mut rules_start = None;
+        // Where the comment lines just above the current line start: those
+        // above the first rule are its note, not the head's.
+        let mut comments_from = None;
         let mut foreign_after = false;
         for line in text.split_inclusive('\n') {
             let t = line.trim_start();
-            if t.starts_with("[[rules]]") && rules_start.is_none() {
-                rules_start = Some(offset);
+            if t.starts_with('#') {
+                comments_from = comments_from.or(Some(offset));
+            } else if t.starts_with("[[rules]]") && rules_start.is_none() {
+                rules_start = Some(comments_from.unwrap_or(offset));
             } else if rules_start.is_some()
                 && t.starts_with('[')
                 && !t.starts_with("[[rules")
                 && !t.starts_with("[rules")
             {
                 foreign_after = true;
+            }
+            if !t.starts_with('#') {
+                comments_from = None;
             }
             offset += line.len();
         }
@@ -70,48 +89,39 @@ impl SaveTarget {
                 if !head.is_empty() && !head.ends_with('\n') {
                     head.push('\n');
                 }
+                let kept = kept_of(text, head.lines().count());
                 SaveTarget::InPlace {
                     path: path.to_path_buf(),
                     head,
-                    notes: notes_of(text),
+                    kept,
                 }
             }
         }
     }
 
     /// The file to write, its text, and what to tell the user. The text is
-    /// taken to be the file's from now on (for the comments kept next time),
-    /// as the rules take their lines in it (`relined`).
+    /// taken to be the file's from now on (for what is kept next time), as
+    /// the rules take their lines in it (`relined`).
     pub fn render(&mut self, rules: &RuleSet) -> (PathBuf, String, String) {
-        // The comment above each rule, found by the line the rule had.
-        let lines: Vec<(usize, String)> = rules
-            .rules
-            .iter()
-            .map(|r| (r.origin.line, r.name.clone()))
-            .collect();
-        // Source lines of imported or earlier rules are stale once edited.
-        let mut rules = rules.clone();
-        clear_lines(&mut rules.rules);
-        let body = to_toml(&rules, "");
         match self {
-            SaveTarget::InPlace { path, head, notes } => {
-                // The head keeps its own `[crawl]` table (with `disposition`):
-                // drop the writer's, or the file would define it twice.
-                let disposition =
-                    format!("[crawl]\ndisposition = {:?}\n", rules.disposition.name());
-                let body = body.replacen(&disposition, "", 1);
-                let body = with_notes(&body, &lines, notes);
+            SaveTarget::InPlace { path, head, kept } => {
                 let gap = if head.is_empty() || head.ends_with("\n\n") {
                     ""
                 } else {
                     "\n"
                 };
-                let text = format!("{head}{gap}{}\n", body.trim());
+                let with_kept = format!("{head}{gap}{}\n", rules_text(rules, kept).trim());
+                let text = if reads_back(&with_kept, rules) {
+                    with_kept
+                } else {
+                    let written = rules_text(rules, &BTreeMap::new());
+                    format!("{head}{gap}{}\n", written.trim())
+                };
                 let message = format!(
                     "rules saved in {} (native TOML, the rest of the file kept)",
                     path.display()
                 );
-                *notes = notes_of(&text);
+                *kept = kept_of(&text, head.lines().count());
                 (path.clone(), text, message)
             }
             SaveTarget::Beside { path, config } => {
@@ -120,58 +130,119 @@ impl SaveTarget {
                     path.display(),
                     config.display()
                 );
-                (path.clone(), body, message)
+                (path.clone(), to_toml(&without_lines(rules), ""), message)
             }
         }
     }
 }
 
-/// The comment lines just above each top-level rule of `text` but the
-/// first (whose comments belong to the head), by the line of its
-/// `[[rules]]`; none when `text` does not read as native rules.
-fn notes_of(text: &str) -> BTreeMap<usize, Note> {
+/// The rules for a file whose head keeps its own `[crawl]` table (with
+/// `disposition`): each top-level rule with the note and the text `kept`
+/// has for it, found by the line the rule had and the rule's name (its
+/// text only while the rule is unchanged), or as the writer prints it.
+fn rules_text(rules: &RuleSet, kept: &BTreeMap<usize, Kept>) -> String {
+    let mut out = String::new();
+    for rule in &rules.rules {
+        let kept = kept
+            .get(&rule.origin.line)
+            .filter(|k| k.rule.name == rule.name);
+        out.push('\n');
+        if let Some(note) = kept.and_then(|k| k.note.as_deref()) {
+            out.push_str(note);
+            out.push('\n');
+        }
+        match kept.filter(|k| same_rule(&k.rule, rule)) {
+            Some(kept) => {
+                out.push_str(&kept.text);
+                out.push('\n');
+            }
+            // Source lines of imported or earlier rules are stale once
+            // edited: the writer would print them as `# line N` comments.
+            None => {
+                let mut rule = rule.clone();
+                clear_lines(std::slice::from_mut(&mut rule));
+                out.push_str(&rule_to_toml(&rule));
+            }
+        }
+    }
+    out
+}
+
+/// `text` reads as a native config holding exactly `rules`.
+fn reads_back(text: &str, rules: &RuleSet) -> bool {
+    crate::rules::dialect::native::parse(text).is_ok_and(|read| {
+        read.rules.disposition == rules.disposition && same_rules(&read.rules.rules, &rules.rules)
+    })
+}
+
+fn without_lines(rules: &RuleSet) -> RuleSet {
+    let mut rules = rules.clone();
+    clear_lines(&mut rules.rules);
+    rules
+}
+
+/// What `text` says of each of its top-level rules, by the line of its
+/// `[[rules]]`; nothing when `text` does not read as native rules. The
+/// first `head_lines` lines are the head's: comments there stay with it, so
+/// the first rule has a note only when one was written above it after the
+/// head (it had one, and a save moved it first).
+fn kept_of(text: &str, head_lines: usize) -> BTreeMap<usize, Kept> {
     let Ok(parsed) = crate::rules::dialect::native::parse(text) else {
         return BTreeMap::new();
     };
     let lines: Vec<&str> = text.lines().collect();
-    let note = |rule: &Rule| {
-        let at = rule.origin.line.checked_sub(1)?.min(lines.len());
-        // Comment and blank lines up to the header (a section heading a
-        // blank line above counts), from the first comment line on.
-        let block = lines[..at]
-            .iter()
-            .rev()
-            .take_while(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
-            .count();
-        let block = &lines[at - block..at];
-        let first = block.iter().position(|l| !l.trim().is_empty())?;
-        let text = block[first..].join("\n");
-        let rule = rule.name.clone();
-        Some((at + 1, Note { rule, text }))
-    };
-    parsed.rules.rules.iter().skip(1).filter_map(note).collect()
+    let rules = &parsed.rules.rules;
+    // The index of each rule's `[[rules]]` line, where the parser says it
+    // is and the line says so too.
+    let headers: Vec<Option<usize>> = rules
+        .iter()
+        .map(|rule| {
+            let at = rule.origin.line.checked_sub(1)?;
+            let line = lines.get(at)?;
+            line.trim_start().starts_with("[[rules]]").then_some(at)
+        })
+        .collect();
+    let mut kept = BTreeMap::new();
+    for (i, (rule, header)) in rules.iter().zip(&headers).enumerate() {
+        let Some(at) = *header else { continue };
+        let note_from = note_start(&lines, at, if i == 0 { head_lines } else { 0 });
+        let note = (note_from < at).then(|| lines[note_from..at].join("\n"));
+        // Up to the next rule's note, or the end of the file.
+        let end = match headers.get(i + 1) {
+            Some(Some(next)) => note_start(&lines, *next, 0),
+            Some(None) => continue,
+            None => lines.len(),
+        };
+        let own = &lines[at..end.max(at + 1)];
+        let last = own.iter().rposition(|l| !l.trim().is_empty()).unwrap_or(0);
+        let text = own[..=last].join("\n");
+        kept.insert(
+            at + 1,
+            Kept {
+                rule: rule.clone(),
+                note,
+                text,
+            },
+        );
+    }
+    kept
 }
 
-/// `body` (the writer's rules) with each top-level rule's note above its
-/// `[[rules]]` line: found by the line the rule had (`lines`, in order, 0
-/// for a new rule) and kept only under the same name.
-fn with_notes(body: &str, lines: &[(usize, String)], notes: &BTreeMap<usize, Note>) -> String {
-    let mut out = String::with_capacity(body.len());
-    let mut rule = 0;
-    for line in body.split_inclusive('\n') {
-        if line.trim_end() == "[[rules]]" {
-            let note = lines
-                .get(rule)
-                .and_then(|(at, name)| notes.get(at).filter(|n| n.rule == *name));
-            if let Some(note) = note {
-                out.push_str(&note.text);
-                out.push('\n');
-            }
-            rule += 1;
-        }
-        out.push_str(line);
+/// Where the comment lines just above line `at` start: comment and blank
+/// lines up to it (a section heading a blank line above counts), none
+/// before line `floor`, from the first comment line on; `at` itself when
+/// there are none.
+fn note_start(lines: &[&str], at: usize, floor: usize) -> usize {
+    let above = lines[floor.min(at)..at]
+        .iter()
+        .rev()
+        .take_while(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        .count();
+    let block = &lines[at - above..at];
+    match block.iter().position(|l| !l.trim().is_empty()) {
+        Some(first) => at - above + first,
+        None => at,
     }
-    out
 }
 
 fn beside(path: &Path) -> PathBuf {
@@ -335,6 +406,84 @@ mod tests {
             "{moved}"
         );
         assert_eq!(moved.matches("# ---- c").count(), 1, "{moved}");
+    }
+
+    /// A rule left unchanged keeps its text: comments inside its table,
+    /// its nested rules with theirs, and the comments at the end of the
+    /// file. An edited rule is written anew; a moved one keeps its text.
+    #[test]
+    fn unchanged_rules_keep_their_own_text() {
+        let b = "[[rules]]\nname = \"b\"   # why b\n# the action, inside b\naction = \"exclude\"\n\n  [[rules.rules]]\n  name = \"b1\" # nested\n  match = { field = \"path\", prefix = \"/x\" }";
+        let c = "[[rules]]\nname = \"c\"\n# inside c\naction = \"download\"";
+        let text = format!("{CONFIG}\n# about b\n\n{b}\n\n# above c\n{c}\n\n# the end\n");
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), &text);
+        let mut rules = native::parse(&text).expect("rules").rules;
+        // Saved as it is: the same text.
+        let (_, same, _) = target.render(&rules);
+        assert_eq!(same, text);
+        // c edited and moved first, a new rule after it: b keeps its text
+        // wherever it stands; c keeps its note but is written anew, without
+        // the comments of its table ("# the end" was its last line).
+        rules.rules[2].enabled = false;
+        rules.rules.swap(0, 2);
+        rules.rules.insert(1, Rule::new("new", 0));
+        let (_, saved, _) = target.render(&rules);
+        assert!(saved.contains(b), "{saved}");
+        assert!(!saved.contains("# inside c"), "{saved}");
+        assert!(!saved.contains("# the end"), "{saved}");
+        assert!(
+            saved.contains("# above c\n[[rules]]\nname = \"c\"\nenabled = false"),
+            "{saved}"
+        );
+        assert_eq!(saved.matches("# why b").count(), 1, "{saved}");
+        let back = native::parse(&saved).expect("saved file parses").rules;
+        assert!(same_rules(&back.rules, &rules.rules), "{saved}");
+        // With the lines the rules now have, saving again gives the same.
+        let lined = relined(&rules, &saved).expect("same rules");
+        let (_, again, _) = target.render(&lined);
+        assert_eq!(again, saved);
+    }
+
+    /// Kept text that would not read back as the rules saved is not used:
+    /// the writer prints every rule instead.
+    #[test]
+    fn kept_text_that_does_not_read_back_is_not_used() {
+        let text = format!("{CONFIG}\n[[rules]]\nname = \"b\" # b\n");
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), &text);
+        let rules = native::parse(&text).expect("rules").rules;
+        if let SaveTarget::InPlace { kept, .. } = &mut target {
+            let b = kept
+                .values_mut()
+                .find(|k| k.rule.name == "b")
+                .expect("b kept");
+            b.text = "[[rules]]\nname = \"b\"\naction = \"download\"".into();
+        }
+        let (_, saved, _) = target.render(&rules);
+        assert!(!saved.contains("download"), "{saved}");
+        assert!(!saved.contains("# b"), "{saved}");
+        let back = native::parse(&saved).expect("saved file parses").rules;
+        assert!(same_rules(&back.rules, &rules.rules), "{saved}");
+    }
+
+    /// The comment lines right above the first rule are its note, not the
+    /// head's: they move with it, and stay above it when it is moved back.
+    #[test]
+    fn the_first_rules_comments_move_with_it() {
+        let text = "# ---- scope\n\n# keep to the host\n[[rules]]\nname = \"host\"\naction = \"exclude\"\n\n# private\n[[rules]]\nname = \"private\"\naction = \"exclude\"\n";
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), text);
+        let mut rules = native::parse(text).expect("rules").rules;
+        let (_, same, _) = target.render(&rules);
+        assert_eq!(same, text);
+        rules.rules.swap(0, 1);
+        let (_, moved, _) = target.render(&rules);
+        assert_eq!(
+            moved,
+            "# ---- scope\n\n# private\n[[rules]]\nname = \"private\"\naction = \"exclude\"\n\n# keep to the host\n[[rules]]\nname = \"host\"\naction = \"exclude\"\n"
+        );
+        let mut back = relined(&rules, &moved).expect("same rules");
+        back.rules.swap(0, 1);
+        let (_, again, _) = target.render(&back);
+        assert_eq!(again, text);
     }
 
     #[test]

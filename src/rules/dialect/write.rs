@@ -46,6 +46,16 @@ pub fn to_toml(rules: &RuleSet, header: &str) -> String {
     out
 }
 
+/// Prints one top-level rule (its `[[rules]]` table, then its nested
+/// rules) as [`to_toml`] does inside a rule set, without the blank line
+/// before it: for a file that keeps the text of the rules left unchanged
+/// and writes only the others (the console's save, `tui::save`).
+pub fn rule_to_toml(rule: &Rule) -> String {
+    let mut out = String::new();
+    write_rule(&mut out, rule, 0);
+    out.split_off(1)
+}
+
 /// Prints one rule and, after all of its own keys, its nested rules.
 ///
 /// Depth-first order is what TOML needs: a `[[rules.rules]]` header appends

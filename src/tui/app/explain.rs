@@ -63,11 +63,15 @@ impl ExplainState {
                 }
             }
         };
+        // As `explain --content-type` takes it: parameters stripped.
         let content_type = self.content_type.value().trim();
         let known = Known {
-            content_type: (!content_type.is_empty()).then(|| content_type.to_ascii_lowercase()),
             address,
             ..Known::default()
+        };
+        let known = match content_type {
+            "" => known,
+            given => known.with_content_type(given),
         };
         let verdict = rules.evaluate(
             &UrlFacts::new(&url, &known),

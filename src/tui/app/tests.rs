@@ -555,6 +555,35 @@ fn explain_follows_every_key() {
     assert!(app.explain.result.contains("not an IP address"));
 }
 
+/// The content type is taken as `explain --content-type` takes it: a
+/// header's parameters do not change the verdict.
+#[test]
+fn explain_strips_the_content_types_parameters() {
+    let text = "[[rules]]\nname = \"html only\"\nmatch = { field = \"content_type\", exact = \"text/html\" }\nnegate = true\naction = \"exclude\"\n";
+    let rules = native::parse(text).expect("rules").rules;
+    let save = SaveTarget::for_config(std::path::Path::new("crawl.toml"), text);
+    let mut app = App::new("test".into(), rules, save, [10000, 2000, 1000, 100, 10, 1]);
+    app.update(Action::Resize(100, 30));
+    app.update(ch('4'));
+    typed(&mut app, "http://h/a");
+    app.update(key(KeyCode::Tab));
+    typed(&mut app, "Text/HTML; charset=utf-8");
+    assert!(
+        app.explain.result.contains("fetch + save + follow"),
+        "{}",
+        app.explain.result
+    );
+    for _ in "Text/HTML; charset=utf-8".chars() {
+        app.update(key(KeyCode::Backspace));
+    }
+    typed(&mut app, "image/png; q=1");
+    assert!(
+        app.explain.result.contains("not fetched"),
+        "{}",
+        app.explain.result
+    );
+}
+
 #[test]
 fn rule_hits_count_only_for_the_applied_list() {
     let mut app = app();
