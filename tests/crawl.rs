@@ -457,9 +457,22 @@ async fn new_rules_drop_queued_urls_they_filter() {
     let rules = "[[rules]]\nname = \"no odd pages\"\nmatch = { field = \"path\", regex = '[13579]$' }\nfilter = \"may-not-have\"\nlog = true\n";
     util::send_rules(&control, rules).await;
     gate.add_permits(100);
-    tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
+    // The last rule hits the crawl reports (it reports its queues and hits
+    // once more as it ends).
+    let hits = tokio::spawn(async move {
+        let mut last = None;
+        while let Some(event) = events_rx.recv().await {
+            if let crawlspace::crawl::engine::Event::Detail(detail) = event {
+                last = Some((detail.rules_version, detail.rule_hits));
+            }
+        }
+        last
+    });
     let stats = run.await.expect("joins").expect("crawl runs");
     assert_eq!(stats.dropped_by_new_rules, 10);
+    drop(control);
+    // The new rule's hits count the queued URLs it dropped.
+    assert_eq!(hits.await.expect("joins"), Some((1, vec![10])));
     for n in 0..20 {
         let id = log
             .id_of(&format!("{origin}/page/{n}"))

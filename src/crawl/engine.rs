@@ -822,6 +822,8 @@ impl Engine {
     /// as filtered by the new rule.
     fn drop_for_new_rules(&mut self, item: Item, verdict: Verdict) {
         let rules = self.rules.clone();
+        // The new rules judged it: a hit for the rule that filtered it.
+        self.count_hits(&verdict);
         self.stats.dropped_by_new_rules += 1;
         self.stats.filtered += 1;
         let reason = format!(

@@ -32,8 +32,13 @@ pub struct RulesState {
     pub lints: Vec<Lint>,
     /// Per row: why the rule can never take effect.
     pub shadows: Vec<Option<String>>,
-    /// Matches per rule of the applied list, when known for it.
+    /// Matches per rule of the applied list since it was applied, when
+    /// known for it.
     pub hits: Option<Vec<u64>>,
+    /// Matches per rule of the applied list before it was applied: those
+    /// of each rule an apply left unchanged, carried over from the list
+    /// before (by index in the applied list, as `hits`).
+    carried: Vec<u64>,
     /// URLs the crawl had discovered when the rules were applied: a rule
     /// is only said never to match once new URLs came after that.
     pub discovered_at_apply: u64,
@@ -56,6 +61,7 @@ impl RulesState {
             lints: Vec::new(),
             shadows: Vec::new(),
             hits: None,
+            carried: Vec::new(),
             discovered_at_apply: 0,
             applied_version: 0,
             save,
@@ -131,12 +137,15 @@ impl RulesState {
             (detail.rules_version == self.applied_version).then(|| detail.rule_hits.clone());
     }
 
-    /// Hits of the rule in `row`, when the edited list is the applied one.
+    /// Hits of the rule in `row` since the console opened, when the
+    /// edited list is the applied one.
     pub fn hits_of(&self, row: usize) -> Option<u64> {
         if self.dirty() {
             return None;
         }
-        self.hits.as_ref()?.get(self.rows.get(row)?.index).copied()
+        let index = self.rows.get(row)?.index;
+        let since = self.hits.as_ref()?.get(index).copied()?;
+        Some(since + self.carried.get(index).copied().unwrap_or(0))
     }
 
     /// Lints of the rule in `row`.
@@ -149,8 +158,16 @@ impl RulesState {
         self.lints.iter().filter(move |l| l.path == path)
     }
 
-    /// Makes the edited list the applied one.
+    /// Makes the edited list the applied one; its rules that were applied
+    /// unchanged keep their hits.
     fn mark_applied(&mut self) {
+        let totals: Vec<u64> = (0..self.applied_compiled.rule_info().len())
+            .map(|i| {
+                let since = self.hits.as_ref().and_then(|h| h.get(i)).copied();
+                since.unwrap_or(0) + self.carried.get(i).copied().unwrap_or(0)
+            })
+            .collect();
+        self.carried = carried_hits(&self.applied, &totals, &self.edited);
         self.applied = self.edited.clone();
         self.applied_compiled = self.compiled.clone();
         self.applied_version += 1;
@@ -342,4 +359,31 @@ impl App {
             message,
         });
     }
+}
+
+/// The hits `old` (a rule list, its rules' `totals` in document order)
+/// hands on to `new`: each rule of `new` that `old` had, the same in every
+/// field, takes that rule's total (each rule of `old` once); the others
+/// start at 0. A rule after an edited one may match other URLs from now
+/// on, but what it matched so far it did match.
+fn carried_hits(old: &RuleSet, totals: &[u64], new: &RuleSet) -> Vec<u64> {
+    let mut before: Vec<(&Rule, u64)> = Vec::new();
+    old.walk(&mut |_, rule| {
+        let total = totals.get(before.len()).copied().unwrap_or(0);
+        before.push((rule, total));
+    });
+    let mut taken = vec![false; before.len()];
+    let mut carried = Vec::new();
+    new.walk(&mut |_, rule| {
+        let found = before.iter().enumerate().position(|(i, (old, _))| {
+            !taken[i]
+                && old.name == rule.name
+                && same_rules(std::slice::from_ref(*old), std::slice::from_ref(rule))
+        });
+        carried.push(found.map_or(0, |i| {
+            taken[i] = true;
+            before[i].1
+        }));
+    });
+    carried
 }

@@ -605,6 +605,46 @@ fn rule_hits_count_only_for_the_applied_list() {
     );
 }
 
+/// An apply keeps the hits of every rule it leaves unchanged, and counts
+/// an edited rule from 0.
+#[test]
+fn hits_of_unchanged_rules_survive_an_apply() {
+    let mut app = app();
+    let before = Detail {
+        rule_hits: vec![7, 3],
+        ..Detail::default()
+    };
+    app.update(Action::Detail(Box::new(before)));
+    assert_eq!(
+        (app.rules.hits_of(0), app.rules.hits_of(1)),
+        (Some(7), Some(3))
+    );
+    app.update(ch('j'));
+    app.update(ch(' ')); // "no pdf" disabled
+    app.update(ch('c'));
+    app.update(ch('y'));
+    let after = Detail {
+        rule_hits: vec![2, 0],
+        rules_version: 1,
+        ..Detail::default()
+    };
+    app.update(Action::Detail(Box::new(after)));
+    assert_eq!(app.rules.hits_of(0), Some(9), "7 before, 2 since");
+    assert_eq!(app.rules.hits_of(1), Some(0), "edited: counted anew");
+    // Applied once more, unchanged: the totals carry on.
+    app.update(ch('k'));
+    app.update(ch('x')); // "stay home" deleted: "no pdf" is first now
+    app.update(ch('c'));
+    app.update(ch('y'));
+    let last = Detail {
+        rule_hits: vec![1],
+        rules_version: 2,
+        ..Detail::default()
+    };
+    app.update(Action::Detail(Box::new(last)));
+    assert_eq!(app.rules.hits_of(0), Some(1), "0 before, 1 since");
+}
+
 /// `q` with rule edits not applied says so and quits only when pressed
 /// again; any other key in between starts over. Without edits it quits.
 #[test]
@@ -689,10 +729,10 @@ fn the_form_shows_and_keeps_negate() {
     );
 }
 
-/// Right after rules are applied every rule has 0 hits: none is said
-/// never to match until the crawl has met new URLs under them.
+/// Right after rules are applied a new rule has 0 hits: it is not said to
+/// have none until the crawl has met new URLs under it.
 #[test]
-fn never_matched_waits_for_urls_met_after_applying() {
+fn no_hits_waits_for_urls_met_after_applying() {
     let mut app = app();
     let mut stats = crate::crawl::engine::Stats {
         discovered: 50,
@@ -715,7 +755,7 @@ fn never_matched_waits_for_urls_met_after_applying() {
         terminal
             .draw(|f| crate::tui::view::draw(f, app))
             .expect("draw");
-        format!("{}", terminal.backend()).contains("never matched")
+        format!("{}", terminal.backend()).contains("no hits yet")
     };
     assert!(!shows(&app), "no URL met since the rules were applied");
     stats.discovered = 51;

@@ -143,7 +143,7 @@ fn rule_row<'a>(
     }
     if rule.enabled && r.hits_of(i) == Some(0) && app.crawl.stats.discovered > r.discovered_at_apply
     {
-        marks.push(Span::styled(" never matched", Style::new().dim()));
+        marks.push(Span::styled(" no hits yet", Style::new().dim()));
     }
     let mut name = vec![Span::raw(format!("{indent}{}", safe(&rule.name)))];
     name.extend(marks);
@@ -176,7 +176,7 @@ fn detail_text(app: &App) -> Paragraph<'static> {
             lines.push(Line::from(format!("lint: {}", safe(&lint.message))).yellow());
         }
         if r.hits_of(i) == Some(0) && app.crawl.stats.discovered > 0 {
-            lines.push(Line::from("has not matched any URL of this crawl yet").dim());
+            lines.push(Line::from("has not matched any URL since the console opened").dim());
         }
     } else {
         lines.push(Line::from(
