@@ -493,6 +493,68 @@ async fn new_rules_drop_queued_urls_they_filter() {
     }
 }
 
+/// New rules that allow what the rules before them filtered: the URLs
+/// logged as filtered are queued and fetched (their trace says why), while
+/// a link the page said not to follow stays as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_rules_fetch_filtered_urls_they_allow() {
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let mut links: String = (0..10)
+        .map(|i| format!("<a href=\"/page/{i}\">{i}</a>"))
+        .collect();
+    links.push_str("<a rel=\"nofollow\" href=\"/secret\">s</a>");
+    let held = gate.clone();
+    let origin = serve(
+        Router::new()
+            .route("/", get(move || async move { html(links) }))
+            .route("/secret", get(|| async { html("secret".to_string()) }))
+            .route(
+                "/page/{n}",
+                get(move |Path(n): Path<u32>| {
+                    let held = held.clone();
+                    async move {
+                        let _permit = held.acquire().await;
+                        html(format!("page {n}"))
+                    }
+                }),
+            ),
+    )
+    .await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = format!(
+        "[crawl]\nstart = [\"{origin}/\"]\nconcurrency = 1\nper_host = 1\n\n\
+         [[rules]]\nname = \"no odd pages\"\nmatch = {{ field = \"path\", regex = '[13579]$' }}\nfilter = \"may-not-have\"\nlog = true\n"
+    );
+    let (engine, log) = util::engine_for(&text, dir.path());
+    let (events, mut events_rx) = mpsc::channel(64);
+    let (control, control_rx) = crawlspace::crawl::engine::control_channel(8);
+    let run = tokio::spawn(engine.run(events, control_rx, Duration::from_millis(10)));
+    // The start page is done: page/0 is held at the server, the 4 other
+    // even pages are queued, the 5 odd ones filtered.
+    util::stats_until(&mut events_rx, |s| s.queued == 4 && s.in_flight == 1).await;
+    util::send_rules(&control, "").await;
+    gate.add_permits(100);
+    tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
+    let stats = run.await.expect("joins").expect("crawl runs");
+    assert_eq!(stats.queued_by_new_rules, 5);
+    for n in 0..10 {
+        let id = log
+            .id_of(&format!("{origin}/page/{n}"))
+            .expect("read")
+            .expect("logged");
+        let r = log.get(id).expect("read").expect("record");
+        assert_eq!(r.state, State::Saved, "page {n}: {}", r.reason);
+        let requeued = r.trace.iter().any(|t| t.rule == "live-rules");
+        assert_eq!(requeued, n % 2 == 1, "page {n}: {:?}", r.trace);
+    }
+    let id = log
+        .id_of(&format!("{origin}/secret"))
+        .expect("read")
+        .expect("logged");
+    let secret = log.get(id).expect("read").expect("record");
+    assert_eq!(secret.state, State::Filtered, "{}", secret.reason);
+}
+
 /// The crawl's last events are its queues and hosts as it left them, then
 /// its end: a console shows empty queues after a finished crawl, not the
 /// ones it last asked for.

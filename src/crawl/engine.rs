@@ -28,6 +28,7 @@ mod records;
 mod refresh;
 mod relay;
 mod status;
+mod unfilter;
 mod web;
 mod window;
 
@@ -94,6 +95,8 @@ pub struct Stats {
     pub errors: u64,
     pub retries: u64,
     pub dropped_by_new_rules: u64,
+    /// Filtered URLs that rules applied during the crawl queued again.
+    pub queued_by_new_rules: u64,
     pub paused: bool,
     pub elapsed: Duration,
 }
@@ -816,6 +819,8 @@ impl Engine {
         }
         // And those waiting on disk only, a chunk at a time.
         self.filter_on_disk(Engine::drop_for_new_rules);
+        // Filtered URLs the new rules would fetch are met again.
+        self.stats.queued_by_new_rules += self.unfilter();
     }
 
     /// A queued URL the new rules no longer fetch: out of its queue, logged

@@ -79,6 +79,7 @@ fn stats() -> Stats {
         errors: 8,
         retries: 4,
         dropped_by_new_rules: 0,
+        queued_by_new_rules: 0,
         paused: false,
         elapsed: Duration::from_secs(83),
     }

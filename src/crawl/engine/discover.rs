@@ -295,6 +295,29 @@ impl Engine {
         self.commit(&[]);
     }
 
+    /// A URL logged as filtered, met again because new rules would fetch
+    /// it (`unfilter.rs`): judged as a link met for the first time (depth
+    /// limits, a known robots.txt), and if it is to be fetched, rewritten
+    /// as newly met, with `why` as the `live-rules` layer of its trace,
+    /// and queued once written. False when it stays filtered.
+    pub(super) fn met_again(&mut self, id: u64, url: Url, old: &UrlRecord, why: &str) -> bool {
+        let Some(mut discovered) = self.assess(url, old.referrer, old.link_depth, Origin::Link)
+        else {
+            return false;
+        };
+        if discovered.draft.is_none() {
+            return false;
+        }
+        let record = &mut discovered.record;
+        record.trace.insert(0, layer("live-rules", why.into()));
+        record.reason = format!("{} (new rules applied during the crawl)", record.reason);
+        record.discovered_ms = old.discovered_ms;
+        self.pending_hosts.extend(discovered.host);
+        self.nofollowed.remove(&id);
+        self.revived.push((id, discovered));
+        true
+    }
+
     /// Queues the URLs of [`Engine::revive`] whose write is in.
     fn queue_revived(&mut self, revived: Vec<(u64, Discovered)>, now: Instant) {
         for (id, discovered) in revived {
