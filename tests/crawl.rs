@@ -429,22 +429,7 @@ async fn new_rules_drop_queued_urls_they_filter() {
     let links: String = (0..20)
         .map(|i| format!("<a href=\"/page/{i}\">{i}</a>"))
         .collect();
-    let held = gate.clone();
-    let origin = serve(
-        Router::new()
-            .route("/", get(move || async move { html(links) }))
-            .route(
-                "/page/{n}",
-                get(move |Path(n): Path<u32>| {
-                    let held = held.clone();
-                    async move {
-                        let _permit = held.acquire().await;
-                        html(format!("page {n}"))
-                    }
-                }),
-            ),
-    )
-    .await;
+    let origin = serve(util::gated_pages(links, gate.clone())).await;
     let dir = tempfile::tempdir().expect("temp dir");
     let text = format!("[crawl]\nstart = [\"{origin}/\"]\nconcurrency = 1\nper_host = 1\n");
     let (engine, log) = util::engine_for(&text, dir.path());
@@ -503,23 +488,9 @@ async fn new_rules_fetch_filtered_urls_they_allow() {
         .map(|i| format!("<a href=\"/page/{i}\">{i}</a>"))
         .collect();
     links.push_str("<a rel=\"nofollow\" href=\"/secret\">s</a>");
-    let held = gate.clone();
-    let origin = serve(
-        Router::new()
-            .route("/", get(move || async move { html(links) }))
-            .route("/secret", get(|| async { html("secret".to_string()) }))
-            .route(
-                "/page/{n}",
-                get(move |Path(n): Path<u32>| {
-                    let held = held.clone();
-                    async move {
-                        let _permit = held.acquire().await;
-                        html(format!("page {n}"))
-                    }
-                }),
-            ),
-    )
-    .await;
+    let site = util::gated_pages(links, gate.clone())
+        .route("/secret", get(|| async { html("secret".to_string()) }));
+    let origin = serve(site).await;
     let dir = tempfile::tempdir().expect("temp dir");
     let text = format!(
         "[crawl]\nstart = [\"{origin}/\"]\nconcurrency = 1\nper_host = 1\n\n\

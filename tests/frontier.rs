@@ -9,11 +9,6 @@ mod util;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
-use axum::extract::Path;
-use axum::http::header;
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use crawlspace::crawl::engine::{Control, Event};
 use crawlspace::rules::CompiledRules;
 use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
@@ -22,10 +17,6 @@ use tokio::sync::{Semaphore, mpsc};
 
 /// More than the engine's in-memory window of 2,048 per queue.
 const PAGES: u32 = 6000;
-
-fn html(body: String) -> Response {
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn queued_urls_beyond_the_window_are_all_fetched_and_see_new_rules() {
@@ -40,18 +31,7 @@ async fn queued_urls_beyond_the_window_are_all_fetched_and_see_new_rules() {
         .await
         .expect("bind");
     let origin = format!("http://{}", listener.local_addr().expect("addr"));
-    let router = Router::new()
-        .route("/", get(move || async move { html(links) }))
-        .route(
-            "/page/{n}",
-            get(move |Path(n): Path<u32>| {
-                let held = held.clone();
-                async move {
-                    let _permit = held.acquire().await;
-                    html(format!("page {n}"))
-                }
-            }),
-        );
+    let router = util::gated_pages(links, held);
     tokio::spawn(async move {
         let _ = axum::serve(listener, router).await;
     });

@@ -8,7 +8,7 @@ use crawlspace::crawl::engine::{Control, ControlSender, Engine, Event, Plan, Sta
 use crawlspace::rules::CompiledRules;
 use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crawlspace::store::UrlLog;
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc};
 
 /// The real engine for the native config `text` (settings and rules), with
 /// its URL log in `dir/db` (16 MiB cache) and its mirror in `dir/mirror`.
@@ -50,4 +50,33 @@ pub async fn send_rules(control: &ControlSender, toml: &str) {
     let new = parse_text("new.toml", toml, DialectChoice::Given(Dialect::Native)).expect("rules");
     let rules = Arc::new(CompiledRules::new(&new.parsed.rules));
     control.send(Control::Rules(rules)).await.expect("send");
+}
+
+/// A site with `links` on its page `/` and pages `/page/{n}` that each wait
+/// at the server for a permit of `gate`: the crawl's queue stays full and
+/// still until the test lets them go.
+#[allow(dead_code)] // not every test binary holds pages back
+pub fn gated_pages(links: String, gate: Arc<Semaphore>) -> axum::Router {
+    use axum::extract::Path;
+    use axum::response::IntoResponse;
+    use axum::routing::get;
+    let html = |body: String| {
+        (
+            [(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            body,
+        )
+            .into_response()
+    };
+    axum::Router::new()
+        .route("/", get(move || async move { html(links) }))
+        .route(
+            "/page/{n}",
+            get(move |Path(n): Path<u32>| {
+                let gate = gate.clone();
+                async move {
+                    let _permit = gate.acquire().await;
+                    html(format!("page {n}"))
+                }
+            }),
+        )
 }
