@@ -49,8 +49,11 @@ pub struct LogPage {
     pub seq: u64,
     pub from: PageFrom,
     pub rows: Vec<(u64, UrlRecord)>,
-    /// Records in the log, and per state.
+    /// Records in the log.
     pub total: u64,
+    /// Records the query lists, when the log counts them (no filter, or
+    /// a state alone); a queue or text filter is not counted.
+    pub matching: Option<u64>,
     pub error: Option<String>,
 }
 
@@ -82,11 +85,18 @@ pub fn read_page(
         Ok(rows) => (rows, None),
         Err(e) => (Vec::new(), Some(e.to_string())),
     };
+    let total = log.len();
+    let matching = match (query.state, &query.queue, &query.text) {
+        (None, None, None) => Some(total),
+        (Some(state), None, None) => Some(log.counts().get(state)),
+        _ => None,
+    };
     LogPage {
         seq,
         from,
         rows,
-        total: log.len(),
+        total,
+        matching,
         error,
     }
 }

@@ -261,6 +261,7 @@ fn log_view(app: &mut App, selected: usize) {
         from: PageFrom::End,
         rows: rows.clone(),
         total: 412,
+        matching: Some(412),
         error: None,
     }));
     for _ in 0..(rows.len() - 1 - selected) {
@@ -285,6 +286,62 @@ fn screen(app: &App) -> String {
     let mut terminal = Terminal::new(TestBackend::new(app.size.0, app.size.1)).expect("terminal");
     terminal.draw(|f| super::view::draw(f, app)).expect("draw");
     format!("{}", terminal.backend())
+}
+
+/// `r` right after a move jumps to the referrer of the row now selected,
+/// before its detail has come.
+#[test]
+fn the_referrer_jump_reads_the_selected_row() {
+    let mut app = app((120, 36));
+    log_view(&mut app, 2);
+    app.log.rows[1].1.referrer = Some(7);
+    app.take_requests();
+    key(&mut app, 'k');
+    key(&mut app, 'r');
+    let asked = app.take_requests().into_iter().any(|r| {
+        matches!(
+            r,
+            super::app::Request::LogPage {
+                from: PageFrom::After(6),
+                ..
+            }
+        )
+    });
+    assert!(asked, "{:?}", app.message);
+}
+
+/// A filtered list says how many URLs the filter lists when the log
+/// counts them (a state), and how many there are in all.
+#[test]
+fn the_log_title_counts_what_its_filter_lists() {
+    let mut app = app((120, 36));
+    log_view(&mut app, 2);
+    app.log.query.state = Some(State::Queued);
+    let answer = |matching| {
+        Action::LogPage(LogPage {
+            seq: 1,
+            from: PageFrom::End,
+            rows: log_rows(),
+            total: 412,
+            matching,
+            error: None,
+        })
+    };
+    app.update(answer(Some(33)));
+    let shown = log_rows().len();
+    assert!(
+        screen(&app).contains(&format!(
+            " {shown} shown of 33 · state queued · 412 URLs in all "
+        )),
+        "{}",
+        screen(&app)
+    );
+    app.update(answer(None));
+    assert!(
+        screen(&app).contains(&format!(" {shown} shown · state queued · 412 URLs in all ")),
+        "{}",
+        screen(&app)
+    );
 }
 
 #[test]
@@ -524,6 +581,7 @@ fn random_keys_and_news_never_panic() {
                             from,
                             rows: rows[start..start + n].to_vec(),
                             total: 412,
+                            matching: Some(412),
                             error: None,
                         })
                     }
@@ -600,6 +658,7 @@ fn the_detail_pane_scrolls_to_its_end_and_stays_while_following() {
                 from,
                 rows: log_rows(),
                 total: 412,
+                matching: Some(412),
                 error: None,
             }));
             refreshed = true;

@@ -59,6 +59,8 @@ pub struct LogState {
     pub record: Option<RecordView>,
     /// Records in the log.
     pub total: u64,
+    /// Records the filter lists, when known ([`LogPage::matching`]).
+    pub matching: Option<u64>,
     /// The text filter being typed (`/`), with its error if not a regex.
     pub filter_input: Option<Input>,
     pub filter_error: Option<String>,
@@ -89,6 +91,7 @@ impl Default for LogState {
             record: None,
             record_error: None,
             total: 0,
+            matching: None,
             filter_input: None,
             filter_error: None,
             detail_scroll: 0,
@@ -104,6 +107,11 @@ impl Default for LogState {
 impl LogState {
     pub fn selected_id(&self) -> Option<u64> {
         self.rows.get(self.selected).map(|(id, _)| *id)
+    }
+
+    /// Some filter is set: the list is not every URL.
+    pub fn is_filtered(&self) -> bool {
+        self.query.state.is_some() || self.query.queue.is_some() || self.query.text.is_some()
     }
 
     /// A one-line description of the filters in force.
@@ -215,6 +223,7 @@ impl App {
         // page that only refreshes the window, as when following).
         let shown = self.log.selected_id();
         self.log.total = page.total;
+        self.log.matching = page.matching;
         self.log.error = page.error;
         // A step or page towards an end that brings fewer rows than the
         // window holds has reached that end: keep the window (a full page
@@ -353,13 +362,12 @@ impl App {
     }
 
     fn jump_to_referrer(&mut self) {
-        let referrer = self
-            .log
-            .record
-            .as_ref()
-            .filter(|v| Some(v.id) == self.log.selected_id())
-            .and_then(|v| v.chain.first().map(|(id, _)| *id));
-        match referrer {
+        // From the row itself: the selected record's detail may not have
+        // come yet when `r` follows a move at once.
+        let Some((_, row)) = self.log.rows.get(self.log.selected) else {
+            return;
+        };
+        match row.referrer {
             Some(id) => {
                 self.log.follow = false;
                 self.log.query = LogQuery::default();

@@ -275,6 +275,7 @@ fn page(app: &App, rows: Vec<(u64, UrlRecord)>) -> Option<LogPage> {
         from: crate::tui::log_reader::PageFrom::End,
         rows,
         total: 100,
+        matching: None,
         error: None,
     })
 }

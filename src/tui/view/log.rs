@@ -63,12 +63,20 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         })
         .collect();
     let follow = if log.follow { " · following" } else { "" };
-    let title = format!(
-        " {} shown of {} URLs · {}{follow} ",
-        log.rows.len(),
-        log.total,
-        log.filter_text()
-    );
+    let shown = log.rows.len();
+    let title = match (log.is_filtered(), log.matching) {
+        (false, _) => format!(" {shown} shown of {} URLs · all URLs{follow} ", log.total),
+        (true, Some(matching)) => format!(
+            " {shown} shown of {matching} · {} · {} URLs in all{follow} ",
+            log.filter_text(),
+            log.total
+        ),
+        (true, None) => format!(
+            " {shown} shown · {} · {} URLs in all{follow} ",
+            log.filter_text(),
+            log.total
+        ),
+    };
     let table = Table::new(
         rows,
         [
