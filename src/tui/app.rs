@@ -346,6 +346,15 @@ impl App {
                         .into(),
                 );
             }
+            // The next run would take the file's rules, not these.
+            KeyCode::Char('q') if self.rules.unsaved() && !quit_asked => {
+                self.quit_asked = true;
+                self.message_seen = None;
+                self.message = Some(
+                    "the rules file holds other rules than these: w saves these; q again quits and leaves the file as it is"
+                        .into(),
+                );
+            }
             KeyCode::Char('q') => self.quit = true,
             KeyCode::Char('?') => self.overlay = Overlay::Help { scroll: 0 },
             KeyCode::Char('p') => self.toggle_pause(),

@@ -22,6 +22,9 @@ use crate::tui::whatif::Probe;
 pub struct RulesState {
     pub edited: RuleSet,
     pub applied: RuleSet,
+    /// What the rules file holds, as far as the console knows: the rules
+    /// it was opened with, then each list it saved.
+    saved: RuleSet,
     /// `edited`, compiled: what the Explain view and the what-if use.
     pub compiled: Arc<CompiledRules>,
     pub applied_compiled: Arc<CompiledRules>,
@@ -52,6 +55,7 @@ impl RulesState {
         let compiled = Arc::new(CompiledRules::new(&rules));
         let mut state = RulesState {
             applied: rules.clone(),
+            saved: rules.clone(),
             applied_compiled: compiled.clone(),
             edited: rules,
             compiled,
@@ -68,6 +72,13 @@ impl RulesState {
         };
         state.refresh();
         state
+    }
+
+    /// The rules file holds other rules than the edited ones: saved (`w`)
+    /// and then undone, say.
+    pub fn unsaved(&self) -> bool {
+        self.edited.disposition != self.saved.disposition
+            || !same_rules(&self.edited.rules, &self.saved.rules)
     }
 
     /// Edited but not applied yet.
@@ -353,6 +364,7 @@ impl App {
             self.rules.edited = relined;
             self.rules.refresh();
         }
+        self.rules.saved = self.rules.edited.clone();
         self.request(Request::Save {
             path,
             text,

@@ -646,6 +646,26 @@ fn hits_of_unchanged_rules_survive_an_apply() {
     assert_eq!(app.rules.hits_of(0), Some(1), "0 before, 1 since");
 }
 
+/// Saved (`w`) then undone: the list is the applied one, but the file
+/// holds the edit, so `q` asks again; saving again settles it.
+#[test]
+fn quitting_with_the_file_holding_other_rules_asks_again() {
+    let mut app = app();
+    app.update(ch(' '));
+    app.update(ch('w'));
+    app.update(ch('u'));
+    assert!(!app.rules.dirty());
+    assert!(app.rules.unsaved());
+    app.update(ch('q'));
+    assert!(!app.should_quit());
+    let said = app.message.clone().unwrap_or_default();
+    assert!(said.contains("w saves these"), "{said}");
+    app.update(ch('w'));
+    assert!(!app.rules.unsaved());
+    app.update(ch('q'));
+    assert!(app.should_quit());
+}
+
 /// `q` with rule edits not applied says so and quits only when pressed
 /// again; any other key in between starts over. Without edits it quits.
 #[test]

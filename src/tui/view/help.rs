@@ -19,7 +19,7 @@ pub const GLOBAL_KEYS: &[(&str, &str)] = &[
     ("?", "this help (Esc closes)"),
     (
         "q / Ctrl-C",
-        "quit: stop the crawl cleanly and flush the log (q asks again while rule edits are not applied)",
+        "quit: stop the crawl cleanly and flush the log (q asks again while rule edits are not applied or not saved)",
     ),
     ("mouse wheel", "scroll the list"),
 ];
@@ -102,6 +102,9 @@ pub fn hint(app: &App) -> String {
     match app.view {
         View::Rules if app.rules.dirty() => {
             "edited, not applied: c what-if and apply · u undo · ? all keys".into()
+        }
+        View::Rules if app.rules.unsaved() => {
+            "the rules file holds other rules: w saves these · ? all keys".into()
         }
         View::Rules => {
             "Space on/off · a action · s stop · Enter edit · n new · c apply · ? keys".into()

@@ -43,6 +43,8 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         .collect();
     let dirty = if r.dirty() {
         " · EDITED, not applied (c)"
+    } else if r.unsaved() {
+        " · not in the rules file (w)"
     } else {
         ""
     };
