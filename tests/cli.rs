@@ -196,6 +196,38 @@ fn check_streams_and_reports_bad_urls() {
     assert!(lines[3].get("error").is_some() || lines[3].get("fetch").is_some());
 }
 
+/// Fed one URL at a time (a script holding `check` open), it answers each
+/// as it comes, not when its input ends.
+#[test]
+fn check_answers_each_url_as_it_comes() {
+    use std::io::BufRead;
+    let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);
+    let mut child = bin()
+        .args(["check", "--rules", path_str(&rules)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let (lines, answers) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let _ = lines.send(line.expect("reads"));
+        }
+    });
+    // A guard against hanging for ever, not a wait for anything.
+    let next = || answers.recv_timeout(std::time::Duration::from_secs(60));
+    for url in ["http://example.com/red", "http://example.com/orange"] {
+        writeln!(stdin, "{url}").expect("writes");
+        stdin.flush().expect("flushes");
+        let answer = next().expect("answered while the input is still open");
+        assert!(answer.contains(url), "{answer}");
+    }
+    drop(stdin);
+    assert!(child.wait().expect("exits").success());
+}
+
 #[test]
 fn malformed_rules_exit_2_naming_file_and_line() {
     let cases: [(&str, &str, &str); 7] = [

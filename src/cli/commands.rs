@@ -234,7 +234,8 @@ pub fn check(args: &RulesArgs) -> Result<ExitCode, Failure> {
     let mut scratch = compiled.scratch();
     let known = Known::default();
     let stdin = io::stdin();
-    let mut input = stdin.lock();
+    // Our own buffer, to tell when the input read so far is used up.
+    let mut input = io::BufReader::with_capacity(1 << 16, stdin.lock());
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut traces = TraceCache::default();
@@ -270,6 +271,11 @@ pub fn check(args: &RulesArgs) -> Result<ExitCode, Failure> {
                 }
             }
             out.write_all(b"\n")?;
+            // Nothing more to hand: whoever feeds the URLs one at a time
+            // (a script holding `check` open) gets each answer now.
+            if input.buffer().is_empty() {
+                out.flush()?;
+            }
         }
         out.flush()
     })();
