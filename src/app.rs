@@ -364,7 +364,12 @@ pub fn log(db: &Path, state: Option<&str>, grep: Option<&str>, json: bool) -> Re
         })
         .transpose()?;
     let text = grep
-        .map(|g| regex::Regex::new(g).map_err(|e| AppError::Input(format!("--grep: {e}"))))
+        .map(|g| {
+            regex::Regex::new(g).map_err(|e| {
+                let why = crate::rules::compile::one_line(&e.to_string());
+                AppError::Input(format!("--grep: {why}"))
+            })
+        })
         .transpose()?;
     let log = UrlLog::open_reporting(db, LOG_CACHE_BYTES, &mut |m| report_migration(db, m))
         .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;

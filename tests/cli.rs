@@ -748,4 +748,12 @@ fn no_raw_control_characters_reach_the_terminal() {
     assert_eq!(raw(&stdout), None, "{stdout:?}");
     let line: serde_json::Value = serde_json::from_str(stdout.trim()).expect("json");
     assert_eq!(line["title"], title, "{stdout}");
+    // A bad --grep: the regex crate's message of several lines, on one.
+    let out = run(&["log", "--db", path_str(&db), "--grep", "("]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "crawlspace: --grep: regex parse error: ( ^ error: unclosed group"
+    );
 }

@@ -380,7 +380,7 @@ fn compile_regex(pattern: &str, insensitive: bool) -> AtomKind {
 }
 
 /// The regex crate's multi-line messages squeezed onto one line.
-fn one_line(message: &str) -> String {
+pub(crate) fn one_line(message: &str) -> String {
     let mut out = String::new();
     for line in message.lines().map(str::trim).filter(|l| !l.is_empty()) {
         if !out.is_empty() {

@@ -48,7 +48,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
 
 use super::Parsed;
-use crate::rules::error::{LineError, LineIndex, Note, line_of_offset};
+use crate::rules::error::{LineError, LineIndex, Note};
 use crate::rules::model::{
     Case, Condition, Field, Matcher, Priority, Range, Rule, RuleSet, Test, rule_number,
 };
@@ -76,8 +76,9 @@ pub fn parse(text: &str) -> Result<Parsed, LineError> {
     // Notes come out of the walk parent first; the user reads them by line.
     importer.notes.sort_by_key(|n| n.line);
     if !importer.found {
+        // The file as a whole: its first line.
         return Err(LineError::new(
-            line_of_offset(text, text.len()),
+            1,
             "no <Rules> or <Rule> element found: an Exalead rule file holds <Rules><Rule>…</Rule></Rules>",
         ));
     }
@@ -175,8 +176,10 @@ fn read_tree(text: &str) -> Result<Vec<Element>, LineError> {
             }
             Event::Eof => {
                 if let Some(open) = stack.last() {
+                    // The last line that holds anything, not the empty
+                    // one after the final newline.
                     return Err(LineError::new(
-                        lines.line(text.len()),
+                        lines.line(text.trim_end().len().saturating_sub(1)),
                         format!(
                             "the file ends before <{}> (opened at line {}) is closed",
                             open.name, open.line

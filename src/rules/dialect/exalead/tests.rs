@@ -525,7 +525,7 @@ fn seed_002_errors_name_the_line() {
             4,
             "malformed XML",
         ),
-        ("<Rules>\n<Rule>\n<Index/>\n", 4, "<Rule>"),
+        ("<Rules>\n<Rule>\n<Index/>\n", 3, "<Rule>"),
         ("<Rules>\n<Rule>\n<Host val=\"a", 3, "malformed XML"),
         ("<Rules>\n<Rule name=x>\n</Rule>\n</Rules>", 2, "attribute"),
         ("<Rules>\n<Rule\n\n name=x>\n</Rule>\n</Rules>", 4, "quotes"),
@@ -546,11 +546,15 @@ fn seed_002_errors_name_the_line() {
         ),
         // Nothing to read.
         ("", 1, "no <Rules>"),
+        // The file as a whole: its first line, not the empty one after
+        // its last newline.
         (
             "<CrawlConfig>\n<Crawler/>\n</CrawlConfig>\n",
-            4,
+            1,
             "no <Rules>",
         ),
+        // Cut short: the last line that holds anything.
+        ("<Rules>\n<Rule>\n\n", 2, "ends before <Rule>"),
         ("just text", 1, "no <Rules>"),
     ];
     for (text, line, needle) in cases {
