@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use crate::cli::{disabled_warnings, escape_control};
 use crate::config::Config;
-use crate::crawl::engine::{Control, Engine, Event, Plan, Stats, check_start};
+use crate::crawl::engine::{Control, Engine, Event, Plan, StartError, Stats, check_start};
 use crate::rules::CompiledRules;
 use crate::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crate::rules::model::RuleSet;
@@ -96,6 +96,23 @@ pub fn crawl(request: CrawlRequest) -> Result<Stats, AppError> {
     runtime.block_on(crawl_async(request))
 }
 
+/// `:N`, the line of the config `text` that holds the start URL `url` as
+/// written (quoted), else the line of its `start` key; empty when neither
+/// is found (a start list spread oddly).
+fn start_line(text: &str, url: &str) -> String {
+    let quoted = |line: &str| {
+        !url.is_empty()
+            && (line.contains(&format!("\"{url}\"")) || line.contains(&format!("'{url}'")))
+    };
+    let key = |line: &str| line.trim_start().split('=').next().map(str::trim) == Some("start");
+    let lines: Vec<&str> = text.lines().collect();
+    let found = lines
+        .iter()
+        .position(|l| quoted(l))
+        .or_else(|| lines.iter().position(|l| key(l)));
+    found.map(|i| format!(":{}", i + 1)).unwrap_or_default()
+}
+
 async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     let (config, rule_set, rules) = load(&request.config_file, &request.config_text)?;
     // The console needs a terminal; checked before anything is opened.
@@ -104,12 +121,19 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
             "the console needs a terminal: run with --headless to crawl without it".into(),
         ));
     }
-    let start = check_start(&rules, &config.crawl.start)
-        .map_err(|e| AppError::Input(format!("{}: {e}", request.config_file)))?;
+    let start = check_start(&rules, &config.crawl.start).map_err(|e| {
+        let url = match &e {
+            StartError::StartUrl { url, .. } => url.as_str(),
+            _ => "",
+        };
+        let at = start_line(&request.config_text, url);
+        AppError::Input(format!("{}{at}: {e}", request.config_file))
+    })?;
     if start.is_empty() {
         return Err(AppError::Input(format!(
-            "{}: [crawl] start lists no URL to begin with",
-            request.config_file
+            "{}{}: [crawl] start lists no URL to begin with",
+            request.config_file,
+            start_line(&request.config_text, "")
         )));
     }
     let db = request

@@ -290,6 +290,38 @@ fn malformed_rules_exit_2_naming_file_and_line() {
     assert!(text(&out.stderr).contains("/no/such/file.toml"));
 }
 
+/// A start URL the crawl cannot begin with is a startup error naming the
+/// config's line that holds it, and for a blocked one the rule too.
+#[test]
+fn start_url_errors_name_the_config_line() {
+    let cases = [
+        (
+            "[crawl]\nuser_agent = \"x\"\nstart = [\n  \"http://ok.test/\",\n  \"ok.test/x\",\n]\n",
+            ":5: start URL ok.test/x: not a fully qualified",
+        ),
+        (
+            "[crawl]\nstart = ['http://blocked.test/']\n\n[[rules]]\nname = \"no\"\naction = \"exclude\"\n",
+            ":2: start URL http://blocked.test/: the rules do not allow it: rule 1 \"no\" (line 4)",
+        ),
+        ("[crawl]\nstart = []\n", ":2: [crawl] start lists no URL"),
+    ];
+    for (config_text, said) in cases {
+        let (dir, config) = rules_file("c.toml", config_text);
+        let db = dir.path().join("db");
+        let out = run(&[
+            "crawl",
+            "--config",
+            path_str(&config),
+            "--headless",
+            "--db",
+            path_str(&db),
+        ]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(&format!("c.toml{said}")), "{err}");
+    }
+}
+
 #[test]
 fn bad_url_on_the_command_line_exits_2() {
     let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);
