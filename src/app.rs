@@ -309,8 +309,21 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool) -> String {
             String::new(),
         )
     };
+    // What the rate leaves out, when there is any.
+    let mut notes = Vec::new();
+    if s.paused_for.as_secs_f64() >= 0.1 {
+        notes.push(format!("{:.1}s of it paused", s.paused_for.as_secs_f64()));
+    }
+    if s.done_before > 0 {
+        notes.push(format!("{} pages fetched before this run", s.done_before));
+    }
+    let notes = if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", notes.join("; "))
+    };
     format!(
-        "crawl {ended} {:.1}s: {} URLs met, {} fetched, {} saved, {} filtered, {} errors ({} retries), {:.1} URLs/s\n\
+        "crawl {ended} {:.1}s{notes}: {} URLs met, {} fetched, {} saved, {} filtered, {} errors ({} retries), {:.1} URLs/s\n\
          URL log: {}   (crawlspace log --db {})\nmirror:  {}{resume}",
         s.elapsed.as_secs_f64(),
         s.discovered,

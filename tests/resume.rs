@@ -259,6 +259,16 @@ async fn ctrl_c_stops_cleanly_and_the_crawl_resumes() {
     let summary = String::from_utf8_lossy(&finished.stdout);
     assert!(summary.contains("crawl finished in "), "{summary}");
     assert!(!summary.contains("resume:"), "{summary}");
+    // It counts the whole crawl, as the log does, and says how many pages
+    // were done before it (its rate leaves them out).
+    assert!(
+        summary.contains(": 9 URLs met, 0 fetched, 9 saved, 0 filtered"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("pages fetched before this run)"),
+        "{summary}"
+    );
     let done = states(&db);
     assert_eq!(done.len(), 9);
     assert!(done.values().all(|s| s == "saved"), "{done:?}");

@@ -99,17 +99,20 @@ pub struct Stats {
     pub queued_by_new_rules: u64,
     pub paused: bool,
     pub elapsed: Duration,
+    /// Of `elapsed`, the time spent paused.
+    pub paused_for: Duration,
+    /// Of `fetched` and `saved`, the pages a resumed crawl's log held
+    /// already: the counts start from the log, so that they agree with it.
+    pub done_before: u64,
 }
 
 impl Stats {
-    /// Fetched (and saved) URLs per second so far.
+    /// URLs fetched (and saved) per second by this run, paused time left
+    /// out.
     pub fn rate(&self) -> f64 {
-        let secs = self.elapsed.as_secs_f64();
-        if secs > 0.0 {
-            (self.fetched + self.saved) as f64 / secs
-        } else {
-            0.0
-        }
+        let secs = self.elapsed.saturating_sub(self.paused_for).as_secs_f64();
+        let pages = (self.fetched + self.saved).saturating_sub(self.done_before);
+        if secs > 0.0 { pages as f64 / secs } else { 0.0 }
     }
 }
 
@@ -251,6 +254,9 @@ pub struct Engine {
     scratch: crate::rules::Scratch,
     stats: Stats,
     started: Instant,
+    /// Paused since then, and for how long before.
+    paused_since: Option<Instant>,
+    paused_before: Duration,
     paused: bool,
     stopping: bool,
     /// URLs met since the last write, written with the next one.
@@ -371,6 +377,8 @@ impl Engine {
             scratch: rules.scratch(),
             stats: Stats::default(),
             started: Instant::now(),
+            paused_since: None,
+            paused_before: Duration::ZERO,
             paused: false,
             stopping: false,
             pending: Vec::new(),
@@ -409,6 +417,7 @@ impl Engine {
         // Before the persisted queues are loaded: they then hold its URLs.
         self.begin_refresh()?;
         self.resume()?;
+        self.count_from_the_log();
         for url in self.plan.start.clone() {
             self.met(url, None, 0, Origin::Start);
         }
@@ -704,8 +713,16 @@ impl Engine {
             self.recall_offered();
         }
         match command {
-            Control::Pause => self.paused = true,
-            Control::Resume => self.paused = false,
+            Control::Pause => {
+                self.paused_since = self.paused_since.or(Some(Instant::now()));
+                self.paused = true;
+            }
+            Control::Resume => {
+                if let Some(since) = self.paused_since.take() {
+                    self.paused_before += since.elapsed();
+                }
+                self.paused = false;
+            }
             Control::Rules(rules) => self.swap_rules(rules),
             Control::Weights(w) => self.frontier.set_weights(w),
             Control::Detail => self.detail_wanted = true,

@@ -82,6 +82,8 @@ fn stats() -> Stats {
         queued_by_new_rules: 0,
         paused: false,
         elapsed: Duration::from_secs(83),
+        paused_for: Duration::ZERO,
+        done_before: 0,
     }
 }
 

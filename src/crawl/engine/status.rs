@@ -3,7 +3,7 @@
 //! console asks, the [`Detail`] of the queues, the busiest hosts and the
 //! rules' hits.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::*;
 
@@ -14,7 +14,26 @@ impl Engine {
         self.stats.queued = self.log.frontier_len().saturating_sub(self.stats.in_flight);
         self.stats.paused = self.paused;
         self.stats.elapsed = self.started.elapsed();
+        self.stats.paused_for =
+            self.paused_before + self.paused_since.map_or(Duration::ZERO, |t| t.elapsed());
         self.stats.clone()
+    }
+
+    /// A resumed crawl counts on from what its log holds, so that the
+    /// status line and the summary agree with the log; `done_before` keeps
+    /// the pages of earlier runs out of the rate. A refresh counts its own
+    /// pass from 0 (it fetches again what the log counts as done).
+    pub(super) fn count_from_the_log(&mut self) {
+        if !matches!(self.refresh, Refresh::Off) {
+            return;
+        }
+        let counts = self.log.counts();
+        self.stats.discovered = self.log.len();
+        self.stats.fetched = counts.fetched;
+        self.stats.saved = counts.saved;
+        self.stats.filtered = counts.filtered;
+        self.stats.errors = counts.error;
+        self.stats.done_before = counts.fetched + counts.saved;
     }
 
     /// The queues, the busiest hosts and the rule hits, for the console.
@@ -110,5 +129,30 @@ impl Engine {
         if Arc::ptr_eq(rules, &self.rules) {
             self.count_hits(verdict);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stats;
+    use std::time::Duration;
+
+    /// The rate counts this run's pages over the time it was not paused.
+    #[test]
+    fn the_rate_leaves_out_paused_time_and_earlier_runs() {
+        let stats = Stats {
+            fetched: 10,
+            saved: 10,
+            done_before: 4,
+            elapsed: Duration::from_secs(10),
+            paused_for: Duration::from_secs(8),
+            ..Stats::default()
+        };
+        assert_eq!(stats.rate(), 8.0);
+        let all_paused = Stats {
+            paused_for: Duration::from_secs(10),
+            ..stats
+        };
+        assert_eq!(all_paused.rate(), 0.0);
     }
 }
