@@ -132,8 +132,9 @@ pub struct CrawlView {
     pub rates: VecDeque<u64>,
     /// Picks per queue in the last second (SPEC §2.2 order).
     pub pick_rates: [u64; 6],
-    /// `fetched + saved + errors` at the last sample.
-    last_done: u64,
+    /// `fetched + saved + errors` at the last sample; none before the
+    /// first (a resumed crawl's counts start from its log, not from 0).
+    last_done: Option<u64>,
     /// Picks per queue at the last sample.
     last_picks: [u64; 6],
 }
@@ -281,8 +282,10 @@ impl App {
             let s = &self.crawl.stats;
             let done = s.fetched + s.saved + s.errors;
             let c = &mut self.crawl;
-            c.rates.push_back(done.saturating_sub(c.last_done));
-            c.last_done = done;
+            if let Some(last) = c.last_done {
+                c.rates.push_back(done.saturating_sub(last));
+            }
+            c.last_done = Some(done);
             for (i, q) in c.detail.queues.iter().enumerate().take(6) {
                 c.pick_rates[i] = q.picks.saturating_sub(c.last_picks[i]);
                 c.last_picks[i] = q.picks;
