@@ -693,6 +693,37 @@ async fn address_and_content_type_rules_apply_during_the_fetch() {
     assert_eq!(start.status, None, "nothing was requested");
 }
 
+/// An error status and a redirect were still judged with the address:
+/// their traces show the address rule as it was decided, not deferred.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_and_redirects_keep_the_address_rules_decision() {
+    let origin = serve(
+        Router::new()
+            .route(
+                "/",
+                get(|| async { html("<a href=\"/gone\">g</a><a href=\"/moved\">m</a>".into()) }),
+            )
+            .route("/gone", get(|| async { StatusCode::NOT_FOUND }))
+            .route(
+                "/moved",
+                get(|| async { redirect(StatusCode::MOVED_PERMANENTLY, "/") }),
+            ),
+    )
+    .await;
+    let rules = "[[rules]]\nname = \"loopback only\"\nmatch = { field = \"address\", cidr = \"127.0.0.0/8\" }\nfilter = \"must-have\"\n";
+    let c = crawl(&[format!("{origin}/")], "", rules).await;
+    let records = c.records();
+    for path in ["/gone", "/moved"] {
+        let r = &records[&format!("{origin}{path}")];
+        let step = r
+            .trace
+            .iter()
+            .find(|t| t.rule == "1")
+            .map(|t| t.step.as_str());
+        assert_eq!(step, Some("matched"), "{path}: {:?}", r.trace);
+    }
+}
+
 /// A page the mirror cannot write is still logged, as fetched, with why it
 /// was not saved.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

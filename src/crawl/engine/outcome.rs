@@ -177,6 +177,14 @@ impl Engine {
         verdict: Option<(Verdict, Arc<CompiledRules>)>,
         content: Content,
     ) {
+        // An error or a redirect was still judged with the address: its
+        // trace says so, rather than the address rules "deferred".
+        if !(200..300).contains(&fetched.head.status)
+            && let Some((v, rules)) = &verdict
+        {
+            let trace = trace_lines(rules, v);
+            self.update_and(item.id, Some(&item), |r| retrace(&mut r.trace, trace));
+        }
         let Some(item) = self.non_success(item, host, &fetched.head) else {
             return;
         };
