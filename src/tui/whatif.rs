@@ -11,6 +11,7 @@ mod probe;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::cli::priority_name;
 use crate::rules::{CompiledRules, Known, Scratch, TraceMode, UrlFacts, Verdict};
 use crate::store::{Brief, State, UrlLog, UrlRecord};
 
@@ -188,7 +189,8 @@ impl WhatIf {
         // Filtered although the applied rules fetch it, with nothing left
         // pending (an address rule waits for DNS, which the log does not
         // keep): refused by the crawler itself (robots.txt, a depth limit,
-        // rel=nofollow) or by rules applied before, and no edit revives it.
+        // rel=nofollow), which no edit changes (an apply queues again what
+        // only the rules filtered).
         if record.state == State::Filtered && old.fetches() && old.pending.is_empty() {
             return;
         }
@@ -206,7 +208,12 @@ impl WhatIf {
             _ => {}
         }
         if tally.samples.len() < SAMPLES {
-            let why = why(&self.new, &new);
+            let why = match change {
+                // The rule that decides fetching may not be the one whose
+                // edit changed the rest: the change itself says more.
+                Change::Treatment => treatment(&old, &new),
+                _ => why(&self.new, &new),
+            };
             tally.samples.push(format!("{} — {why}", record.url));
         }
     }
@@ -311,6 +318,37 @@ fn classify(old: &Verdict, new: &Verdict) -> Option<Change> {
     }
 }
 
+/// What changes for a URL fetched either way: saving, following,
+/// priority (the queue follows from the first two).
+fn treatment(old: &Verdict, new: &Verdict) -> String {
+    let flag = |on: bool, yes: &'static str, no: &'static str| if on { yes } else { no };
+    let mut parts = Vec::new();
+    if old.save != new.save {
+        let (was, now) = (old.save, new.save);
+        parts.push(format!(
+            "{} → {}",
+            flag(was, "saved", "not saved"),
+            flag(now, "saved", "not saved")
+        ));
+    }
+    if old.follow != new.follow {
+        let (was, now) = (old.follow, new.follow);
+        parts.push(format!(
+            "{} → {}",
+            flag(was, "followed", "not followed"),
+            flag(now, "followed", "not followed")
+        ));
+    }
+    if old.priority != new.priority {
+        parts.push(format!(
+            "priority {} → {}",
+            priority_name(old.priority),
+            priority_name(new.priority),
+        ));
+    }
+    parts.join(", ")
+}
+
 /// The rule that decided the new verdict, by number and name.
 fn why(rules: &CompiledRules, verdict: &Verdict) -> String {
     let info = rules.rule_info();
@@ -376,6 +414,11 @@ mod tests {
             r.tally(Change::Treatment).seen,
             1,
             "/a/ is now scanned only"
+        );
+        assert_eq!(
+            r.tally(Change::Treatment).samples[0],
+            "http://h/a/page — saved → not saved",
+            "the change itself, not the rule deciding the fetch"
         );
         assert_eq!(r.changed(), 4);
     }
@@ -470,6 +513,23 @@ mod tests {
         assert_eq!(
             refused.samples[1],
             "http://user@[::1]:81/%7e/d — rule 1 (no pdf)"
+        );
+    }
+
+    /// A URL fetched either way is sampled with what changes for it.
+    #[test]
+    fn a_treatment_sample_says_each_change() {
+        let old = compiled(
+            "[[rules]]\nname='docs first'\nmatch={field='path',prefix='/docs/'}\npriority='high'\n",
+        );
+        let new = compiled(
+            "[[rules]]\nname='docs first'\nmatch={field='path',prefix='/docs/'}\nset={follow=false}\n",
+        );
+        let mut w = WhatIf::new(old, new, 1);
+        w.add(&record("http://h/docs/", State::Saved));
+        assert_eq!(
+            w.report.tally(Change::Treatment).samples,
+            ["http://h/docs/ — followed → not followed, priority high → normal"]
         );
     }
 
