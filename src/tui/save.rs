@@ -12,8 +12,11 @@
 //! rule is found by the rule's line in the file and checked by its name
 //! (and, for its text, by its content), so that nothing moves to another
 //! rule. Should the text so made not read back as the rules saved, the
-//! rules are written by the writer alone.
-//! Any other layout gets a rules-only file beside it (`NAME.rules.toml`)
+//! rules are written by the writer alone. Tables after the rules (a
+//! `[queues]` added at the end) are moved above them as written, with the
+//! comment lines right above their headers, and the first save says so.
+//! A layout that moving them would change (checked by reading the file
+//! back as a config) gets a rules-only file beside it (`NAME.rules.toml`)
 //! rather than a rewrite that could lose what the user wrote; the message
 //! says which.
 
@@ -46,6 +49,9 @@ pub enum SaveTarget {
         path: PathBuf,
         head: String,
         kept: BTreeMap<usize, Kept>,
+        /// The headers of the tables that stood after the rules and were
+        /// moved into `head`, for the message of the first save.
+        moved: Vec<String>,
     },
     /// Write a rules-only file at `path`, beside `config`.
     Beside { path: PathBuf, config: PathBuf },
@@ -53,48 +59,68 @@ pub enum SaveTarget {
 
 impl SaveTarget {
     /// Decides how to save rules for the config file `path` holding `text`.
+    /// Tables after the rules (a `[queues]` added at the end, say) are
+    /// moved above them, as they are, so that the rules can be rewritten in
+    /// place; when that would not read back as the same config, the rules
+    /// go to a file beside it.
     pub fn for_config(path: &Path, text: &str) -> SaveTarget {
-        let mut offset = 0;
-        let mut rules_start = None;
-        // Where the comment lines just above the current line start: those
-        // above the first rule are its note, not the head's.
-        let mut comments_from = None;
-        let mut foreign_after = false;
-        for line in text.split_inclusive('\n') {
-            let t = line.trim_start();
-            if t.starts_with('#') {
-                comments_from = comments_from.or(Some(offset));
-            } else if t.starts_with("[[rules]]") && rules_start.is_none() {
-                rules_start = Some(comments_from.unwrap_or(offset));
-            } else if rules_start.is_some()
-                && t.starts_with('[')
-                && !t.starts_with("[[rules")
-                && !t.starts_with("[rules")
-            {
-                foreign_after = true;
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let Some(first) = lines.iter().position(|l| is_rule_header(l)) else {
+            // No rules yet: they are appended.
+            let mut head = text.to_string();
+            if !head.is_empty() && !head.ends_with('\n') {
+                head.push('\n');
             }
-            if !t.starts_with('#') {
-                comments_from = None;
-            }
-            offset += line.len();
+            return SaveTarget::InPlace {
+                path: path.to_path_buf(),
+                head,
+                kept: BTreeMap::new(),
+                moved: Vec::new(),
+            };
+        };
+        // The comment lines right above the first rule are its note.
+        let rules_from = first - comments_above(&lines, first);
+        let mut head = lines[..rules_from].concat();
+        if !head.is_empty() && !head.ends_with('\n') {
+            head.push('\n');
         }
-        match (rules_start, foreign_after) {
-            (_, true) => SaveTarget::Beside {
+        let (moved, names) = tables_after_rules(&lines, first);
+        let kept = kept_of(text, rules_from);
+        if moved.is_empty() {
+            return SaveTarget::InPlace {
+                path: path.to_path_buf(),
+                head,
+                kept,
+                moved: names,
+            };
+        }
+        let gap = if head.is_empty() || head.ends_with("\n\n") {
+            ""
+        } else {
+            "\n"
+        };
+        let head = format!("{head}{gap}{moved}\n");
+        let target = SaveTarget::InPlace {
+            path: path.to_path_buf(),
+            head,
+            kept,
+            moved: names,
+        };
+        // The same settings and rules, read back from the file as it would
+        // be written with the rules as they are.
+        let same = crate::rules::dialect::native::parse(text).is_ok_and(|read| {
+            let mut probe = target.clone();
+            let (_, written, _) = probe.render(&read.rules);
+            crate::config::Config::from_toml("", &written).ok()
+                == crate::config::Config::from_toml("", text).ok()
+                && reads_back(&written, &read.rules)
+        });
+        if same {
+            target
+        } else {
+            SaveTarget::Beside {
                 path: beside(path),
                 config: path.to_path_buf(),
-            },
-            (start, false) => {
-                let head = &text[..start.unwrap_or(text.len())];
-                let mut head = head.to_string();
-                if !head.is_empty() && !head.ends_with('\n') {
-                    head.push('\n');
-                }
-                let kept = kept_of(text, head.lines().count());
-                SaveTarget::InPlace {
-                    path: path.to_path_buf(),
-                    head,
-                    kept,
-                }
             }
         }
     }
@@ -104,7 +130,12 @@ impl SaveTarget {
     /// the rules take their lines in it (`relined`).
     pub fn render(&mut self, rules: &RuleSet) -> (PathBuf, String, String) {
         match self {
-            SaveTarget::InPlace { path, head, kept } => {
+            SaveTarget::InPlace {
+                path,
+                head,
+                kept,
+                moved,
+            } => {
                 let gap = if head.is_empty() || head.ends_with("\n\n") {
                     ""
                 } else {
@@ -117,16 +148,25 @@ impl SaveTarget {
                     let written = rules_text(rules, &BTreeMap::new());
                     format!("{head}{gap}{}\n", written.trim())
                 };
-                let message = format!(
-                    "rules saved in {} (native TOML, the rest of the file kept)",
-                    path.display()
-                );
+                let message = if moved.is_empty() {
+                    format!(
+                        "rules saved in {} (native TOML, the rest of the file kept)",
+                        path.display()
+                    )
+                } else {
+                    format!(
+                        "rules saved in {} (native TOML; {} moved above the rules, as written)",
+                        path.display(),
+                        moved.join(", ")
+                    )
+                };
+                moved.clear();
                 *kept = kept_of(&text, head.lines().count());
                 (path.clone(), text, message)
             }
             SaveTarget::Beside { path, config } => {
                 let message = format!(
-                    "rules saved as native TOML in {} ({} has tables after its rules, so it was left as it is)",
+                    "rules saved as native TOML in {} ({} could not be rewritten without changing it, so it was left as it is: the crawl reads its rules from there, so copy them in)",
                     path.display(),
                     config.display()
                 );
@@ -213,6 +253,11 @@ fn kept_of(text: &str, head_lines: usize) -> BTreeMap<usize, Kept> {
             Some(None) => continue,
             None => lines.len(),
         };
+        // A table that is not a rule ends it too, with the comment lines
+        // right above its header (both moved above the rules).
+        let end = (at + 1..end)
+            .find(|&j| is_other_header(lines[j]))
+            .map_or(end, |j| j - comments_above(&lines, j).min(j - at - 1));
         let own = &lines[at..end.max(at + 1)];
         let last = own.iter().rposition(|l| !l.trim().is_empty()).unwrap_or(0);
         let text = own[..=last].join("\n");
@@ -243,6 +288,52 @@ fn note_start(lines: &[&str], at: usize, floor: usize) -> usize {
         Some(first) => at - above + first,
         None => at,
     }
+}
+
+/// A top-level rule's header.
+fn is_rule_header(line: &str) -> bool {
+    line.trim_start().starts_with("[[rules]]")
+}
+
+/// A table header that is not the rules' (nor their nested tables').
+fn is_other_header(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with('[') && !t.starts_with("[[rules") && !t.starts_with("[rules")
+}
+
+/// How many comment lines stand right above line `at`.
+fn comments_above(lines: &[&str], at: usize) -> usize {
+    lines[..at]
+        .iter()
+        .rev()
+        .take_while(|l| l.trim_start().starts_with('#'))
+        .count()
+}
+
+/// The tables after the rules (from line `first`, the first rule's
+/// header), each from its header to the next rule or the end (the comment
+/// lines right above a rule stay with it), as written; and their headers.
+fn tables_after_rules(lines: &[&str], first: usize) -> (String, Vec<String>) {
+    let mut tables: Vec<String> = Vec::new();
+    let mut names = Vec::new();
+    let mut i = first;
+    while i < lines.len() {
+        if !is_other_header(lines[i]) {
+            i += 1;
+            continue;
+        }
+        names.push(lines[i].trim().to_string());
+        let next_rule = (i + 1..lines.len())
+            .find(|&j| is_rule_header(lines[j]))
+            .unwrap_or(lines.len());
+        let end = next_rule - comments_above(lines, next_rule).min(next_rule - i - 1);
+        // With the comment lines right above its header.
+        let from = i - comments_above(lines, i).min(i - first - 1);
+        let table = lines[from..end].concat();
+        tables.push(table.trim_end().to_string());
+        i = end;
+    }
+    (tables.join("\n\n"), names)
 }
 
 fn beside(path: &Path) -> PathBuf {
@@ -486,10 +577,41 @@ mod tests {
         assert_eq!(again, text);
     }
 
+    /// Tables after the rules move above them, as written (with their
+    /// comments), so that the config keeps its rules in place.
     #[test]
-    fn a_table_after_the_rules_means_a_file_beside() {
-        let text = format!("{CONFIG}\n[queues]\nfollow = 3\n");
-        let mut target = SaveTarget::for_config(Path::new("dir/c.toml"), &text);
+    fn tables_after_the_rules_move_above_them() {
+        let text = "# my crawl\n[crawl]\nstart = [\"http://h/\"]\n\n[[rules]]\nname = \"a\"  # kept\naction = \"exclude\"\n\n# weights\n[queues]\nfollow = 3\n\n# b's note\n[[rules]]\nname = \"b\"\n";
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), text);
+        let rules = native::parse(text).expect("rules").rules;
+        let (path, saved, message) = target.render(&rules);
+        assert_eq!(path, Path::new("c.toml"));
+        assert_eq!(
+            saved,
+            "# my crawl\n[crawl]\nstart = [\"http://h/\"]\n\n# weights\n[queues]\nfollow = 3\n\n[[rules]]\nname = \"a\"  # kept\naction = \"exclude\"\n\n# b's note\n[[rules]]\nname = \"b\"\n"
+        );
+        assert!(
+            message.contains("[queues] moved above the rules"),
+            "{message}"
+        );
+        assert_eq!(
+            crate::config::Config::from_toml("", &saved).ok(),
+            crate::config::Config::from_toml("", text).ok()
+        );
+        // Said once: the next save finds the file in order.
+        let lined = relined(&rules, &saved).expect("same rules");
+        let (_, again, message) = target.render(&lined);
+        assert_eq!(again, saved);
+        assert!(!message.contains("moved"), "{message}");
+    }
+
+    /// A layout that moving tables would change (a nested rule after a
+    /// table) is left as it is: the rules go to a file beside it.
+    #[test]
+    fn a_layout_that_cannot_move_means_a_file_beside() {
+        let text = "[crawl]\nstart = [\"http://h/\"]\n\n[[rules]]\nname = \"a\"\n\n[queues]\nfollow = 3\n\n[[rules.rules]]\nname = \"b\"\n";
+        native::parse(text).expect("valid TOML, if odd");
+        let mut target = SaveTarget::for_config(Path::new("dir/c.toml"), text);
         assert_eq!(
             target,
             SaveTarget::Beside {
@@ -497,7 +619,7 @@ mod tests {
                 config: PathBuf::from("dir/c.toml")
             }
         );
-        let rules = native::parse(CONFIG).expect("rules").rules;
+        let rules = native::parse(text).expect("rules").rules;
         let (_, body, message) = target.render(&rules);
         assert!(message.contains("dir/c.rules.toml"));
         assert_eq!(native::parse(&body).expect("parses").rules.rules.len(), 1);
