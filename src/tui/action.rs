@@ -34,6 +34,8 @@ pub enum Action {
     /// The record asked for by id, with its referrer chain, or why it could
     /// not be read.
     Record(u64, Result<Box<RecordView>, String>),
+    /// What the log holds for a URL typed in Explain.
+    Logged(String, crate::tui::app::Logged),
     /// Progress or the result of the what-if count with this number.
     WhatIf(u64, Box<Report>),
     /// A command could not be handed to the crawl (it has ended, or is

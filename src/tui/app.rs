@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-pub use explain::{ExplainFocus, ExplainState};
+pub use explain::{ExplainFocus, ExplainState, Logged};
 pub use form::{Form, FormFocus, MATCHER_KEYS};
 pub use log::LogState;
 pub use queues::QueuesState;
@@ -101,6 +101,8 @@ pub enum Request {
     },
     /// Read one record and its referrer chain.
     Record(u64),
+    /// Look a URL (normalized) up in the log, for Explain.
+    Logged(String),
     /// Count verdict changes over the whole log; a newer one replaces it.
     WhatIf {
         old: Arc<CompiledRules>,
@@ -239,6 +241,7 @@ impl App {
             }
             Action::LogPage(page) => self.log_page(page),
             Action::Record(id, read) => self.log.take_record(id, read),
+            Action::Logged(url, logged) => self.take_logged(url, logged),
             Action::WhatIf(seq, report) => {
                 if let Overlay::WhatIf(current) = &mut self.overlay
                     && seq == self.whatif_seq
@@ -379,8 +382,7 @@ impl App {
             View::Log => self.log_refresh(),
             View::Explain => {
                 self.explain.editing = true;
-                let rules = self.rules.compiled.clone();
-                self.explain.evaluate(&rules);
+                self.explain_now();
             }
             _ => {}
         }

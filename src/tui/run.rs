@@ -243,6 +243,17 @@ fn carry_out(
                 let _ = results.blocking_send(Action::Record(id, read));
             });
         }
+        Request::Logged(url) => {
+            let (log, results) = (log.clone(), results.clone());
+            tokio::task::spawn_blocking(move || {
+                let found = log.id_of(&url).and_then(|id| match id {
+                    Some(id) => Ok(log.get(id)?.map(|record| (id, record))),
+                    None => Ok(None),
+                });
+                let logged = found.map_err(|e| e.to_string());
+                let _ = results.blocking_send(Action::Logged(url, logged));
+            });
+        }
         Request::WhatIf {
             old,
             new,

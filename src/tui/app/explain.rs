@@ -8,9 +8,10 @@ use std::sync::Arc;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use tui_input::Input;
 
-use super::App;
+use super::{App, Request};
 use crate::cli::{PENDING_HINT, verdict_text};
 use crate::rules::{CompiledRules, Known, TraceMode, UrlFacts, normalize};
+use crate::store::UrlRecord;
 use crate::tui::input::text_request;
 
 /// Which input has the keys.
@@ -33,12 +34,54 @@ pub struct ExplainState {
     /// The verdict and trace as text, or why there is none.
     pub result: String,
     pub scroll: u16,
+    /// The URL evaluated (normalized), to look up in the crawl's log.
+    pub url_now: Option<String>,
+    /// The URL last asked about in the log.
+    asked: Option<String>,
+    /// The URL last looked up in the log, and what the log said of it.
+    pub logged: Option<(String, Logged)>,
+}
+
+/// What the crawl's log holds for a URL: its id and record, nothing, or
+/// why it could not be read.
+pub type Logged = Result<Option<(u64, UrlRecord)>, String>;
+
+impl ExplainState {
+    /// What the crawl did with the URL evaluated, as lines under its
+    /// verdict; `None` while the log has not answered for it.
+    pub fn logged_text(&self) -> Option<String> {
+        let (url, logged) = self.logged.as_ref()?;
+        if Some(url) != self.url_now.as_ref() {
+            return None;
+        }
+        Some(match logged {
+            Ok(Some((id, r))) => {
+                let mut text = format!(
+                    "in the crawl's log: #{id} {} — {}",
+                    r.state.name(),
+                    r.reason
+                );
+                // The layers the rules cannot see: robots.txt, depth, nofollow.
+                let is_rule = |rule: &str| rule.chars().all(|c| c.is_ascii_digit() || c == '.');
+                for t in r.trace.iter().filter(|t| !is_rule(&t.rule)) {
+                    text.push_str(&format!("\n    {} {}: {}", t.rule, t.step, t.detail));
+                }
+                text.push_str("\n  (3 URL log, / this URL: all the log holds for it)");
+                text
+            }
+            Ok(None) => {
+                "not in the crawl's log: not met by the crawl (or filtered without a record)".into()
+            }
+            Err(e) => format!("the crawl's log could not be read: {e}"),
+        })
+    }
 }
 
 impl ExplainState {
     /// Evaluates the inputs under `rules`.
     pub fn evaluate(&mut self, rules: &Arc<CompiledRules>) {
         self.scroll = 0;
+        self.url_now = None;
         let text = self.url.value().trim();
         if text.is_empty() {
             self.result = "Type a URL to see its verdict and the trace of every rule.".into();
@@ -51,6 +94,7 @@ impl ExplainState {
                 return;
             }
         };
+        self.url_now = Some(url.to_string());
         let address = self.address.value().trim();
         let address = if address.is_empty() {
             None
@@ -133,10 +177,28 @@ impl App {
             _ => {
                 if let Some(r) = text_request(key) {
                     e.input().handle(r);
-                    let rules = self.rules.compiled.clone();
-                    self.explain.evaluate(&rules);
+                    self.explain_now();
                 }
             }
         }
+    }
+
+    /// Evaluates the Explain inputs under the edited rules, and asks the
+    /// crawl's log about the URL when it is one not asked about yet.
+    pub(super) fn explain_now(&mut self) {
+        let rules = self.rules.compiled.clone();
+        self.explain.evaluate(&rules);
+        let Some(url) = self.explain.url_now.clone() else {
+            return;
+        };
+        if self.explain.asked.as_ref() != Some(&url) {
+            self.explain.asked = Some(url.clone());
+            self.request(Request::Logged(url));
+        }
+    }
+
+    /// The log's answer about a URL typed in Explain.
+    pub(super) fn take_logged(&mut self, url: String, logged: Logged) {
+        self.explain.logged = Some((url, logged));
     }
 }

@@ -585,6 +585,73 @@ fn explain_strips_the_content_types_parameters() {
     );
 }
 
+/// A URL typed in Explain is looked up in the crawl's log, once, and what
+/// the crawl did with it (robots.txt, which the rules cannot see) is shown
+/// under its verdict while the same URL stays typed.
+#[test]
+fn explain_shows_what_the_crawl_did_with_the_url() {
+    use crate::store::{State, TraceLine, UrlRecord};
+    let mut app = app();
+    app.update(ch('4'));
+    app.take_requests();
+    typed(&mut app, "http://h/tmp/x");
+    let asked: Vec<String> = app
+        .take_requests()
+        .into_iter()
+        .filter_map(|r| match r {
+            Request::Logged(url) => Some(url),
+            _ => None,
+        })
+        .collect();
+    // One request a URL as typed, the last for the whole URL.
+    assert_eq!(asked.last().map(String::as_str), Some("http://h/tmp/x"));
+    let record = UrlRecord {
+        url: "http://h/tmp/x".into(),
+        state: State::Filtered,
+        reason: "disallowed by robots.txt line 3".into(),
+        trace: vec![TraceLine {
+            rule: "robots".into(),
+            name: "robots.txt".into(),
+            line: 3,
+            step: "disallowed".into(),
+            detail: "Disallow: /tmp/".into(),
+        }],
+        ..UrlRecord::default()
+    };
+    app.update(Action::Logged(
+        "http://h/tmp/x".into(),
+        Ok(Some((7, record))),
+    ));
+    let shown = app.explain.logged_text().expect("answered");
+    assert!(
+        shown.contains("#7 filtered — disallowed by robots.txt line 3"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("robots disallowed: Disallow: /tmp/"),
+        "{shown}"
+    );
+    // Another content type: the same URL, not asked again.
+    app.update(key(KeyCode::Tab));
+    typed(&mut app, "text/html");
+    assert!(
+        !app.take_requests()
+            .iter()
+            .any(|r| matches!(r, Request::Logged(_)))
+    );
+    assert!(app.explain.logged_text().is_some());
+    // Another URL: nothing shown until the log answers for it.
+    app.update(key(KeyCode::BackTab));
+    typed(&mut app, "y");
+    assert_eq!(app.explain.logged_text(), None);
+    app.update(Action::Logged("http://h/tmp/xy".into(), Ok(None)));
+    assert!(
+        app.explain
+            .logged_text()
+            .is_some_and(|t| t.contains("not in the crawl's log"))
+    );
+}
+
 #[test]
 fn rule_hits_count_only_for_the_applied_list() {
     let mut app = app();

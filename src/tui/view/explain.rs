@@ -44,7 +44,12 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         Paragraph::new(text).block(Block::bordered().title(title)),
         inputs,
     );
-    let lines: Vec<Line<'_>> = e.result.lines().map(|l| Line::from(safe(l))).collect();
+    let mut lines: Vec<Line<'_>> = e.result.lines().map(|l| Line::from(safe(l))).collect();
+    // What the crawl did with it, which the rules alone cannot say.
+    if let Some(logged) = e.logged_text() {
+        lines.push(Line::default());
+        lines.extend(logged.lines().map(|l| Line::from(safe(l)).cyan()));
+    }
     // Wrapped, not cut: a rule's name and its step can be longer than a
     // narrow terminal, and the end of the line is the verdict.
     frame.render_widget(
