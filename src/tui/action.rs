@@ -35,7 +35,7 @@ pub enum Action {
     /// not be read.
     Record(u64, Result<Box<RecordView>, String>),
     /// What the log holds for a URL typed in Explain.
-    Logged(String, crate::tui::app::Logged),
+    Logged(String, Box<crate::tui::app::Logged>),
     /// Progress or the result of the what-if count with this number.
     WhatIf(u64, Box<Report>),
     /// A command could not be handed to the crawl (it has ended, or is

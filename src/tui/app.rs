@@ -241,7 +241,7 @@ impl App {
             }
             Action::LogPage(page) => self.log_page(page),
             Action::Record(id, read) => self.log.take_record(id, read),
-            Action::Logged(url, logged) => self.take_logged(url, logged),
+            Action::Logged(url, logged) => self.take_logged(url, *logged),
             Action::WhatIf(seq, report) => {
                 if let Overlay::WhatIf(current) = &mut self.overlay
                     && seq == self.whatif_seq

@@ -251,7 +251,7 @@ fn carry_out(
                     None => Ok(None),
                 });
                 let logged = found.map_err(|e| e.to_string());
-                let _ = results.blocking_send(Action::Logged(url, logged));
+                let _ = results.blocking_send(Action::Logged(url, Box::new(logged)));
             });
         }
         Request::WhatIf {

@@ -620,7 +620,7 @@ fn explain_shows_what_the_crawl_did_with_the_url() {
     };
     app.update(Action::Logged(
         "http://h/tmp/x".into(),
-        Ok(Some((7, record))),
+        Box::new(Ok(Some((7, record)))),
     ));
     let shown = app.explain.logged_text().expect("answered");
     assert!(
@@ -644,7 +644,7 @@ fn explain_shows_what_the_crawl_did_with_the_url() {
     app.update(key(KeyCode::BackTab));
     typed(&mut app, "y");
     assert_eq!(app.explain.logged_text(), None);
-    app.update(Action::Logged("http://h/tmp/xy".into(), Ok(None)));
+    app.update(Action::Logged("http://h/tmp/xy".into(), Box::new(Ok(None))));
     assert!(
         app.explain
             .logged_text()
