@@ -172,6 +172,35 @@ action = "exclude"
     assert_eq!(v["fetch"], false);
 }
 
+/// With a config, the text says when the crawl's own depth limits would
+/// refuse a URL the rules let through.
+#[test]
+fn explain_text_names_the_configs_depth_limits() {
+    let (_dir, config) = rules_file(
+        "c.toml",
+        "[crawl]\nstart = [\"http://a.test/\"]\nmax_link_depth = 2\nmax_path_depth = 1\n",
+    );
+    let said = |args: &[&str]| {
+        let mut all = vec!["explain", "--rules", path_str(&config)];
+        all.extend(args);
+        let out = run(&all);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let deep = said(&["--link-depth", "5", "http://a.test/x"]);
+    assert!(
+        deep.contains("crawler: beyond max_link_depth 2 (link depth 5)"),
+        "{deep}"
+    );
+    let long = said(&["http://a.test/a/b/c"]);
+    assert!(
+        long.contains("crawler: beyond max_path_depth 1 (path depth 3)"),
+        "{long}"
+    );
+    let fine = said(&["http://a.test/a"]);
+    assert!(!fine.contains("crawler:"), "{fine}");
+}
+
 #[test]
 fn check_streams_and_reports_bad_urls() {
     let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);

@@ -181,6 +181,7 @@ pub fn explain(
     let robots = robots
         .map(|path| RobotsFile::load(path, &args.rules, loaded.dialect))
         .transpose()?;
+    let limits = depth_limits(args, &loaded);
     let mut scratch = compiled.scratch();
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -215,6 +216,14 @@ pub fn explain(
             } else {
                 let text = verdict_robots_text(url.as_str(), &verdict, &compiled, robots.as_ref());
                 write!(out, "{text}")?;
+                if verdict.fetch
+                    && let Some(beyond) = limits.and_then(|l| l.beyond(&url, known.link_depth))
+                {
+                    writeln!(
+                        out,
+                        "  crawler: {beyond}: a crawl with this config logs it as filtered"
+                    )?;
+                }
             }
         }
         out.flush()
@@ -225,6 +234,47 @@ pub fn explain(
     } else {
         Ok(ExitCode::SUCCESS)
     }
+}
+
+/// The crawl's depth limits, when the rules come from a native config
+/// (other dialects hold rules only).
+#[derive(Debug, Clone, Copy)]
+struct DepthLimits {
+    link: u32,
+    path: u32,
+}
+
+impl DepthLimits {
+    /// Why the crawler would refuse `url` at `link_depth` after the rules
+    /// let it through, as the crawl's log would say it.
+    fn beyond(self, url: &url::Url, link_depth: u32) -> Option<String> {
+        let path_depth = url.path().bytes().filter(|&b| b == b'/').count() as u32;
+        if link_depth > self.link {
+            Some(format!(
+                "beyond max_link_depth {} (link depth {link_depth})",
+                self.link
+            ))
+        } else if path_depth > self.path {
+            Some(format!(
+                "beyond max_path_depth {} (path depth {path_depth})",
+                self.path
+            ))
+        } else {
+            None
+        }
+    }
+}
+
+fn depth_limits(args: &RulesArgs, loaded: &Loaded) -> Option<DepthLimits> {
+    if loaded.dialect != Dialect::Native {
+        return None;
+    }
+    let text = std::fs::read_to_string(&args.rules).ok()?;
+    let config = crate::config::Config::from_toml(&loaded.file, &text).ok()?;
+    Some(DepthLimits {
+        link: config.crawl.max_link_depth,
+        path: config.crawl.max_path_depth,
+    })
 }
 
 /// Streams stdin to stdout one line at a time: memory stays flat however
