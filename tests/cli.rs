@@ -199,6 +199,11 @@ fn explain_text_names_the_configs_depth_limits() {
     );
     let fine = said(&["http://a.test/a"]);
     assert!(!fine.contains("crawler:"), "{fine}");
+    let ftp = said(&["ftp://a.test/x"]);
+    assert!(
+        ftp.contains("crawler: a ftp URL: the crawler fetches only http and https"),
+        "{ftp}"
+    );
 }
 
 #[test]

@@ -217,12 +217,9 @@ pub fn explain(
                 let text = verdict_robots_text(url.as_str(), &verdict, &compiled, robots.as_ref());
                 write!(out, "{text}")?;
                 if verdict.fetch
-                    && let Some(beyond) = limits.and_then(|l| l.beyond(&url, known.link_depth))
+                    && let Some(why) = crawler_refusal(&url, known.link_depth, limits)
                 {
-                    writeln!(
-                        out,
-                        "  crawler: {beyond}: a crawl with this config logs it as filtered"
-                    )?;
+                    writeln!(out, "  crawler: {why}")?;
                 }
             }
         }
@@ -263,6 +260,21 @@ impl DepthLimits {
             None
         }
     }
+}
+
+/// Why the crawler itself would not fetch a URL the rules let through: a
+/// scheme it does not fetch, or (with a config) its depth limits.
+fn crawler_refusal(url: &url::Url, link_depth: u32, limits: Option<DepthLimits>) -> Option<String> {
+    if !matches!(url.scheme(), "http" | "https") {
+        return Some(format!(
+            "a {} URL: the crawler fetches only http and https, and keeps no link to any other",
+            url.scheme()
+        ));
+    }
+    let beyond = limits?.beyond(url, link_depth)?;
+    Some(format!(
+        "{beyond}: a crawl with this config logs it as filtered"
+    ))
 }
 
 fn depth_limits(args: &RulesArgs, loaded: &Loaded) -> Option<DepthLimits> {
