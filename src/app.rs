@@ -113,13 +113,15 @@ fn start_line(text: &str, url: &str) -> String {
     found.map(|i| format!(":{}", i + 1)).unwrap_or_default()
 }
 
+fn no_terminal() -> AppError {
+    AppError::Input("the console needs a terminal: run with --headless to crawl without it".into())
+}
+
 async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     let (config, rule_set, rules) = load(&request.config_file, &request.config_text)?;
     // The console needs a terminal; checked before anything is opened.
     if !request.headless && !std::io::stdout().is_terminal() {
-        return Err(AppError::Input(
-            "the console needs a terminal: run with --headless to crawl without it".into(),
-        ));
+        return Err(no_terminal());
     }
     let start = check_start(&rules, &config.crawl.start).map_err(|e| {
         let url = match &e {
@@ -342,6 +344,10 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool) -> String {
 /// `crawlspace demo`: serve the built-in site on 127.0.0.1 and crawl it
 /// with `config/demo.toml`, in a fresh folder under the system temp dir.
 pub fn demo(headless: bool) -> Result<Stats, AppError> {
+    // Before the site is served and its folder made: nothing to undo.
+    if !headless && !std::io::stdout().is_terminal() {
+        return Err(no_terminal());
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

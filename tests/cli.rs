@@ -206,6 +206,30 @@ fn explain_text_names_the_configs_depth_limits() {
     );
 }
 
+/// The console without a terminal is refused before anything starts: the
+/// demo serves no site and makes no folder.
+#[test]
+fn the_console_needs_a_terminal() {
+    let child = bin()
+        .arg("demo")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let pid = child.id();
+    let out = child.wait_with_output().expect("exits");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("the console needs a terminal: run with --headless"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(text(&out.stdout), "", "no site announced");
+    let folder = std::env::temp_dir().join(format!("crawlspace-demo-{pid}"));
+    assert!(!folder.exists(), "{}", folder.display());
+}
+
 #[test]
 fn check_streams_and_reports_bad_urls() {
     let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);
