@@ -356,10 +356,8 @@ impl App {
             KeyCode::Char('q') if self.rules.unsaved() && !quit_asked => {
                 self.quit_asked = true;
                 self.message_seen = None;
-                self.message = Some(
-                    "the rules file holds other rules than these: w saves these; q again quits and leaves the file as it is"
-                        .into(),
-                );
+                self.message =
+                    Some("the rules file differs from this list: w saves it; q again quits".into());
             }
             KeyCode::Char('q') => self.quit = true,
             KeyCode::Char('?') => self.overlay = Overlay::Help { scroll: 0 },

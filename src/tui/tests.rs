@@ -290,6 +290,38 @@ fn screen(app: &App) -> String {
     format!("{}", terminal.backend())
 }
 
+/// A trace layer whose id is its name, longer than the id column, reads
+/// once and apart from its step.
+#[test]
+fn a_long_layer_name_reads_once_in_the_trace() {
+    let mut app = app((120, 36));
+    log_view(&mut app, 2);
+    let (id, mut record) = log_rows()[2].clone();
+    record.trace.insert(
+        0,
+        TraceLine {
+            rule: "live-rules".into(),
+            name: "live-rules".into(),
+            line: 0,
+            step: "matched".into(),
+            detail: "queued when new rules were applied".into(),
+        },
+    );
+    app.update(Action::Record(
+        id,
+        Ok(Box::new(RecordView {
+            id,
+            record,
+            chain: Vec::new(),
+        })),
+    ));
+    let shown = screen(&app);
+    assert!(
+        shown.contains("  live-rules  matched — queued when new rules were applied"),
+        "{shown}"
+    );
+}
+
 /// `r` right after a move jumps to the referrer of the row now selected,
 /// before its detail has come.
 #[test]

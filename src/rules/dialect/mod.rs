@@ -161,9 +161,20 @@ pub fn parse_text(file: &str, text: &str, choice: DialectChoice) -> Result<Loade
         DialectChoice::Given(d) => d,
         DialectChoice::Auto => detect(text),
     };
-    let parsed = dialect
-        .parse(text)
-        .map_err(|e| RuleFileError::at(file, e))?;
+    let parsed = dialect.parse(text).map_err(|mut e| {
+        // Native is the guess for whatever no other dialect claims: a file
+        // of another kind must not read as a TOML typo only.
+        if choice == DialectChoice::Auto
+            && dialect == Dialect::Native
+            && e.message.starts_with("bad TOML")
+            && !file.ends_with(".toml")
+        {
+            e.message.push_str(
+                " (read as native TOML: no other dialect's lines were recognised; --dialect names one)",
+            );
+        }
+        RuleFileError::at(file, e)
+    })?;
     Ok(Loaded {
         file: file.to_string(),
         dialect,

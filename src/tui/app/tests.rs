@@ -726,7 +726,7 @@ fn quitting_with_the_file_holding_other_rules_asks_again() {
     app.update(ch('q'));
     assert!(!app.should_quit());
     let said = app.message.clone().unwrap_or_default();
-    assert!(said.contains("w saves these"), "{said}");
+    assert!(said.contains("w saves it"), "{said}");
     app.update(ch('w'));
     assert!(!app.rules.unsaved());
     app.update(ch('q'));

@@ -340,9 +340,22 @@ fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
         } else {
             String::new()
         };
+        // A layer's id is its name ("live-rules"): said once, and an id
+        // as long as its column still gets a space after it.
+        let id = safe(&t.rule);
+        let id = if id.chars().count() >= 8 {
+            format!("  {id} ")
+        } else {
+            format!("  {id:<8}")
+        };
+        let name = if t.name == t.rule {
+            String::new()
+        } else {
+            safe(&t.name)
+        };
         lines.push(Line::from(vec![
-            Span::raw(format!("  {:<8}", safe(&t.rule))).cyan(),
-            Span::raw(format!("{}{line} ", safe(&t.name))),
+            Span::raw(id).cyan(),
+            Span::raw(format!("{name}{line} ")),
             Span::raw(safe(&t.step)).bold(),
             Span::raw(if t.detail.is_empty() {
                 String::new()
