@@ -182,10 +182,23 @@ impl SaveTarget {
 /// text only while the rule is unchanged), or as the writer prints it.
 fn rules_text(rules: &RuleSet, kept: &BTreeMap<usize, Kept>) -> String {
     let mut out = String::new();
+    let mut used = std::collections::HashSet::new();
     for rule in &rules.rules {
-        let kept = kept
-            .get(&rule.origin.line)
-            .filter(|k| k.rule.name == rule.name);
+        // By the line the rule had, under its name; else, when its line is
+        // stale (an undo brings back the lines from before a save), the
+        // first entry not used yet that holds the very same rule.
+        let by_line = kept
+            .get_key_value(&rule.origin.line)
+            .filter(|(at, k)| k.rule.name == rule.name && !used.contains(*at));
+        let found = by_line.or_else(|| {
+            kept.iter().find(|(at, k)| {
+                !used.contains(*at) && k.rule.name == rule.name && same_rule(&k.rule, rule)
+            })
+        });
+        let kept = found.map(|(at, k)| {
+            used.insert(*at);
+            k
+        });
         out.push('\n');
         if let Some(note) = kept.and_then(|k| k.note.as_deref()) {
             out.push_str(note);
@@ -533,6 +546,23 @@ mod tests {
         let lined = relined(&rules, &saved).expect("same rules");
         let (_, again, _) = target.render(&lined);
         assert_eq!(again, saved);
+    }
+
+    /// An undo brings back the lines rules had before a save: a rule met at
+    /// a stale line keeps its text all the same, found by its content.
+    #[test]
+    fn rules_with_stale_lines_keep_their_text() {
+        let b = "[[rules]]\nname = \"b\"\n# inside b\naction = \"exclude\"";
+        let text = format!("{CONFIG}\n# above b\n{b}\n");
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), &text);
+        let before = native::parse(&text).expect("rules").rules;
+        let mut edited = before.clone();
+        edited.rules.insert(1, Rule::new("new", 0));
+        let (_, saved, _) = target.render(&edited);
+        assert!(saved.contains(b), "{saved}");
+        // Undone: the rules as they were, with the lines of the old file.
+        let (_, undone, _) = target.render(&before);
+        assert_eq!(undone, text);
     }
 
     /// Kept text that would not read back as the rules saved is not used:
