@@ -94,12 +94,19 @@ impl SaveTarget {
                 moved: names,
             };
         }
-        let gap = if head.is_empty() || head.ends_with("\n\n") {
+        // Above the comments that end the head (a heading for the rules),
+        // not under them.
+        let (body, heading) = split_heading(&head);
+        let gap = if body.is_empty() || body.ends_with("\n\n") {
             ""
         } else {
             "\n"
         };
-        let head = format!("{head}{gap}{moved}\n");
+        let head = if heading.is_empty() {
+            format!("{body}{gap}{moved}\n")
+        } else {
+            format!("{body}{gap}{moved}\n\n{heading}")
+        };
         let target = SaveTarget::InPlace {
             path: path.to_path_buf(),
             head,
@@ -301,6 +308,27 @@ fn note_start(lines: &[&str], at: usize, floor: usize) -> usize {
         Some(first) => at - above + first,
         None => at,
     }
+}
+
+/// `head` cut before the comment and blank lines that end it, when they
+/// hold a comment: what comes before, and those lines.
+fn split_heading(head: &str) -> (&str, &str) {
+    let lines: Vec<&str> = head.split_inclusive('\n').collect();
+    let tail = lines
+        .iter()
+        .rev()
+        .take_while(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        .count();
+    let tail_lines = &lines[lines.len() - tail..];
+    // Blank lines before the first comment stay with the body.
+    let Some(first) = tail_lines.iter().position(|l| !l.trim().is_empty()) else {
+        return (head, "");
+    };
+    let cut: usize = lines[..lines.len() - tail + first]
+        .iter()
+        .map(|l| l.len())
+        .sum();
+    head.split_at(cut)
 }
 
 /// A top-level rule's header.
@@ -633,6 +661,20 @@ mod tests {
         let (_, again, message) = target.render(&lined);
         assert_eq!(again, saved);
         assert!(!message.contains("moved"), "{message}");
+    }
+
+    /// A heading that ends the head (above the rules) stays above the
+    /// rules: moved tables go before it.
+    #[test]
+    fn moved_tables_go_above_the_rules_heading() {
+        let text = "[crawl]\nstart = [\"http://h/\"]\n\n# ---- the rules\n\n# a's note\n[[rules]]\nname = \"a\"\n\n[queues]\nfollow = 3\n";
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), text);
+        let rules = native::parse(text).expect("rules").rules;
+        let (_, saved, _) = target.render(&rules);
+        assert_eq!(
+            saved,
+            "[crawl]\nstart = [\"http://h/\"]\n\n[queues]\nfollow = 3\n\n# ---- the rules\n\n# a's note\n[[rules]]\nname = \"a\"\n"
+        );
     }
 
     /// A layout that moving tables would change (a nested rule after a
