@@ -439,7 +439,10 @@ impl App {
             View::Rules => self.rules.select_step(up),
             View::Queues => self.queues.select_step(up),
             View::Log => self.log_step(up),
-            View::Explain => self.explain.scroll_step(up),
+            View::Explain => {
+                let (most, _) = crate::tui::view::explain_scroll_limits(self);
+                self.explain.scroll_by(up, 1, most);
+            }
         }
     }
 

@@ -127,11 +127,16 @@ impl ExplainState {
             .replace(PENDING_HINT, "(set the fields above)");
     }
 
-    pub fn scroll_step(&mut self, up: bool) {
+    /// Scrolls the verdict `by` rows, within `most` (its last row at the
+    /// bottom of the pane).
+    pub fn scroll_by(&mut self, up: bool, by: u16, most: u16) {
+        // From where the pane shows, which may be short of the scroll
+        // asked for (a shorter verdict, a taller terminal).
+        let now = self.scroll.min(most);
         self.scroll = if up {
-            self.scroll.saturating_sub(1)
+            now.saturating_sub(by)
         } else {
-            self.scroll.saturating_add(1)
+            now.saturating_add(by).min(most)
         };
     }
 
@@ -146,12 +151,15 @@ impl ExplainState {
 
 impl App {
     pub(super) fn explain_key(&mut self, key: KeyEvent) {
+        let (most, page) = crate::tui::view::explain_scroll_limits(self);
         let e = &mut self.explain;
         if !e.editing {
             match key.code {
                 KeyCode::Enter | KeyCode::Char('i') | KeyCode::Char('/') => e.editing = true,
-                KeyCode::Up | KeyCode::Char('k') => e.scroll_step(true),
-                KeyCode::Down | KeyCode::Char('j') => e.scroll_step(false),
+                KeyCode::Up | KeyCode::Char('k') => e.scroll_by(true, 1, most),
+                KeyCode::Down | KeyCode::Char('j') => e.scroll_by(false, 1, most),
+                KeyCode::PageUp => e.scroll_by(true, page, most),
+                KeyCode::PageDown => e.scroll_by(false, page, most),
                 _ => {}
             }
             return;
@@ -172,8 +180,8 @@ impl App {
                     ExplainFocus::Address => ExplainFocus::ContentType,
                 }
             }
-            KeyCode::PageUp => e.scroll_step(true),
-            KeyCode::PageDown => e.scroll_step(false),
+            KeyCode::PageUp => e.scroll_by(true, page, most),
+            KeyCode::PageDown => e.scroll_by(false, page, most),
             _ => {
                 if let Some(r) = text_request(key) {
                     e.input().handle(r);

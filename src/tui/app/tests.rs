@@ -652,6 +652,34 @@ fn explain_shows_what_the_crawl_did_with_the_url() {
     );
 }
 
+/// PgDn moves the verdict a page and stops with its last row at the
+/// bottom: the pane never scrolls past its text into blank rows.
+#[test]
+fn explain_pages_stop_at_the_end_of_the_verdict() {
+    let mut app = app();
+    app.update(Action::Resize(60, 14));
+    app.update(ch('4'));
+    typed(&mut app, "http://h/a.pdf");
+    app.update(key(KeyCode::Esc));
+    let (most, page) = crate::tui::view::explain_scroll_limits(&app);
+    assert!(
+        most > page,
+        "a verdict taller than two pages: {most} {page}"
+    );
+    app.update(key(KeyCode::PageDown));
+    assert_eq!(app.explain.scroll, page);
+    for _ in 0..20 {
+        app.update(key(KeyCode::PageDown));
+    }
+    assert_eq!(app.explain.scroll, most);
+    app.update(key(KeyCode::PageUp));
+    assert_eq!(app.explain.scroll, most - page);
+    // A short verdict in a tall pane does not scroll at all.
+    app.update(Action::Resize(120, 50));
+    app.update(key(KeyCode::PageDown));
+    assert_eq!(app.explain.scroll, 0);
+}
+
 #[test]
 fn rule_hits_count_only_for_the_applied_list() {
     let mut app = app();

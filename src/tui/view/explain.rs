@@ -13,8 +13,7 @@ use crate::tui::app::{App, ExplainFocus};
 
 pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let e = &app.explain;
-    let [inputs, result] =
-        Layout::vertical([Constraint::Length(5), Constraint::Min(3)]).areas(area);
+    let [inputs, result] = areas(area);
     let width = usize::from(inputs.width.saturating_sub(20));
     let line = |label: &'static str, input: &Input, focus: ExplainFocus| {
         let active = e.editing && e.focus == focus;
@@ -44,6 +43,18 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         Paragraph::new(text).block(Block::bordered().title(title)),
         inputs,
     );
+    let scroll = e.scroll.min(max_scroll_in(app, result));
+    frame.render_widget(result_paragraph(app).scroll((scroll, 0)), result);
+}
+
+/// The inputs, and the verdict under them.
+fn areas(area: Rect) -> [Rect; 2] {
+    Layout::vertical([Constraint::Length(5), Constraint::Min(3)]).areas(area)
+}
+
+/// The verdict and its trace, then what the crawl did with the URL.
+fn result_paragraph(app: &App) -> Paragraph<'_> {
+    let e = &app.explain;
     let mut lines: Vec<Line<'_>> = e.result.lines().map(|l| Line::from(safe(l))).collect();
     // What the crawl did with it, which the rules alone cannot say.
     if let Some(logged) = e.logged_text() {
@@ -52,11 +63,23 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     }
     // Wrapped, not cut: a rule's name and its step can be longer than a
     // narrow terminal, and the end of the line is the verdict.
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .scroll((e.scroll, 0))
-            .block(Block::bordered().title(" verdict and trace ")),
-        result,
-    );
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(Block::bordered().title(" verdict and trace "))
+}
+
+/// How far the verdict pane scrolls (its last row at the bottom), and the
+/// rows it shows: a page.
+pub fn explain_scroll_limits(app: &App) -> (u16, u16) {
+    let [_, body, _] = super::layout::bands(Rect::new(0, 0, app.size.0, app.size.1));
+    let [_, result] = areas(body);
+    (
+        max_scroll_in(app, result),
+        result.height.saturating_sub(2).max(1),
+    )
+}
+
+fn max_scroll_in(app: &App, pane: Rect) -> u16 {
+    let rows = result_paragraph(app).line_count(pane.width.saturating_sub(2));
+    u16::try_from(rows.saturating_sub(usize::from(pane.height))).unwrap_or(u16::MAX)
 }

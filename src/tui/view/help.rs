@@ -80,7 +80,10 @@ const LOG_KEYS: &[(&str, &str)] = &[
 const EXPLAIN_KEYS: &[(&str, &str)] = &[
     ("type", "the URL; the verdict and trace follow every key"),
     ("Tab / ↑ ↓", "URL, content type, address inputs"),
-    ("PgUp / PgDn", "scroll the trace"),
+    (
+        "PgUp / PgDn",
+        "scroll the verdict and trace a page (j / k a row, after Esc)",
+    ),
     (
         "Esc",
         "stop typing (then 1-4, q, ? work; Enter types again)",

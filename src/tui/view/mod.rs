@@ -19,6 +19,7 @@ use ratatui::widgets::{Paragraph, Tabs};
 use super::app::{App, Overlay, View};
 use crate::cli::escape_control;
 
+pub use explain::explain_scroll_limits;
 pub use help::{GLOBAL_KEYS, keys_for, max_scroll as help_max_scroll};
 pub use log::detail_max_scroll as log_detail_max_scroll;
 
