@@ -230,6 +230,24 @@ fn the_console_needs_a_terminal() {
     assert!(!folder.exists(), "{}", folder.display());
 }
 
+/// A file no dialect claims is read as native TOML, and its error says
+/// so (not a TOML typo only); a `.toml` file's error stays as it is.
+#[test]
+fn an_unrecognised_rules_file_says_how_it_was_read() {
+    for (name, told) in [("rules.txt", true), ("rules.toml", false)] {
+        let (_dir, rules) = rules_file(name, "hello world\n");
+        let out = run(&["rules", "--rules", path_str(&rules)]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(&format!("{name}:1: bad TOML")), "{err}");
+        assert_eq!(
+            err.contains("read as native TOML: no other dialect's lines were recognised"),
+            told,
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn check_streams_and_reports_bad_urls() {
     let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);
