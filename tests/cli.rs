@@ -269,7 +269,8 @@ fn check_streams_and_reports_bad_urls() {
     assert!(lines[1]["error"].as_str().is_some_and(|e| !e.is_empty()));
     assert_eq!(lines[2]["url"], "http://example.com/orange");
     assert_eq!(lines[2]["filtered"], true);
-    assert!(lines[3].get("error").is_some() || lines[3].get("fetch").is_some());
+    // A byte that is not UTF-8: an error line, not a URL with U+FFFD in it.
+    assert_eq!(lines[3]["error"], "not valid UTF-8", "{}", lines[3]);
 }
 
 /// Fed one URL at a time (a script holding `check` open), it answers each

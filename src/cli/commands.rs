@@ -308,14 +308,18 @@ pub fn check(args: &RulesArgs) -> Result<ExitCode, Failure> {
             if input.read_until(b'\n', &mut bytes)? == 0 {
                 break;
             }
-            // Invalid UTF-8 is replaced rather than fatal: a stray byte in a
-            // URL list costs one error line, not the run.
+            // Invalid UTF-8 is not fatal: a stray byte in a URL list costs
+            // one error line (the line shown with U+FFFD), not the run.
             let line = String::from_utf8_lossy(&bytes);
             let text = line.trim();
             if text.is_empty() {
                 continue;
             }
-            match normalize(text) {
+            let read = match &line {
+                std::borrow::Cow::Borrowed(_) => normalize(text).map_err(|e| e.to_string()),
+                std::borrow::Cow::Owned(_) => Err("not valid UTF-8".to_string()),
+            };
+            match read {
                 Ok(url) => {
                     let facts = UrlFacts::new(&url, &known);
                     let verdict = compiled.evaluate(&facts, &mut scratch, TraceMode::Decisive);
@@ -326,10 +330,7 @@ pub fn check(args: &RulesArgs) -> Result<ExitCode, Failure> {
                     )?;
                 }
                 Err(e) => {
-                    write_json(
-                        &mut out,
-                        &serde_json::json!({"url": text, "error": e.to_string()}),
-                    )?;
+                    write_json(&mut out, &serde_json::json!({"url": text, "error": e}))?;
                 }
             }
             out.write_all(b"\n")?;
