@@ -248,6 +248,20 @@ fn an_unrecognised_rules_file_says_how_it_was_read() {
     }
 }
 
+/// A rule the importer adds (Nutch's final reject) has no line in the
+/// file, and says so rather than "line 0".
+#[test]
+fn an_added_rule_says_it_is_not_in_the_file() {
+    let (_dir, rules) = rules_file("regex-urlfilter.txt", "+^https?://a\\.test/\n");
+    let listed = text(&run(&["rules", "--rules", path_str(&rules)]).stdout);
+    assert!(listed.contains("no line    enabled"), "{listed}");
+    assert!(!listed.contains("line 0"), "{listed}");
+    let out = run(&["explain", "--rules", path_str(&rules), "http://b.test/"]);
+    let said = text(&out.stdout);
+    assert!(said.contains("(not in the file)"), "{said}");
+    assert!(!said.contains("line 0"), "{said}");
+}
+
 #[test]
 fn check_streams_and_reports_bad_urls() {
     let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);

@@ -389,8 +389,11 @@ pub fn rules(args: &RulesArgs) -> Result<ExitCode, Failure> {
             "enabled "
         };
         text.push_str(&format!(
-            "#{number:<width$}  line {:<5} {state}  {}\n",
-            rule.line,
+            "#{number:<width$}  {:<10} {state}  {}\n",
+            match rule.line {
+                0 => "no line".to_string(),
+                n => format!("line {n}"),
+            },
             escape_control(&rule.name),
         ));
         let pad = " ".repeat(width + 3);

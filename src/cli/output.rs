@@ -263,8 +263,10 @@ pub fn verdict_robots_text(
         let i = &info[rule as usize];
         let _ = writeln!(
             out,
-            "  filtered by rule {} {:?} (line {})",
-            i.number, i.name, i.line
+            "  filtered by rule {} {:?} ({})",
+            i.number,
+            i.name,
+            i.place()
         );
     }
     match verdict.fetch_set_by {
@@ -275,8 +277,10 @@ pub fn verdict_robots_text(
             let i = &info[rule as usize];
             let _ = writeln!(
                 out,
-                "  fetch decided by rule {} {:?} (line {})",
-                i.number, i.name, i.line
+                "  fetch decided by rule {} {:?} ({})",
+                i.number,
+                i.name,
+                i.place()
             );
         }
         None if !verdict.filtered => {
@@ -313,7 +317,7 @@ pub fn verdict_robots_text(
     for entry in &verdict.trace {
         let i = &info[entry.rule as usize];
         let indent = "  ".repeat(i.depth);
-        let label = format!("{indent}#{} {:?} (line {})", i.number, i.name, i.line);
+        let label = format!("{indent}#{} {:?} ({})", i.number, i.name, i.place());
         let what = match entry.step {
             Step::Matched => {
                 let mut s = format!("matched → {}", escape_control(&i.effects));

@@ -219,8 +219,10 @@ pub fn check_start(rules: &CompiledRules, start: &[String]) -> Result<Vec<Url>, 
                 Some(r) => {
                     let i = &info[r as usize];
                     format!(
-                        "the rules do not allow it: rule {} {:?} (line {})",
-                        i.number, i.name, i.line
+                        "the rules do not allow it: rule {} {:?} ({})",
+                        i.number,
+                        i.name,
+                        i.place()
                     )
                 }
                 None => format!(

@@ -54,7 +54,7 @@ pub(crate) fn refusal(rules: &CompiledRules, verdict: &Verdict) -> String {
     let info = rules.rule_info();
     let name = |r: u32| {
         let i = &info[r as usize];
-        format!("rule {} {:?} (line {})", i.number, i.name, i.line)
+        format!("rule {} {:?} ({})", i.number, i.name, i.place())
     };
     if let Some(&r) = verdict.filtered_by.first() {
         format!("filtered by {}", name(r))

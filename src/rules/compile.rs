@@ -87,6 +87,19 @@ pub struct RuleInfo {
     pub effects: String,
 }
 
+impl RuleInfo {
+    /// Where the rule stands in its file: `line N`, or `not in the file`
+    /// for a rule an importer adds (Nutch's final reject) or one made in
+    /// the console and not saved yet.
+    pub fn place(&self) -> String {
+        if self.line == 0 {
+            "not in the file".into()
+        } else {
+            format!("line {}", self.line)
+        }
+    }
+}
+
 /// The evaluation form of one rule.
 #[derive(Debug)]
 pub(crate) struct Node {
