@@ -12,9 +12,9 @@ use super::Engine;
 use crate::crawl::report::NOFOLLOW_LAYER;
 use crate::crawl::sitemaps::FILE_LAYER;
 use crate::rules::{Known, TraceMode, UrlFacts};
-use crate::store::{Query, State, UrlRecord};
+use crate::store::{State, UrlRecord};
 
-/// Filtered records read from the log at a time.
+/// Candidates met again, then written, at a time.
 const CHUNK: usize = 1024;
 
 /// Why a filtered URL is met again, in its trace.
@@ -29,41 +29,58 @@ impl Engine {
     pub(super) fn unfilter(&mut self) -> u64 {
         let rules = self.rules.clone();
         let mut scratch = rules.scratch();
-        let query = Query {
-            state: Some(State::Filtered),
-            ..Query::default()
-        };
-        let mut after = None;
-        let mut queued = 0;
-        loop {
-            let page = match self.log.page(&query, after, CHUNK) {
-                Ok(page) => page,
-                Err(e) => {
-                    eprintln!("crawlspace: URL log: {e}");
-                    break;
+        // First the candidates, from the briefs packed many to an entry (a
+        // log of a million URLs is walked without decoding its records):
+        // filtered, and fetched by the rules now.
+        let mut candidates = Vec::new();
+        let walked = self.log.scan_briefs(None, None, |id, brief| {
+            if brief.state != State::Filtered {
+                return true;
+            }
+            let known = Known {
+                link_depth: brief.link_depth,
+                ..Known::default()
+            };
+            let parsed;
+            let facts = match UrlFacts::from_normalized(brief.url, &known) {
+                Some(facts) => facts,
+                None => {
+                    let Ok(url) = Url::parse(brief.url) else {
+                        return true;
+                    };
+                    parsed = url;
+                    UrlFacts::new(&parsed, &known)
                 }
             };
-            let Some(&(last, _)) = page.last() else { break };
-            after = Some(last);
-            for (id, record) in page {
-                if !refused_by_rules(&record) {
+            if rules.evaluate(&facts, &mut scratch, TraceMode::Off).fetch {
+                candidates.push(id);
+            }
+            true
+        });
+        if let Err(e) = walked {
+            eprintln!("crawlspace: URL log: {e}");
+        }
+        // Then each candidate's record, met again unless something other
+        // than the rules refused it.
+        let mut queued = 0;
+        let log = self.log.clone();
+        for chunk in candidates.chunks(CHUNK) {
+            let mut records = log.reader();
+            for &id in chunk {
+                let record = match records.get(id) {
+                    Ok(Some(record)) => record,
+                    Ok(None) => continue,
+                    Err(e) => {
+                        eprintln!("crawlspace: URL log: id {id}: {e}");
+                        continue;
+                    }
+                };
+                if record.state != State::Filtered || !refused_by_rules(&record) {
                     continue;
                 }
                 let Ok(url) = Url::parse(&record.url) else {
                     continue;
                 };
-                let known = Known {
-                    link_depth: record.link_depth,
-                    ..Known::default()
-                };
-                let verdict = rules.evaluate(
-                    &UrlFacts::new(&url, &known),
-                    &mut scratch,
-                    TraceMode::Decisive,
-                );
-                if !verdict.fetch {
-                    continue;
-                }
                 if self.met_again(id, url, &record, LIVE_RULES_WHY) {
                     queued += 1;
                 }
