@@ -724,6 +724,50 @@ async fn errors_and_redirects_keep_the_address_rules_decision() {
     }
 }
 
+/// A URL waiting out a 503's Retry-After stays in the saved queue: a crawl
+/// stopped then (or killed) fetches it when it resumes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_waiting_to_be_retried_stays_queued_when_the_crawl_stops() {
+    use crawlspace::crawl::engine::Control;
+    let origin = serve(
+        Router::new()
+            .route(
+                "/",
+                get(|| async { html("<a href=\"/busy\">b</a>".into()) }),
+            )
+            .route(
+                "/busy",
+                get(|| async {
+                    (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        [(header::RETRY_AFTER, "60")],
+                    )
+                        .into_response()
+                }),
+            ),
+    )
+    .await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = format!("[crawl]\nstart = [\"{origin}/\"]\nmax_retries = 3\n");
+    let (engine, log) = util::engine_for(&text, dir.path());
+    let (events, mut events_rx) = mpsc::channel(64);
+    let (control, control_rx) = crawlspace::crawl::engine::control_channel(8);
+    let run = tokio::spawn(engine.run(events, control_rx, Duration::from_millis(10)));
+    util::stats_until(&mut events_rx, |s| s.retries == 1).await;
+    control.send(Control::Stop).await.expect("send");
+    tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
+    run.await.expect("joins").expect("crawl runs");
+    let id = log
+        .id_of(&format!("{origin}/busy"))
+        .expect("read")
+        .expect("logged");
+    assert_eq!(
+        log.get(id).expect("read").expect("record").state,
+        State::Queued
+    );
+    assert_eq!(log.frontier_len(), 1, "still in the saved queue");
+}
+
 /// A page the mirror cannot write is still logged, as fetched, with why it
 /// was not saved.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -183,7 +183,10 @@ impl Engine {
             && let Some((v, rules)) = &verdict
         {
             let trace = trace_lines(rules, v);
-            self.update_and(item.id, Some(&item), |r| retrace(&mut r.trace, trace));
+            // Not leaving its queue here: a retried URL (503 with
+            // Retry-After) stays in it, and the update that settles the
+            // outcome takes it out when it is done.
+            self.update_and(item.id, None, |r| retrace(&mut r.trace, trace));
         }
         let Some(item) = self.non_success(item, host, &fetched.head) else {
             return;
