@@ -526,6 +526,56 @@ async fn new_rules_fetch_filtered_urls_they_allow() {
     assert_eq!(secret.state, State::Filtered, "{}", secret.reason);
 }
 
+/// An apply that leaves a content-type rule as it was does not fetch again
+/// what that rule filtered after the headers: only URLs the rules before
+/// refused and the new ones fetch are met again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_rules_leave_filtered_urls_their_rules_still_refuse() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    // The image first: with one request at a time it is fetched (up to its
+    // headers) before the pages, which then wait at the server.
+    let links: String = ["<a href=\"/img\">i</a>".to_string()]
+        .into_iter()
+        .chain((0..4).map(|i| format!("<a href=\"/page/{i}\">{i}</a>")))
+        .collect();
+    let images = Arc::new(AtomicUsize::new(0));
+    let counted = images.clone();
+    let site = util::gated_pages(links, gate.clone()).route(
+        "/img",
+        get(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async { ([(header::CONTENT_TYPE, "image/png")], vec![0u8; 100]).into_response() }
+        }),
+    );
+    let origin = serve(site).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let no_images = "[[rules]]\nname = \"no images\"\nmatch = { field = \"content_type\", prefix = \"image/\" }\naction = \"exclude\"\nlog = true\n";
+    let text =
+        format!("[crawl]\nstart = [\"{origin}/\"]\nconcurrency = 1\nper_host = 1\n\n{no_images}");
+    let (engine, log) = util::engine_for(&text, dir.path());
+    let (events, mut events_rx) = mpsc::channel(64);
+    let (control, control_rx) = crawlspace::crawl::engine::control_channel(8);
+    let run = tokio::spawn(engine.run(events, control_rx, Duration::from_millis(10)));
+    // The image was fetched up to its headers and filtered; a page waits.
+    util::stats_until(&mut events_rx, |s| s.filtered == 1 && s.in_flight == 1).await;
+    let other = "[[rules]]\nname = \"pages first\"\nmatch = { field = \"path\", prefix = \"/page/\" }\npriority = \"high\"\n";
+    util::send_rules(&control, &format!("{no_images}\n{other}")).await;
+    gate.add_permits(100);
+    tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
+    let stats = run.await.expect("joins").expect("crawl runs");
+    assert_eq!(stats.queued_by_new_rules, 0);
+    assert_eq!(images.load(Ordering::SeqCst), 1, "requested once");
+    let id = log
+        .id_of(&format!("{origin}/img"))
+        .expect("read")
+        .expect("logged");
+    assert_eq!(
+        log.get(id).expect("read").expect("record").state,
+        State::Filtered
+    );
+}
+
 /// The crawl's last events are its queues and hosts as it left them, then
 /// its end: a console shows empty queues after a finished crawl, not the
 /// ones it last asked for.

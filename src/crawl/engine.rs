@@ -820,7 +820,7 @@ impl Engine {
         self.scratch = rules.scratch();
         self.rule_hits = vec![0; rules.rule_info().len()];
         self.rules_version += 1;
-        self.rules = rules;
+        let before = std::mem::replace(&mut self.rules, rules);
         let rules = self.rules.clone();
         let mut scratch = rules.scratch();
         let mut dropped = Vec::new();
@@ -839,7 +839,7 @@ impl Engine {
         // And those waiting on disk only, a chunk at a time.
         self.filter_on_disk(Engine::drop_for_new_rules);
         // Filtered URLs the new rules would fetch are met again.
-        self.stats.queued_by_new_rules += self.unfilter();
+        self.stats.queued_by_new_rules += self.unfilter(&before);
     }
 
     /// A queued URL the new rules no longer fetch: out of its queue, logged

@@ -301,8 +301,12 @@ impl Engine {
     /// as newly met, with `why` as the `live-rules` layer of its trace,
     /// and queued once written. False when it stays filtered.
     pub(super) fn met_again(&mut self, id: u64, url: Url, old: &UrlRecord, why: &str) -> bool {
-        let Some(mut discovered) = self.assess(url, old.referrer, old.link_depth, Origin::Link)
-        else {
+        // Judged again, not met: its hits were counted when it was met, and
+        // are counted from its final verdict if it is fetched now.
+        let hits = std::mem::take(&mut self.rule_hits);
+        let assessed = self.assess(url, old.referrer, old.link_depth, Origin::Link);
+        self.rule_hits = hits;
+        let Some(mut discovered) = assessed else {
             return false;
         };
         if discovered.draft.is_none() {

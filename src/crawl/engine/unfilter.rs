@@ -1,17 +1,22 @@
 //! New rules that allow what earlier rules filtered (SPEC §2.6's other
-//! half): a URL logged as filtered by the rules is met again when rules
-//! applied during the crawl would fetch it, and queued like a URL met for
-//! the first time (depth limits and a known robots.txt still apply).
-//! Without this, unblocking an area in the console would change nothing
-//! for the URLs of it already met: the log knows them, so links to them
-//! are never judged again.
+//! half): a URL logged as filtered that the rules before the change refuse
+//! and the new ones fetch, judged alike on what the log keeps of it (URL,
+//! link depth, content type), is met again and queued like a URL met for
+//! the first time (depth limits and a known robots.txt still apply). What
+//! the crawler refused itself (robots.txt, a depth limit, `rel=nofollow`)
+//! or an address rule refused (the log keeps no address) is left as it is:
+//! the rules before the change fetch those too, as far as the log can
+//! tell. The what-if counts the same URLs as "filtered → fetched". Without
+//! this, unblocking an area in the console would change nothing for the
+//! URLs of it already met: the log knows them, so links to them are never
+//! judged again.
 
 use url::Url;
 
 use super::Engine;
 use crate::crawl::report::NOFOLLOW_LAYER;
 use crate::crawl::sitemaps::FILE_LAYER;
-use crate::rules::{Known, TraceMode, UrlFacts};
+use crate::rules::{CompiledRules, Known, TraceMode, UrlFacts};
 use crate::store::{State, UrlRecord};
 
 /// Candidates met again, then written, at a time.
@@ -26,9 +31,10 @@ impl Engine {
     /// records are written as newly met (with the `live-rules` layer first
     /// in the trace), and the queues take them once written. Returns how
     /// many.
-    pub(super) fn unfilter(&mut self) -> u64 {
+    pub(super) fn unfilter(&mut self, before: &CompiledRules) -> u64 {
         let rules = self.rules.clone();
         let mut scratch = rules.scratch();
+        let mut before_scratch = before.scratch();
         // First the candidates, from the briefs packed many to an entry (a
         // log of a million URLs is walked without decoding its records):
         // filtered, and fetched by the rules now.
@@ -42,7 +48,7 @@ impl Engine {
                 ..Known::default()
             };
             let parsed;
-            let facts = match UrlFacts::from_normalized(brief.url, &known) {
+            let mut facts = match UrlFacts::from_normalized(brief.url, &known) {
                 Some(facts) => facts,
                 None => {
                     let Ok(url) = Url::parse(brief.url) else {
@@ -52,7 +58,10 @@ impl Engine {
                     UrlFacts::new(&parsed, &known)
                 }
             };
-            if rules.evaluate(&facts, &mut scratch, TraceMode::Off).fetch {
+            facts.content_type = brief.content_type;
+            let now = rules.evaluate(&facts, &mut scratch, TraceMode::Off);
+            let then = before.evaluate(&facts, &mut before_scratch, TraceMode::Off);
+            if now.fetches() && !then.fetches() {
                 candidates.push(id);
             }
             true
