@@ -283,6 +283,11 @@ fn depth_limits(args: &RulesArgs, loaded: &Loaded) -> Option<DepthLimits> {
     }
     let text = std::fs::read_to_string(&args.rules).ok()?;
     let config = crate::config::Config::from_toml(&loaded.file, &text).ok()?;
+    // A rules file (no start URL) is no crawl's config: its defaults say
+    // nothing about the crawl it will be used in.
+    if config.crawl.start.is_empty() {
+        return None;
+    }
     Some(DepthLimits {
         link: config.crawl.max_link_depth,
         path: config.crawl.max_path_depth,

@@ -228,7 +228,7 @@ impl App {
                 }
             }
             Action::Tick => self.tick(),
-            Action::Stats(stats) => self.crawl.stats = stats,
+            Action::Stats(stats) => self.take_stats(stats),
             Action::Detail(detail) => {
                 self.detail_asked = false;
                 self.rules.take_hits(&detail);
@@ -260,12 +260,27 @@ impl App {
                 self.message = Some(why);
             }
             Action::Saved(result) => {
+                if result.is_err() {
+                    // What the file holds is not known now: `q` asks.
+                    self.rules.forget_saved();
+                }
                 self.message = Some(match result {
                     Ok(m) => m,
                     Err(e) => format!("not saved: {e}"),
                 })
             }
         }
+    }
+
+    /// The crawl's counters. The first are the baselines: a resumed crawl
+    /// counts from its log, so neither its rate graph nor the rules' "no
+    /// hits yet" may take them for this run's work.
+    fn take_stats(&mut self, stats: Stats) {
+        if self.crawl.last_done.is_none() {
+            self.crawl.last_done = Some(stats.fetched + stats.saved + stats.errors);
+            self.rules.discovered_at_apply = self.rules.discovered_at_apply.max(stats.discovered);
+        }
+        self.crawl.stats = stats;
     }
 
     fn tick(&mut self) {
@@ -285,10 +300,11 @@ impl App {
             let s = &self.crawl.stats;
             let done = s.fetched + s.saved + s.errors;
             let c = &mut self.crawl;
+            // No sample before the first counters (`take_stats`).
             if let Some(last) = c.last_done {
                 c.rates.push_back(done.saturating_sub(last));
+                c.last_done = Some(done);
             }
-            c.last_done = Some(done);
             for (i, q) in c.detail.queues.iter().enumerate().take(6) {
                 c.pick_rates[i] = q.picks.saturating_sub(c.last_picks[i]);
                 c.last_picks[i] = q.picks;
@@ -380,6 +396,7 @@ impl App {
             View::Log => self.log_refresh(),
             View::Explain => {
                 self.explain.editing = true;
+                self.explain.ask_again();
                 self.explain_now();
             }
             _ => {}

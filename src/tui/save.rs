@@ -155,6 +155,16 @@ impl SaveTarget {
                     let written = rules_text(rules, &BTreeMap::new());
                     format!("{head}{gap}{}\n", written.trim())
                 };
+                // Neither reads back (a head that holds rules the scan did
+                // not see, `[[ rules ]]` say): the config is left alone,
+                // as for a layout that cannot be rewritten.
+                if !reads_back(&text, rules) {
+                    let mut beside = SaveTarget::Beside {
+                        path: beside(path),
+                        config: path.clone(),
+                    };
+                    return beside.render(rules);
+                }
                 let message = if moved.is_empty() {
                     format!(
                         "rules saved in {} (native TOML, the rest of the file kept)",
@@ -593,6 +603,21 @@ mod tests {
         assert_eq!(undone, text);
     }
 
+    /// A config whose rules the line scan cannot see (`[[ rules ]]` is
+    /// valid TOML too) would get its rules twice: they go beside it.
+    #[test]
+    fn a_config_that_would_not_read_back_is_left_alone() {
+        let text =
+            "[crawl]\nstart = [\"http://h/\"]\n\n[[ rules ]]\nname = \"a\"\naction = \"exclude\"\n";
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), text);
+        let rules = native::parse(text).expect("rules").rules;
+        let (path, body, message) = target.render(&rules);
+        assert_eq!(path, Path::new("c.rules.toml"), "{message}");
+        assert!(message.contains("copy them in"), "{message}");
+        let back = native::parse(&body).expect("parses").rules;
+        assert!(same_rules(&back.rules, &rules.rules));
+    }
+
     /// Kept text that would not read back as the rules saved is not used:
     /// the writer prints every rule instead.
     #[test]
@@ -701,7 +726,9 @@ mod tests {
     fn a_config_without_rules_gets_them_appended() {
         let text = "[crawl]\nstart = [\"http://h/\"]";
         let mut target = SaveTarget::for_config(Path::new("c.toml"), text);
-        let rules = native::parse(CONFIG).expect("rules").rules;
+        let rules = native::parse("[[rules]]\nname = \"a\"\naction = \"exclude\"\n")
+            .expect("rules")
+            .rules;
         let (_, saved, _) = target.render(&rules);
         assert!(
             saved.starts_with("[crawl]\nstart = [\"http://h/\"]\n\n[[rules]]"),

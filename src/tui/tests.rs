@@ -231,6 +231,12 @@ fn app(size: (u16, u16)) -> App {
         [10000, 2000, 1000, 100, 10, 1],
     );
     app.update(Action::Resize(size.0, size.1));
+    // The first counters are the baselines (a crawl started afresh: no
+    // URL met yet), then the crawl a few seconds in.
+    app.update(Action::Stats(Stats {
+        discovered: 0,
+        ..stats()
+    }));
     app.update(Action::Stats(stats()));
     app.update(Action::Detail(Box::new(detail())));
     for rate in [0u64, 40, 66, 70, 65, 68, 12, 55] {

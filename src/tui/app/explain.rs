@@ -47,6 +47,12 @@ pub struct ExplainState {
 pub type Logged = Result<Option<(u64, UrlRecord)>, String>;
 
 impl ExplainState {
+    /// The log is asked again on the next evaluation: the crawl may have
+    /// done more with the URL since (on entering the view).
+    pub fn ask_again(&mut self) {
+        self.asked = None;
+    }
+
     /// What the crawl did with the URL evaluated, as lines under its
     /// verdict; `None` while the log has not answered for it.
     pub fn logged_text(&self) -> Option<String> {

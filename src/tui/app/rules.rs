@@ -22,9 +22,10 @@ use crate::tui::whatif::Probe;
 pub struct RulesState {
     pub edited: RuleSet,
     pub applied: RuleSet,
-    /// What the rules file holds, as far as the console knows: the rules
-    /// it was opened with, then each list it saved.
-    saved: RuleSet,
+    /// What the config file holds, as far as the console knows: the rules
+    /// it was opened with, then each list saved in it; `None` once a save
+    /// failed (unknown).
+    saved: Option<RuleSet>,
     /// `edited`, compiled: what the Explain view and the what-if use.
     pub compiled: Arc<CompiledRules>,
     pub applied_compiled: Arc<CompiledRules>,
@@ -55,7 +56,7 @@ impl RulesState {
         let compiled = Arc::new(CompiledRules::new(&rules));
         let mut state = RulesState {
             applied: rules.clone(),
-            saved: rules.clone(),
+            saved: Some(rules.clone()),
             applied_compiled: compiled.clone(),
             edited: rules,
             compiled,
@@ -77,8 +78,15 @@ impl RulesState {
     /// The rules file holds other rules than the edited ones: saved (`w`)
     /// and then undone, say.
     pub fn unsaved(&self) -> bool {
-        self.edited.disposition != self.saved.disposition
-            || !same_rules(&self.edited.rules, &self.saved.rules)
+        self.saved.as_ref().is_none_or(|saved| {
+            self.edited.disposition != saved.disposition
+                || !same_rules(&self.edited.rules, &saved.rules)
+        })
+    }
+
+    /// A save failed: what the file holds is not known.
+    pub fn forget_saved(&mut self) {
+        self.saved = None;
     }
 
     /// Edited but not applied yet.
@@ -364,7 +372,10 @@ impl App {
             self.rules.edited = relined;
             self.rules.refresh();
         }
-        self.rules.saved = self.rules.edited.clone();
+        // A file beside the config leaves the config's rules as they were.
+        if matches!(&self.rules.save, SaveTarget::InPlace { path: config, .. } if *config == path) {
+            self.rules.saved = Some(self.rules.edited.clone());
+        }
         self.request(Request::Save {
             path,
             text,

@@ -645,6 +645,17 @@ fn explain_shows_what_the_crawl_did_with_the_url() {
     typed(&mut app, "y");
     assert_eq!(app.explain.logged_text(), None);
     app.update(Action::Logged("http://h/tmp/xy".into(), Box::new(Ok(None))));
+    // Back to the view later: the log is asked again (the crawl may have
+    // met the URL since).
+    app.update(key(KeyCode::Esc));
+    app.update(ch('1'));
+    app.take_requests();
+    app.update(ch('4'));
+    assert!(
+        app.take_requests()
+            .iter()
+            .any(|r| matches!(r, Request::Logged(u) if u == "http://h/tmp/xy"))
+    );
     assert!(
         app.explain
             .logged_text()
@@ -759,6 +770,43 @@ fn quitting_with_the_file_holding_other_rules_asks_again() {
     assert!(!app.rules.unsaved());
     app.update(ch('q'));
     assert!(app.should_quit());
+}
+
+/// A resumed crawl's first counters come from its log: they are the
+/// baselines of the rate graph and of "no hits yet", not this run's work.
+#[test]
+fn a_resumed_crawls_first_counters_are_baselines() {
+    let mut app = app();
+    for _ in 0..10 {
+        app.update(Action::Tick);
+    }
+    assert!(app.crawl.rates.is_empty(), "no sample before any counters");
+    let resumed = crate::crawl::engine::Stats {
+        discovered: 500,
+        fetched: 100,
+        saved: 300,
+        ..Default::default()
+    };
+    app.update(Action::Stats(resumed));
+    for _ in 0..10 {
+        app.update(Action::Tick);
+    }
+    assert_eq!(app.crawl.rates.back(), Some(&0), "no peak of 400");
+    assert_eq!(app.rules.discovered_at_apply, 500);
+}
+
+/// A save that failed leaves what the file holds unknown: `q` asks.
+#[test]
+fn a_failed_save_makes_quitting_ask() {
+    let mut app = app();
+    app.update(ch(' '));
+    app.update(ch('c'));
+    app.update(ch('y')); // applied, and saved
+    assert!(!app.rules.dirty() && !app.rules.unsaved());
+    app.update(Action::Saved(Err("disk full".into())));
+    assert!(app.rules.unsaved());
+    app.update(ch('q'));
+    assert!(!app.should_quit());
 }
 
 /// `q` with rule edits not applied says so and quits only when pressed
