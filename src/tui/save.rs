@@ -4,7 +4,8 @@
 //! kept byte for byte (comments, `[crawl]`, `[queues]`), and so is the text
 //! of every rule left unchanged (its own comments, nested rules and
 //! layout); only added and edited rules are written by the native writer,
-//! where comments inside the rule's table are not kept. Each top-level
+//! where comments inside the rule's table are not kept. The comment lines
+//! that end the file stay at its end. Each top-level
 //! rule keeps the comment lines that stood above its `[[rules]]` line
 //! wherever it moves: for the first rule, the comment lines right above it
 //! (the head ends before them); for the others, blank lines among them
@@ -52,6 +53,8 @@ pub enum SaveTarget {
         /// The headers of the tables that stood after the rules and were
         /// moved into `head`, for the message of the first save.
         moved: Vec<String>,
+        /// The comment lines that end the file, kept at its end.
+        tail: String,
     },
     /// Write a rules-only file at `path`, beside `config`.
     Beside { path: PathBuf, config: PathBuf },
@@ -76,6 +79,7 @@ impl SaveTarget {
                 head,
                 kept: BTreeMap::new(),
                 moved: Vec::new(),
+                tail: String::new(),
             };
         };
         // The comment lines right above the first rule are its note.
@@ -84,7 +88,11 @@ impl SaveTarget {
         if !head.is_empty() && !head.ends_with('\n') {
             head.push('\n');
         }
-        let (moved, names) = tables_after_rules(&lines, first);
+        // The comments that end the file stay at its end, apart from any
+        // table moved.
+        let tail = tail_of(text);
+        let body = &lines[..lines.len() - tail_len(&lines)];
+        let (moved, names) = tables_after_rules(body, first);
         let kept = kept_of(text, rules_from);
         if moved.is_empty() {
             return SaveTarget::InPlace {
@@ -92,6 +100,7 @@ impl SaveTarget {
                 head,
                 kept,
                 moved: names,
+                tail,
             };
         }
         // Above the comments that end the head (a heading for the rules),
@@ -112,6 +121,7 @@ impl SaveTarget {
             head,
             kept,
             moved: names,
+            tail,
         };
         // The same settings and rules, read back from the file as it would
         // be written with the rules as they are.
@@ -142,18 +152,24 @@ impl SaveTarget {
                 head,
                 kept,
                 moved,
+                tail,
             } => {
                 let gap = if head.is_empty() || head.ends_with("\n\n") {
                     ""
                 } else {
                     "\n"
                 };
-                let with_kept = format!("{head}{gap}{}\n", rules_text(rules, kept).trim());
+                let tail = if tail.is_empty() {
+                    String::new()
+                } else {
+                    format!("\n{tail}\n")
+                };
+                let with_kept = format!("{head}{gap}{}\n{tail}", rules_text(rules, kept).trim());
                 let text = if reads_back(&with_kept, rules) {
                     with_kept
                 } else {
                     let written = rules_text(rules, &BTreeMap::new());
-                    format!("{head}{gap}{}\n", written.trim())
+                    format!("{head}{gap}{}\n{tail}", written.trim())
                 };
                 // Neither reads back (a head that holds rules the scan did
                 // not see, `[[ rules ]]` say): the config is left alone,
@@ -277,11 +293,12 @@ fn kept_of(text: &str, head_lines: usize) -> BTreeMap<usize, Kept> {
         let Some(at) = *header else { continue };
         let note_from = note_start(&lines, at, if i == 0 { head_lines } else { 0 });
         let note = (note_from < at).then(|| lines[note_from..at].join("\n"));
-        // Up to the next rule's note, or the end of the file.
+        // Up to the next rule's note, or the comments that end the file
+        // (its tail, kept at the end whatever becomes of the last rule).
         let end = match headers.get(i + 1) {
             Some(Some(next)) => note_start(&lines, *next, 0),
             Some(None) => continue,
-            None => lines.len(),
+            None => lines.len() - tail_len(&lines[at + 1..]),
         };
         // A table that is not a rule ends it too, with the comment lines
         // right above its header (both moved above the rules).
@@ -339,6 +356,35 @@ fn split_heading(head: &str) -> (&str, &str) {
         .map(|l| l.len())
         .sum();
     head.split_at(cut)
+}
+
+/// How many comment and blank lines end `lines`, from the first comment
+/// line of that run (blank lines before it are not counted); 0 when the
+/// run holds no comment.
+fn tail_len(lines: &[&str]) -> usize {
+    let run = lines
+        .iter()
+        .rev()
+        .take_while(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        .count();
+    let from = lines.len() - run;
+    match lines[from..].iter().position(|l| !l.trim().is_empty()) {
+        Some(first) => run - first,
+        None => 0,
+    }
+}
+
+/// The comment lines that end `text` after its last rule (and any table
+/// after it), trailing blank lines dropped; empty when there are none or
+/// `text` has no rule.
+fn tail_of(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    if !lines.iter().any(|l| is_rule_header(l)) {
+        return String::new();
+    }
+    let tail = &lines[lines.len() - tail_len(&lines)..];
+    let last = tail.iter().rposition(|l| !l.trim().is_empty());
+    last.map_or(String::new(), |last| tail[..=last].join("\n"))
 }
 
 /// A top-level rule's header.
@@ -565,14 +611,17 @@ mod tests {
         assert_eq!(same, text);
         // c edited and moved first, a new rule after it: b keeps its text
         // wherever it stands; c keeps its note but is written anew, without
-        // the comments of its table ("# the end" was its last line).
+        // the comments of its table; "# the end" ends the file still.
         rules.rules[2].enabled = false;
         rules.rules.swap(0, 2);
         rules.rules.insert(1, Rule::new("new", 0));
         let (_, saved, _) = target.render(&rules);
         assert!(saved.contains(b), "{saved}");
         assert!(!saved.contains("# inside c"), "{saved}");
-        assert!(!saved.contains("# the end"), "{saved}");
+        assert!(
+            saved.ends_with("\n\n# the end\n"),
+            "the file's end stays: {saved}"
+        );
         assert!(
             saved.contains("# above c\n[[rules]]\nname = \"c\"\nenabled = false"),
             "{saved}"
@@ -699,6 +748,21 @@ mod tests {
         assert_eq!(
             saved,
             "[crawl]\nstart = [\"http://h/\"]\n\n[queues]\nfollow = 3\n\n# ---- the rules\n\n# a's note\n[[rules]]\nname = \"a\"\n"
+        );
+    }
+
+    /// The comments that end the file stay at its end: after an edited last
+    /// rule, and after the rules when a table before them moves up.
+    #[test]
+    fn the_files_last_comments_stay_at_its_end() {
+        let text = "[crawl]\nstart = [\"http://h/\"]\n\n[[rules]]\nname = \"a\"\n\n[queues]\nfollow = 3\n\n# the end\n";
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), text);
+        let mut rules = native::parse(text).expect("rules").rules;
+        rules.rules[0].enabled = false;
+        let (_, saved, _) = target.render(&rules);
+        assert_eq!(
+            saved,
+            "[crawl]\nstart = [\"http://h/\"]\n\n[queues]\nfollow = 3\n\n[[rules]]\nname = \"a\"\nenabled = false\n\n# the end\n"
         );
     }
 
