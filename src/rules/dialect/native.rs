@@ -125,7 +125,14 @@ enum RawRange {
 pub fn parse(text: &str) -> Result<Parsed, LineError> {
     let doc: Doc = toml::from_str(text).map_err(|e| {
         let line = e.span().map_or(0, |s| line_of_offset(text, s.start));
-        LineError::new(line, format!("bad TOML: {}", e.message().trim()))
+        let mut message = format!("bad TOML: {}", e.message().trim());
+        // serde's words for a list where one test goes say nothing of why.
+        let source = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
+        let compact: String = source.chars().filter(|c| !c.is_whitespace()).collect();
+        if message.contains("invalid type") && compact.contains("not=[") {
+            message.push_str(" (`not` takes one test as a table, `not = { field = ..., ... }`; `all` and `any` take lists)");
+        }
+        LineError::new(line, message)
     })?;
     let lines = LineIndex::new(text);
     let at = |offset: usize| lines.line(offset);
@@ -485,7 +492,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_line() {
-        let cases: [(&str, usize, &str); 10] = [
+        let cases: [(&str, usize, &str); 11] = [
             (
                 "[[rules]]\nmatch = { field = \"path\", regex = 'a' }\nactoin = \"exclude\"\n",
                 3,
@@ -524,6 +531,11 @@ mod tests {
             ),
             ("[crawl]\nstrat = []\n", 2, "unknown key `strat`"),
             ("[[rules]\nname = 1\n", 1, "bad TOML"),
+            (
+                "[[rules]]\nname = \"x\"\nmatch = { not = [ { field = \"path\", prefix = \"/a\" } ] }\n",
+                3,
+                "`not` takes one test as a table",
+            ),
         ];
         for (text, line, needle) in cases {
             let err = parse(text).expect_err(text);
