@@ -104,13 +104,9 @@ fn start_line(text: &str, url: &str) -> String {
         !url.is_empty()
             && (line.contains(&format!("\"{url}\"")) || line.contains(&format!("'{url}'")))
     };
-    let key = |line: &str| line.trim_start().split('=').next().map(str::trim) == Some("start");
-    let lines: Vec<&str> = text.lines().collect();
-    let found = lines
-        .iter()
-        .position(|l| quoted(l))
-        .or_else(|| lines.iter().position(|l| key(l)));
-    found.map(|i| format!(":{}", i + 1)).unwrap_or_default()
+    let found = text.lines().position(quoted).map(|i| i + 1);
+    let found = found.or_else(|| crate::rules::dialect::native::line_of_key(text, "start"));
+    found.map(|line| format!(":{line}")).unwrap_or_default()
 }
 
 fn no_terminal() -> AppError {

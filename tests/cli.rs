@@ -44,6 +44,18 @@ fn rules_file(name: &str, content: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
+/// `crawl --headless` of `config` into the log `db`.
+fn crawl_headless(config: &Path, db: &Path) -> Output {
+    run(&[
+        "crawl",
+        "--config",
+        path_str(config),
+        "--headless",
+        "--db",
+        path_str(db),
+    ])
+}
+
 fn path_str(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")
 }
@@ -414,15 +426,7 @@ fn start_url_errors_name_the_config_line() {
     ];
     for (config_text, said) in cases {
         let (dir, config) = rules_file("c.toml", config_text);
-        let db = dir.path().join("db");
-        let out = run(&[
-            "crawl",
-            "--config",
-            path_str(&config),
-            "--headless",
-            "--db",
-            path_str(&db),
-        ]);
+        let out = crawl_headless(&config, &dir.path().join("db"));
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(err.contains(&format!("c.toml{said}")), "{err}");
@@ -829,15 +833,7 @@ fn no_raw_control_characters_reach_the_terminal() {
         "c.toml",
         "[crawl]\nstart = [\"ftp://x/\\u001b]0;pwned\\u0007\\u202e\"]\n",
     );
-    let db = config.with_file_name("db");
-    let out = run(&[
-        "crawl",
-        "--config",
-        path_str(&config),
-        "--headless",
-        "--db",
-        path_str(&db),
-    ]);
+    let out = crawl_headless(&config, &config.with_file_name("db"));
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(raw(&err), None, "{err:?}");

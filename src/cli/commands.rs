@@ -245,20 +245,7 @@ impl DepthLimits {
     /// Why the crawler would refuse `url` at `link_depth` after the rules
     /// let it through, as the crawl's log would say it.
     fn beyond(self, url: &url::Url, link_depth: u32) -> Option<String> {
-        let path_depth = url.path().bytes().filter(|&b| b == b'/').count() as u32;
-        if link_depth > self.link {
-            Some(format!(
-                "beyond max_link_depth {} (link depth {link_depth})",
-                self.link
-            ))
-        } else if path_depth > self.path {
-            Some(format!(
-                "beyond max_path_depth {} (path depth {path_depth})",
-                self.path
-            ))
-        } else {
-            None
-        }
+        crate::crawl::beyond_depth(url, link_depth, self.link, self.path).map(|(why, _)| why)
     }
 }
 

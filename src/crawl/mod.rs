@@ -25,6 +25,7 @@ pub mod hosts;
 pub mod links;
 pub mod mirror;
 mod report;
+pub(crate) use report::beyond_depth;
 pub mod robots;
 mod robots_cache;
 pub mod sitemap;

@@ -76,6 +76,30 @@ pub(crate) fn retrace(trace: &mut Vec<TraceLine>, rules: Vec<TraceLine>) {
     trace.extend(rules);
 }
 
+/// Why the crawl's depth limits refuse `url` met at `link_depth`: the
+/// reason the log gives and the `depth` trace line's detail; `None` within
+/// them. The crawler's veto, and what `explain` says of it.
+pub(crate) fn beyond_depth(
+    url: &url::Url,
+    link_depth: u32,
+    max_link_depth: u32,
+    max_path_depth: u32,
+) -> Option<(String, String)> {
+    if link_depth > max_link_depth {
+        return Some((
+            format!("beyond max_link_depth {max_link_depth} (link depth {link_depth})"),
+            format!("link depth {link_depth} > max_link_depth {max_link_depth}"),
+        ));
+    }
+    let path_depth = url.path().bytes().filter(|&b| b == b'/').count() as u32;
+    (path_depth > max_path_depth).then(|| {
+        (
+            format!("beyond max_path_depth {max_path_depth} (path depth {path_depth})"),
+            format!("path depth {path_depth} > max_path_depth {max_path_depth}"),
+        )
+    })
+}
+
 pub(crate) fn layer(rule: &str, detail: String) -> TraceLine {
     TraceLine {
         rule: rule.into(),

@@ -145,6 +145,21 @@ impl<'a> UrlFacts<'a> {
         stored::cut(url, known)
     }
 
+    /// The facts of a URL taken from the log: [`UrlFacts::from_normalized`]
+    /// when it can, else parsed into `parsed` (the caller's, so that the
+    /// facts can borrow it); `None` when it does not parse.
+    pub fn logged(
+        url: &'a str,
+        known: &'a Known,
+        parsed: &'a mut Option<Url>,
+    ) -> Option<UrlFacts<'a>> {
+        if let Some(facts) = UrlFacts::from_normalized(url, known) {
+            return Some(facts);
+        }
+        let url = parsed.insert(Url::parse(url).ok()?);
+        Some(UrlFacts::new(url, known))
+    }
+
     /// The text of a field; `None` while the field is not known yet.
     /// Numeric fields are written in decimal.
     pub fn text(&self, field: Field) -> Option<Cow<'_, str>> {

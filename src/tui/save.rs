@@ -471,7 +471,8 @@ pub fn same_rules(a: &[Rule], b: &[Rule]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_rule(a, b))
 }
 
-fn same_rule(a: &Rule, b: &Rule) -> bool {
+/// The two rules are the same in every field but `origin`.
+pub fn same_rule(a: &Rule, b: &Rule) -> bool {
     // Taken apart field by field, so that a field added to `Rule` fails
     // to compile here until it is compared.
     let Rule {

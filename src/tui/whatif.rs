@@ -162,16 +162,9 @@ impl WhatIf {
         // Logged URLs are normalized: most are cut into fields without
         // parsing them again; the rest are parsed (and skipped if they
         // do not parse).
-        let parsed;
-        let mut facts = match UrlFacts::from_normalized(record.url, &known) {
-            Some(facts) => facts,
-            None => {
-                let Ok(url) = url::Url::parse(record.url) else {
-                    return;
-                };
-                parsed = url;
-                UrlFacts::new(&parsed, &known)
-            }
+        let mut parsed = None;
+        let Some(mut facts) = UrlFacts::logged(record.url, &known, &mut parsed) else {
+            return;
         };
         // Borrowed from the record rather than copied into `known`.
         facts.content_type = record.content_type;

@@ -11,7 +11,9 @@ use url::Url;
 
 use super::{Engine, Item, ItemKind};
 use crate::crawl::frontier::level_of;
-use crate::crawl::report::{NOFOLLOW_LAYER, layer, refusal, robots_line, trace_lines};
+use crate::crawl::report::{
+    NOFOLLOW_LAYER, beyond_depth, layer, refusal, robots_line, trace_lines,
+};
 use crate::crawl::sitemaps::{ENTRY_LAYER, FILE_LAYER};
 use crate::rules::{Known, Queue, TraceMode, UrlFacts};
 use crate::store::{Change, State, StoreError, UrlRecord};
@@ -150,36 +152,16 @@ impl Engine {
         }
         trace.extend(trace_lines(&self.rules, &verdict));
         let s = &self.plan.settings;
-        let path_depth = url.path().bytes().filter(|&b| b == b'/').count() as u32;
         let mut refused = (!verdict.fetch).then(|| refusal(&self.rules, &verdict));
         // The crawler's own vetoes (depth, rel=nofollow, robots.txt) are
         // always logged, whatever the rules' `log` says.
         let mut veto = false;
         if refused.is_none() && origin != Origin::Start {
-            if link_depth > s.max_link_depth {
-                refused = Some(format!(
-                    "beyond max_link_depth {} (link depth {link_depth})",
-                    s.max_link_depth
-                ));
-                trace.push(layer(
-                    "depth",
-                    format!(
-                        "link depth {link_depth} > max_link_depth {}",
-                        s.max_link_depth
-                    ),
-                ));
-            } else if path_depth > s.max_path_depth {
-                refused = Some(format!(
-                    "beyond max_path_depth {} (path depth {path_depth})",
-                    s.max_path_depth
-                ));
-                trace.push(layer(
-                    "depth",
-                    format!(
-                        "path depth {path_depth} > max_path_depth {}",
-                        s.max_path_depth
-                    ),
-                ));
+            if let Some((why, detail)) =
+                beyond_depth(&url, link_depth, s.max_link_depth, s.max_path_depth)
+            {
+                refused = Some(why);
+                trace.push(layer("depth", detail));
             }
             veto = refused.is_some();
         }

@@ -47,16 +47,9 @@ impl Engine {
                 link_depth: brief.link_depth,
                 ..Known::default()
             };
-            let parsed;
-            let mut facts = match UrlFacts::from_normalized(brief.url, &known) {
-                Some(facts) => facts,
-                None => {
-                    let Ok(url) = Url::parse(brief.url) else {
-                        return true;
-                    };
-                    parsed = url;
-                    UrlFacts::new(&parsed, &known)
-                }
+            let mut parsed = None;
+            let Some(mut facts) = UrlFacts::logged(brief.url, &known, &mut parsed) else {
+                return true;
             };
             facts.content_type = brief.content_type;
             let now = rules.evaluate(&facts, &mut scratch, TraceMode::Off);

@@ -172,7 +172,7 @@ pub fn parse(text: &str) -> Result<Parsed, LineError> {
 }
 
 /// The line of `key =` inside the `[crawl]` table, for precise errors.
-fn line_of_key(text: &str, key: &str) -> Option<usize> {
+pub(crate) fn line_of_key(text: &str, key: &str) -> Option<usize> {
     let mut in_crawl = false;
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();

@@ -14,7 +14,7 @@ use crate::rules::health::shadowed;
 use crate::rules::lint::{Lint, lint_rules};
 use crate::rules::model::{Rule, RuleSet};
 use crate::tui::edit::{self, History, Row};
-use crate::tui::save::{SaveTarget, relined, same_rules};
+use crate::tui::save::{SaveTarget, relined, same_rule, same_rules};
 use crate::tui::whatif::Probe;
 
 /// The rule list being edited and the one the crawl runs.
@@ -398,11 +398,10 @@ fn carried_hits(old: &RuleSet, totals: &[u64], new: &RuleSet) -> Vec<u64> {
     let mut taken = vec![false; before.len()];
     let mut carried = Vec::new();
     new.walk(&mut |_, rule| {
-        let found = before.iter().enumerate().position(|(i, (old, _))| {
-            !taken[i]
-                && old.name == rule.name
-                && same_rules(std::slice::from_ref(*old), std::slice::from_ref(rule))
-        });
+        let found = before
+            .iter()
+            .enumerate()
+            .position(|(i, (old, _))| !taken[i] && same_rule(old, rule));
         carried.push(found.map_or(0, |i| {
             taken[i] = true;
             before[i].1

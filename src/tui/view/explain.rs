@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use tui_input::Input;
 
+use super::layout::max_scroll_in;
 use super::safe;
 use crate::tui::app::{App, ExplainFocus};
 
@@ -43,8 +44,10 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         Paragraph::new(text).block(Block::bordered().title(title)),
         inputs,
     );
-    let scroll = e.scroll.min(max_scroll_in(app, result));
-    frame.render_widget(result_paragraph(app).scroll((scroll, 0)), result);
+    // Built once: its scroll limit and its drawing.
+    let verdict = result_paragraph(app);
+    let scroll = e.scroll.min(max_scroll_in(&verdict, result));
+    frame.render_widget(verdict.scroll((scroll, 0)), result);
 }
 
 /// The inputs, and the verdict under them.
@@ -74,12 +77,7 @@ pub fn explain_scroll_limits(app: &App) -> (u16, u16) {
     let [_, body, _] = super::layout::bands(Rect::new(0, 0, app.size.0, app.size.1));
     let [_, result] = areas(body);
     (
-        max_scroll_in(app, result),
+        max_scroll_in(&result_paragraph(app), result),
         result.height.saturating_sub(2).max(1),
     )
-}
-
-fn max_scroll_in(app: &App, pane: Rect) -> u16 {
-    let rows = result_paragraph(app).line_count(pane.width.saturating_sub(2));
-    u16::try_from(rows.saturating_sub(usize::from(pane.height))).unwrap_or(u16::MAX)
 }

@@ -8,7 +8,7 @@ use ratatui::style::{Color, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Row, Table, TableState, Wrap};
 
-use super::layout::{bands, log_areas};
+use super::layout::{bands, log_areas, max_scroll_in};
 use super::{safe, selected_style};
 use crate::store::{State, UrlRecord};
 use crate::tui::app::App;
@@ -108,14 +108,6 @@ pub fn detail_max_scroll(app: &App) -> u16 {
     let [_, body, _] = bands(Rect::new(0, 0, app.size.0, app.size.1));
     let [_, detail] = log_areas(body);
     max_scroll_in(&detail_paragraph(app), detail)
-}
-
-/// The rows of the detail pane's text as wrapped inside `pane`'s borders
-/// (`line_count` wraps at the width it is given and adds the block's top
-/// and bottom rows), less the rows `pane` shows.
-fn max_scroll_in(paragraph: &Paragraph<'_>, pane: Rect) -> u16 {
-    let rows = paragraph.line_count(pane.width.saturating_sub(2));
-    u16::try_from(rows.saturating_sub(usize::from(pane.height))).unwrap_or(u16::MAX)
 }
 
 /// The detail pane: the text filter being typed, and everything the log
