@@ -11,7 +11,9 @@ use tokio::sync::mpsc;
 
 use crate::cli::{disabled_warnings, escape_control};
 use crate::config::Config;
-use crate::crawl::engine::{Control, Engine, Event, Plan, StartError, Stats, check_start};
+use crate::crawl::engine::{
+    Control, Engine, Event, NewRules, Plan, StartError, Stats, check_start,
+};
 use crate::rules::CompiledRules;
 use crate::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crate::rules::model::RuleSet;
@@ -156,7 +158,8 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     let user_agent = plan.settings.user_agent.clone();
     let engine = Engine::new(plan, log.clone(), Arc::new(rules))
         .map_err(|e| AppError::Runtime(e.to_string()))?
-        .with_refresh(request.refresh);
+        .with_refresh(request.refresh)
+        .with_rules_text(crate::crawl::engine::native_text(&rule_set));
     // Progress events: a few a second; the engine drops one rather than wait.
     let (event_tx, event_rx) = mpsc::channel(16);
     // Commands to the engine: Ctrl-C, a changed rules file, the console.
@@ -231,7 +234,8 @@ async fn watch_rules(file: String, control: crate::crawl::engine::ControlSender)
         match parse_text(&file, &text, DialectChoice::Given(Dialect::Native)) {
             Ok(loaded) => {
                 eprintln!("crawlspace: {file} changed: new rules applied to the running crawl");
-                let rules = Arc::new(CompiledRules::new(&loaded.parsed.rules));
+                let set = &loaded.parsed.rules;
+                let rules = NewRules::new(set, Arc::new(CompiledRules::new(set)));
                 if control.send(Control::Rules(rules)).await.is_err() {
                     return;
                 }
@@ -320,8 +324,20 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool) -> String {
     } else {
         format!(" ({})", notes.join("; "))
     };
+    // What changed rules did, during the crawl or since the last run on
+    // this log: otherwise a URL fetched or filtered "out of turn" is a
+    // surprise found only in its trace.
+    let rules = if s.queued_by_new_rules + s.dropped_by_new_rules > 0 {
+        format!(
+            "\nrules:   changed: {} filtered URLs queued again, {} queued URLs filtered \
+             (their traces say which rules)",
+            s.queued_by_new_rules, s.dropped_by_new_rules
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "crawl {ended} {:.1}s{notes}: {} URLs met, {} fetched, {} saved, {} filtered, {} errors ({} retries), {:.1} URLs/s\n\
+        "crawl {ended} {:.1}s{notes}: {} URLs met, {} fetched, {} saved, {} filtered, {} errors ({} retries), {:.1} URLs/s{rules}\n\
          URL log: {}   (crawlspace log --db {})\nmirror:  {}{resume}",
         s.elapsed.as_secs_f64(),
         s.discovered,

@@ -24,17 +24,7 @@ use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crawlspace::store::{Query, State, UrlLog, UrlRecord};
 use tokio::sync::mpsc;
 
-/// Serves `router` on 127.0.0.1:0 and returns its origin.
-async fn serve(router: Router) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
-    format!("http://{addr}")
-}
+use util::serve;
 
 fn html(body: String) -> Response {
     ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()

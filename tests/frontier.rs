@@ -9,7 +9,7 @@ mod util;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crawlspace::crawl::engine::{Control, Event};
+use crawlspace::crawl::engine::{Control, Event, NewRules};
 use crawlspace::rules::CompiledRules;
 use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crawlspace::store::State;
@@ -67,10 +67,12 @@ async fn queued_urls_beyond_the_window_are_all_fetched_and_see_new_rules() {
     let odd = "[[rules]]\nname = \"no odd pages\"\nmatch = { field = \"path\", regex = '[13579]$' }\nfilter = \"may-not-have\"\nlog = true\n\
                [[rules]]\nname = \"pages are only followed\"\nmatch = { field = \"path\", prefix = \"/page/\" }\naction = \"exclude-scan\"\n";
     let new = parse_text("new.toml", odd, DialectChoice::Given(Dialect::Native)).expect("rules");
+    let set = &new.parsed.rules;
     control
-        .send(Control::Rules(Arc::new(CompiledRules::new(
-            &new.parsed.rules,
-        ))))
+        .send(Control::Rules(NewRules::new(
+            set,
+            Arc::new(CompiledRules::new(set)),
+        )))
         .await
         .expect("send");
     gate.add_permits(PAGES as usize * 2);

@@ -104,14 +104,7 @@ where
             },
         )
         .with_state(site);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
-    format!("http://{addr}")
+    util::serve(router).await
 }
 
 fn html(body: &str) -> Response {

@@ -27,6 +27,7 @@ mod outcome;
 mod records;
 mod refresh;
 mod relay;
+mod rule_change;
 mod status;
 mod unfilter;
 mod web;
@@ -43,7 +44,9 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use url::Url;
 
-pub use self::control::{Control, ControlReceiver, ControlSender, control_channel};
+pub use self::control::{
+    Control, ControlReceiver, ControlSender, NewRules, control_channel, native_text,
+};
 use self::discover::{Deferred, Discovered, Held, Origin};
 use self::refresh::{NOT_REFETCHED, Refresh};
 use self::relay::{Bell, Handoff, HostGate, Next, RUNWAY, Relay, Step, fetch_pages};
@@ -52,7 +55,7 @@ use super::detail::{Detail, HostIdle, HostRow, MAX_HOST_ROWS, QueueRow};
 use super::fetch::{FetchError, Fetcher};
 use super::frontier::{Frontier, QUEUES};
 use super::hosts::{Hosts, Idle};
-use super::report::{layer, refusal, retrace, robots_line, set_layer, trace_lines};
+use super::report::{robots_line, set_layer};
 use super::robots_cache::{Check, Gate, RobotsCache};
 use super::sitemaps::fetch_sitemap;
 use super::task::{Outcome, fetch_robots};
@@ -94,8 +97,10 @@ pub struct Stats {
     pub filtered: u64,
     pub errors: u64,
     pub retries: u64,
+    /// Queued URLs that changed rules filtered: rules applied during the
+    /// crawl, or a config's rules changed since the log's last run.
     pub dropped_by_new_rules: u64,
-    /// Filtered URLs that rules applied during the crawl queued again.
+    /// Filtered URLs that changed rules (as above) queued again.
     pub queued_by_new_rules: u64,
     pub paused: bool,
     pub elapsed: Duration,
@@ -246,6 +251,10 @@ pub struct Engine {
     log: Arc<UrlLog>,
     /// The rules in force; replaced whole by [`Control::Rules`].
     rules: Arc<CompiledRules>,
+    /// `rules` as native TOML, when the engine was given it
+    /// ([`Engine::with_rules_text`]): recorded in the log, and compared with
+    /// what the log recorded when the crawl starts (`unfilter`).
+    rules_text: Option<Arc<str>>,
     frontier: Frontier<Item>,
     hosts: Hosts,
     /// Temporary failures waiting for their retry time.
@@ -400,6 +409,7 @@ impl Engine {
             plan,
             log,
             rules,
+            rules_text: None,
         })
     }
 
@@ -420,6 +430,7 @@ impl Engine {
         self.begin_refresh()?;
         self.resume()?;
         self.count_from_the_log();
+        self.compare_rules_with_the_log();
         for url in self.plan.start.clone() {
             self.met(url, None, 0, Origin::Start);
         }
@@ -812,57 +823,5 @@ impl Engine {
                 let _ = self.frontier.push(item.level, item.queue, host, item);
             }
         }
-    }
-
-    /// New rules: queued URLs they no longer fetch leave the queues and are
-    /// logged as filtered by the new rule (SPEC §2.6).
-    fn swap_rules(&mut self, rules: Arc<CompiledRules>) {
-        self.scratch = rules.scratch();
-        self.rule_hits = vec![0; rules.rule_info().len()];
-        self.rules_version += 1;
-        let before = std::mem::replace(&mut self.rules, rules);
-        let rules = self.rules.clone();
-        let mut scratch = rules.scratch();
-        let mut dropped = Vec::new();
-        self.frontier.retain(|item| {
-            let verdict = item.verdict_now(&rules, &mut scratch);
-            if verdict.fetch {
-                true
-            } else {
-                dropped.push((item.clone(), verdict));
-                false
-            }
-        });
-        for (item, verdict) in dropped {
-            self.drop_for_new_rules(item, verdict);
-        }
-        // And those waiting on disk only, a chunk at a time.
-        self.filter_on_disk(Engine::drop_for_new_rules);
-        // Filtered URLs the new rules would fetch are met again.
-        self.stats.queued_by_new_rules += self.unfilter(&before);
-    }
-
-    /// A queued URL the new rules no longer fetch: out of its queue, logged
-    /// as filtered by the new rule.
-    fn drop_for_new_rules(&mut self, item: Item, verdict: Verdict) {
-        let rules = self.rules.clone();
-        // The new rules judged it: a hit for the rule that filtered it.
-        self.count_hits(&verdict);
-        self.stats.dropped_by_new_rules += 1;
-        self.stats.filtered += 1;
-        let reason = format!(
-            "{} (new rules applied during the crawl)",
-            refusal(&rules, &verdict)
-        );
-        let trace = trace_lines(&rules, &verdict);
-        self.update_and(item.id, Some(&item), |r| {
-            r.state = State::Filtered;
-            r.reason = reason;
-            r.filtered = true;
-            r.fetch = false;
-            r.trace
-                .push(layer("live-rules", "rules changed during the crawl".into()));
-            retrace(&mut r.trace, trace);
-        });
     }
 }

@@ -11,7 +11,7 @@
 //! | `state_blocks` | state byte ++ id / 4096 (u64 BE)  | bitmap of that block's ids in that state (`bitmap.rs`) |
 //! | `frontier_blocks` | level byte ++ queue byte ++ id / 4096 (u64 BE) | bitmap of that block's ids in that queue |
 //! | `briefs`   | `r` ++ first id, `s` ++ id / 256 (u64 BE) | runs of URLs, status blocks (`briefs.rs`) |
-//! | `meta`     | `counters` (layouts 3, 4, 6), or [`NEXT_ID`], [`FRONTIER_LEN`], `count/<state>` (layouts 1, 2); [`LAYOUT`], [`REFRESH_SINCE`]; `url_hash_key` (layout 6) | u64 BE, `counters` ten of them (nine in layouts 3 and 4; `counters.rs`); layout: one byte; the URL index's 16-byte SipHash key |
+//! | `meta`     | `counters` (layouts 3, 4, 6), or [`NEXT_ID`], [`FRONTIER_LEN`], `count/<state>` (layouts 1, 2); [`LAYOUT`], [`REFRESH_SINCE`], [`RULES_SEEN`]; `url_hash_key` (layout 6) | u64 BE (rules: UTF-8 text), `counters` ten of them (nine in layouts 3 and 4; `counters.rs`); layout: one byte; the URL index's 16-byte SipHash key |
 //!
 //! Layouts 1 to 3 kept an entry per URL instead of a bitmap per block, in
 //! trees of other names: `by_state` (state byte ++ id → empty) and
@@ -66,6 +66,9 @@ pub(crate) const LAYOUT: &[u8] = b"layout";
 /// absent when none is. A key added beside the others: builds that do not
 /// know it ignore it, so the layout version stays.
 pub(crate) const REFRESH_SINCE: &[u8] = b"refresh_since";
+/// The rules the log's verdicts were last reached by, as native TOML
+/// (`rules_seen.rs`). Added beside the others like [`REFRESH_SINCE`].
+pub(crate) const RULES_SEEN: &[u8] = b"rules_seen";
 /// The layout this build reads and writes: 6 keeps the records eight to
 /// an entry (`packs.rs`) and the URL index in hash buckets
 /// (`url_index.rs`). Builds that read only layouts 1 to 4 refuse it,

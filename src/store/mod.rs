@@ -29,7 +29,8 @@
 //!   one packed key since layout 3; `counters.rs`), the layout version,
 //!   the URL index's hash key (`url_hash_key`, written with the layout by
 //!   the migration's flip), the content-type table of `briefs`, and when
-//!   the refresh crawl under way started (`refresh.rs`).
+//!   the refresh crawl under way started (`refresh.rs`), and the rules its
+//!   verdicts were last reached by (`rules_seen.rs`).
 //! - `briefs`: every URL's [`Brief`] packed many to an entry, for walks
 //!   over every URL (`briefs.rs`).
 //!
@@ -87,6 +88,7 @@ mod read;
 mod record;
 mod refresh;
 mod repair;
+mod rules_seen;
 #[cfg(test)]
 mod tests;
 mod url_index;

@@ -4,7 +4,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crawlspace::config::Config;
-use crawlspace::crawl::engine::{Control, ControlSender, Engine, Event, Plan, Stats, check_start};
+use crawlspace::crawl::engine::{
+    Control, ControlSender, Engine, Event, NewRules, Plan, Stats, check_start, native_text,
+};
 use crawlspace::rules::CompiledRules;
 use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crawlspace::store::UrlLog;
@@ -26,8 +28,25 @@ pub fn engine_for(text: &str, dir: &Path) -> (Engine, Arc<UrlLog>) {
         start,
         out: dir.join("mirror"),
     };
-    let engine = Engine::new(plan, log.clone(), Arc::new(compiled)).expect("engine");
+    // As the app does: the log records the rules, and a later run on it
+    // compares its own with them.
+    let engine = Engine::new(plan, log.clone(), Arc::new(compiled))
+        .expect("engine")
+        .with_rules_text(native_text(&loaded.parsed.rules));
     (engine, log)
+}
+
+/// Serves `router` on 127.0.0.1:0 and returns its origin.
+#[allow(dead_code)] // not every test binary serves its own site
+pub async fn serve(router: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    format!("http://{addr}")
 }
 
 /// Waits on the engine's events for a status that `ready` accepts: the
@@ -48,7 +67,8 @@ pub async fn stats_until(events: &mut mpsc::Receiver<Event>, ready: impl Fn(&Sta
 #[allow(dead_code)] // not every test binary changes rules
 pub async fn send_rules(control: &ControlSender, toml: &str) {
     let new = parse_text("new.toml", toml, DialectChoice::Given(Dialect::Native)).expect("rules");
-    let rules = Arc::new(CompiledRules::new(&new.parsed.rules));
+    let set = &new.parsed.rules;
+    let rules = NewRules::new(set, Arc::new(CompiledRules::new(set)));
     control.send(Control::Rules(rules)).await.expect("send");
 }
 

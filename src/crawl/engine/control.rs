@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use tokio::sync::mpsc;
 
 use crate::rules::CompiledRules;
+use crate::rules::model::RuleSet;
 
 /// Commands to a running crawl (from the console, or a changed rules file).
 #[derive(Debug)]
@@ -17,11 +18,38 @@ pub enum Control {
     Pause,
     Resume,
     /// A new rule set: new verdicts use it; queued URLs it filters are dropped.
-    Rules(Arc<CompiledRules>),
+    Rules(NewRules),
     Weights([u32; 6]),
     /// Asks for an [`super::Event::Detail`] (queues, hosts, rule hits).
     Detail,
     Stop,
+}
+
+/// A rule set for a running crawl: compiled, and as native TOML, the form
+/// the log keeps of the rules its verdicts were reached by
+/// (`UrlLog::set_rules_seen`), for the next run to compare with.
+#[derive(Debug, Clone)]
+pub struct NewRules {
+    pub compiled: Arc<CompiledRules>,
+    pub text: Arc<str>,
+}
+
+impl NewRules {
+    /// `compiled` must be `rules` compiled (the caller usually has it
+    /// already).
+    pub fn new(rules: &RuleSet, compiled: Arc<CompiledRules>) -> NewRules {
+        NewRules {
+            compiled,
+            text: native_text(rules).into(),
+        }
+    }
+}
+
+/// The rules as the log keeps them: native TOML without a header, so that
+/// two runs with the same rules compare equal whatever their files' comments
+/// and layout.
+pub fn native_text(rules: &RuleSet) -> String {
+    crate::rules::dialect::write::to_toml(rules, "")
 }
 
 /// The sending side of an engine's control channel ([`control_channel`]).

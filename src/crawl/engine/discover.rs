@@ -280,9 +280,16 @@ impl Engine {
     /// A URL logged as filtered, met again because new rules would fetch
     /// it (`unfilter.rs`): judged as a link met for the first time (depth
     /// limits, a known robots.txt), and if it is to be fetched, rewritten
-    /// as newly met, with `why` as the `live-rules` layer of its trace,
-    /// and queued once written. False when it stays filtered.
-    pub(super) fn met_again(&mut self, id: u64, url: Url, old: &UrlRecord, why: &str) -> bool {
+    /// as newly met, with the change's layer (`live-rules`,
+    /// `changed-rules`) first in its trace, and queued once written. False
+    /// when it stays filtered.
+    pub(super) fn met_again(
+        &mut self,
+        id: u64,
+        url: Url,
+        old: &UrlRecord,
+        change: super::rule_change::RulesChange,
+    ) -> bool {
         // Judged again, not met: its hits were counted when it was met, and
         // are counted from its final verdict if it is fetched now.
         let hits = std::mem::take(&mut self.rule_hits);
@@ -295,8 +302,10 @@ impl Engine {
             return false;
         }
         let record = &mut discovered.record;
-        record.trace.insert(0, layer("live-rules", why.into()));
-        record.reason = format!("{} (new rules applied during the crawl)", record.reason);
+        record
+            .trace
+            .insert(0, layer(change.layer(), change.queued().into()));
+        record.reason = format!("{} ({})", record.reason, change.note());
         record.discovered_ms = old.discovered_ms;
         self.pending_hosts.extend(discovered.host);
         self.nofollowed.remove(&id);

@@ -43,6 +43,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
+use super::rule_change::RulesChange;
 use super::{Engine, Item};
 use crate::crawl::fetch::{Fetcher, Validators};
 use crate::crawl::robots_cache::Check;
@@ -361,7 +362,7 @@ impl Engine {
             if !Arc::ptr_eq(&next.rules, &self.rules) {
                 let verdict = item.verdict_now(&self.rules, &mut self.scratch);
                 if !verdict.fetch {
-                    self.drop_for_new_rules(item, verdict);
+                    self.drop_for_new_rules(item, verdict, RulesChange::DuringTheCrawl);
                     continue;
                 }
             }

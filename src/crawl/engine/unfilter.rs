@@ -14,6 +14,7 @@
 use url::Url;
 
 use super::Engine;
+use super::rule_change::RulesChange;
 use crate::crawl::report::NOFOLLOW_LAYER;
 use crate::crawl::sitemaps::FILE_LAYER;
 use crate::rules::{CompiledRules, Known, TraceMode, UrlFacts};
@@ -22,16 +23,12 @@ use crate::store::{State, UrlRecord};
 /// Candidates met again, then written, at a time.
 const CHUNK: usize = 1024;
 
-/// Why a filtered URL is met again, in its trace.
-const LIVE_RULES_WHY: &str =
-    "filtered under earlier rules; queued when new rules were applied during the crawl";
-
 impl Engine {
     /// Queues the filtered URLs the rules now in force would fetch; their
-    /// records are written as newly met (with the `live-rules` layer first
-    /// in the trace), and the queues take them once written. Returns how
+    /// records are written as newly met (with the change's layer first in
+    /// the trace), and the queues take them once written. Returns how
     /// many.
-    pub(super) fn unfilter(&mut self, before: &CompiledRules) -> u64 {
+    pub(super) fn unfilter(&mut self, before: &CompiledRules, change: RulesChange) -> u64 {
         let rules = self.rules.clone();
         let mut scratch = rules.scratch();
         let mut before_scratch = before.scratch();
@@ -83,7 +80,7 @@ impl Engine {
                 let Ok(url) = Url::parse(&record.url) else {
                     continue;
                 };
-                if self.met_again(id, url, &record, LIVE_RULES_WHY) {
+                if self.met_again(id, url, &record, change) {
                     queued += 1;
                 }
             }

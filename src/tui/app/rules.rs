@@ -8,7 +8,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::{App, Form, Overlay, Request};
 use crate::crawl::detail::Detail;
-use crate::crawl::engine::Control;
+use crate::crawl::engine::{Control, NewRules};
 use crate::rules::CompiledRules;
 use crate::rules::health::shadowed;
 use crate::rules::lint::{Lint, lint_rules};
@@ -355,11 +355,11 @@ impl App {
         // First, so that the crawl gets the rules with their lines in the
         // file as saved.
         self.save_rules();
-        let compiled = self.rules.compiled.clone();
+        let rules = NewRules::new(&self.rules.edited, self.rules.compiled.clone());
         self.rules.mark_applied();
         self.rules.discovered_at_apply = self.crawl.stats.discovered;
         if !self.crawl.finished {
-            self.request(Request::Control(Control::Rules(compiled)));
+            self.request(Request::Control(Control::Rules(rules)));
         }
         self.message = Some("applied to the crawl; saving the rules file".into());
     }

@@ -131,7 +131,7 @@ fn apply_goes_through_the_what_if_then_to_the_crawl_and_the_file() {
     app.update(ch('y'));
     let requests = app.take_requests();
     let rules = requests.iter().find_map(|r| match r {
-        Request::Control(Control::Rules(rules)) => Some(rules.clone()),
+        Request::Control(Control::Rules(rules)) => Some(rules.compiled.clone()),
         _ => None,
     });
     assert_eq!(rules.expect("rules sent").rule_info().len(), 1);
@@ -170,7 +170,7 @@ fn applied_rules_take_their_lines_in_the_saved_file() {
     let sent = requests
         .iter()
         .find_map(|r| match r {
-            Request::Control(Control::Rules(rules)) => Some(rules.clone()),
+            Request::Control(Control::Rules(rules)) => Some(rules.compiled.clone()),
             _ => None,
         })
         .expect("rules sent");

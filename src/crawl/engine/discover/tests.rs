@@ -335,8 +335,10 @@ fn new_rules_write_the_open_group_first_and_filter_its_urls() {
         crate::rules::dialect::DialectChoice::Given(crate::rules::dialect::Dialect::Native),
     )
     .expect("rules");
-    let compiled = crate::rules::CompiledRules::new(&rules.parsed.rules);
-    assert!(!engine.command(super::super::Control::Rules(Arc::new(compiled))));
+    let set = &rules.parsed.rules;
+    let compiled = Arc::new(crate::rules::CompiledRules::new(set));
+    let new = super::super::NewRules::new(set, compiled);
+    assert!(!engine.command(super::super::Control::Rules(new)));
     assert!(engine.deferred.is_none(), "the group was written");
     assert_eq!(state_of(&log, "http://site.test/keep"), Some(State::Queued));
     assert_eq!(

@@ -1,0 +1,138 @@
+//! Rules edited between two runs on the same URL log (SPEC §2.6 across a
+//! restart): the second run compares its rules with those the log recorded
+//! and applies the change as one made during the crawl would.
+
+mod util;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crawlspace::crawl::engine::{Control, Stats};
+use crawlspace::store::{State, UrlLog, UrlRecord};
+use tokio::sync::{Semaphore, mpsc};
+
+/// Links to `/page/0` to `/page/9` on `/`.
+fn ten_links() -> String {
+    (0..10)
+        .map(|i| format!("<a href=\"/page/{i}\">{i}</a>"))
+        .collect()
+}
+
+const NO_ODD_PAGES: &str = "[[rules]]\nname = \"no odd pages\"\nmatch = { field = \"path\", regex = '[13579]$' }\nfilter = \"may-not-have\"\nlog = true\n";
+
+/// A config for `origin` with one request at a time and `rules`.
+fn config(origin: &str, rules: &str) -> String {
+    format!("[crawl]\nstart = [\"{origin}/\"]\nconcurrency = 1\nper_host = 1\n\n{rules}")
+}
+
+/// Runs a crawl of `text` on the log in `dir` to its end.
+async fn crawl_to_the_end(text: &str, dir: &std::path::Path) -> (Stats, Arc<UrlLog>) {
+    let (engine, log) = util::engine_for(text, dir);
+    let (events, mut events_rx) = mpsc::channel(64);
+    let (_control, control_rx) = crawlspace::crawl::engine::control_channel(8);
+    let run = tokio::spawn(engine.run(events, control_rx, Duration::from_millis(10)));
+    tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
+    let stats = run.await.expect("joins").expect("crawl runs");
+    (stats, log)
+}
+
+fn page(log: &UrlLog, origin: &str, n: u32) -> UrlRecord {
+    let id = log
+        .id_of(&format!("{origin}/page/{n}"))
+        .expect("read")
+        .expect("logged");
+    log.get(id).expect("read").expect("record")
+}
+
+/// A rule removed between two runs: the URLs it filtered are fetched by
+/// the next run, with a `changed-rules` line first in their trace; a third
+/// run with the same rules changes nothing more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rule_removed_between_runs_lets_its_filtered_urls_be_fetched() {
+    let gate = Arc::new(Semaphore::new(Semaphore::MAX_PERMITS));
+    let origin = util::serve(util::gated_pages(ten_links(), gate)).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+
+    let (first, log) = crawl_to_the_end(&config(&origin, NO_ODD_PAGES), dir.path()).await;
+    assert_eq!(first.fetched + first.saved, 6, "/ and the five even pages");
+    for n in (1..10).step_by(2) {
+        assert_eq!(page(&log, &origin, n).state, State::Filtered, "page {n}");
+    }
+    drop(log);
+
+    let (second, log) = crawl_to_the_end(&config(&origin, ""), dir.path()).await;
+    assert_eq!(second.queued_by_new_rules, 5);
+    assert_eq!(second.dropped_by_new_rules, 0);
+    for n in 0..10 {
+        let r = page(&log, &origin, n);
+        assert_eq!(r.state, State::Saved, "page {n}: {}", r.reason);
+        let first_layer = r.trace.first().map(|t| t.rule.as_str());
+        if n % 2 == 1 {
+            assert_eq!(
+                first_layer,
+                Some("changed-rules"),
+                "page {n}: {:?}",
+                r.trace
+            );
+            assert!(
+                r.trace[0].detail.contains("rules of an earlier run"),
+                "{:?}",
+                r.trace[0]
+            );
+        } else {
+            assert_ne!(first_layer, Some("changed-rules"), "page {n}");
+        }
+    }
+    drop(log);
+
+    let (third, _log) = crawl_to_the_end(&config(&origin, ""), dir.path()).await;
+    assert_eq!(
+        (third.queued_by_new_rules, third.dropped_by_new_rules),
+        (0, 0)
+    );
+    assert_eq!(third.fetched + third.saved, 11);
+    assert_eq!(third.done_before, 11, "nothing fetched again: {third:?}");
+}
+
+/// A rule added between two runs: the URLs a stopped crawl left queued
+/// that it filters are not fetched by the next run but logged as filtered
+/// by it, saying the rules changed since the last run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rule_added_between_runs_filters_the_urls_left_queued() {
+    let gate = Arc::new(Semaphore::new(0));
+    let origin = util::serve(util::gated_pages(ten_links(), gate.clone())).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+
+    // The first run stops with page/0 held at the server and nine pages
+    // queued.
+    let (engine, log) = util::engine_for(&config(&origin, ""), dir.path());
+    let (events, mut events_rx) = mpsc::channel(64);
+    let (control, control_rx) = crawlspace::crawl::engine::control_channel(8);
+    let run = tokio::spawn(engine.run(events, control_rx, Duration::from_millis(10)));
+    util::stats_until(&mut events_rx, |s| s.queued == 9 && s.in_flight == 1).await;
+    control.send(Control::Stop).await.expect("send");
+    tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
+    run.await.expect("joins").expect("crawl runs");
+    drop(log);
+
+    gate.add_permits(Semaphore::MAX_PERMITS);
+    let (second, log) = crawl_to_the_end(&config(&origin, NO_ODD_PAGES), dir.path()).await;
+    assert_eq!(second.dropped_by_new_rules, 5);
+    assert_eq!(second.queued_by_new_rules, 0);
+    for n in 0..10 {
+        let r = page(&log, &origin, n);
+        if n % 2 == 1 {
+            assert_eq!(r.state, State::Filtered, "page {n}");
+            assert!(
+                r.reason.contains("rule 1 \"no odd pages\"")
+                    && r.reason.contains("rules changed since the last run"),
+                "{}",
+                r.reason
+            );
+            assert!(r.trace.iter().any(|t| t.rule == "changed-rules"));
+            assert_eq!(r.fetched_ms, None, "page {n} was not fetched");
+        } else {
+            assert_eq!(r.state, State::Saved, "page {n}: {}", r.reason);
+        }
+    }
+}
