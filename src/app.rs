@@ -498,3 +498,28 @@ pub fn log(db: &Path, state: Option<&str>, grep: Option<&str>, json: bool) -> Re
         other => other,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The summary says what changed rules did, and only when they did.
+    #[test]
+    fn the_summary_says_what_changed_rules_did() {
+        let (db, out) = (Path::new("db"), Path::new("out"));
+        let quiet = summary(&Stats::default(), db, out, true);
+        assert!(!quiet.contains("rules:"), "{quiet}");
+        let stats = Stats {
+            queued_by_new_rules: 5,
+            dropped_by_new_rules: 2,
+            ..Stats::default()
+        };
+        let said = summary(&stats, db, out, true);
+        let line = said.lines().nth(1).expect("a second line");
+        assert_eq!(
+            line,
+            "rules:   changed: 5 filtered URLs queued again, 2 queued URLs filtered \
+             (their traces say which rules)"
+        );
+    }
+}
