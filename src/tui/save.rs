@@ -3,8 +3,10 @@
 //! is rewritten in place: the head, everything before the first rule, is
 //! kept byte for byte (comments, `[crawl]`, `[queues]`), and so is the text
 //! of every rule left unchanged (its own comments, nested rules and
-//! layout); only added and edited rules are written by the native writer,
-//! where comments inside the rule's table are not kept. The comment lines
+//! layout); added and edited rules are written by the native writer, an
+//! edited rule with the comments its table had (`keep_comments`), also
+//! when it was renamed (the rule at its line whose name no rule has now).
+//! The comment lines
 //! that end the file stay at its end. Each top-level
 //! rule keeps the comment lines that stood above its `[[rules]]` line
 //! wherever it moves: for the first rule, the comment lines right above it
@@ -23,6 +25,8 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+mod keep_comments;
 
 use crate::rules::dialect::write::{rule_to_toml, to_toml};
 use crate::rules::model::{Rule, RuleSet};
@@ -220,9 +224,12 @@ fn rules_text(rules: &RuleSet, kept: &BTreeMap<usize, Kept>) -> String {
         // By the line the rule had, under its name; else, when its line is
         // stale (an undo brings back the lines from before a save), the
         // first entry not used yet that holds the very same rule.
+        // A different name at its line is the same rule renamed when no
+        // rule saved now has the name the file had there.
+        let renamed = |k: &Kept| !rules.rules.iter().any(|r| r.name == k.rule.name);
         let by_line = kept
             .get_key_value(&rule.origin.line)
-            .filter(|(at, k)| k.rule.name == rule.name && !used.contains(*at));
+            .filter(|(at, k)| (k.rule.name == rule.name || renamed(k)) && !used.contains(*at));
         let found = by_line.or_else(|| {
             kept.iter().find(|(at, k)| {
                 !used.contains(*at) && k.rule.name == rule.name && same_rule(&k.rule, rule)
@@ -237,17 +244,26 @@ fn rules_text(rules: &RuleSet, kept: &BTreeMap<usize, Kept>) -> String {
             out.push_str(note);
             out.push('\n');
         }
-        match kept.filter(|k| same_rule(&k.rule, rule)) {
-            Some(kept) => {
+        match kept {
+            Some(kept) if same_rule(&kept.rule, rule) => {
                 out.push_str(&kept.text);
                 out.push('\n');
             }
             // Source lines of imported or earlier rules are stale once
             // edited: the writer would print them as `# line N` comments.
-            None => {
+            edited => {
                 let mut rule = rule.clone();
                 clear_lines(std::slice::from_mut(&mut rule));
-                out.push_str(&rule_to_toml(&rule));
+                let written = rule_to_toml(&rule);
+                match edited {
+                    Some(kept) => {
+                        out.push_str(
+                            keep_comments::with_kept_comments(&kept.text, &written).trim_end(),
+                        );
+                        out.push('\n');
+                    }
+                    None => out.push_str(&written),
+                }
             }
         }
     }
@@ -583,13 +599,26 @@ mod tests {
         let lined = relined(&rules, &saved).expect("same rules");
         let (_, again, _) = target.render(&lined);
         assert_eq!(again, saved);
-        // Renamed: its note is not carried over; nor is a note found at a
-        // line where another rule stands now.
+        // While a rule has the name the file had there, the rule now at
+        // that line is not taken for it renamed: b renamed, and c renamed
+        // "b", leaves b's note to neither.
+        let mut taken = lined.clone();
+        taken.rules[2].name = "b2".into();
+        taken.rules[3].name = "b".into();
+        let (_, taken, _) = target.clone().render(&taken);
+        assert!(taken.contains("name = \"b2\""), "{taken}");
+        assert!(!taken.contains("# why b:"), "{taken}");
+        // Renamed (no rule has its old name now): its note goes with it;
+        // a note is not found at a line where another rule stands now.
         let mut renamed = lined.clone();
         renamed.rules[2].name = "b2".into();
         renamed.rules.swap(1, 3);
         let (_, moved, _) = target.render(&renamed);
-        assert!(!moved.contains("# why b:"), "{moved}");
+        assert!(
+            moved.contains("# why b:\n# the second line\n[[rules]]\nname = \"b2\""),
+            "{moved}"
+        );
+        assert_eq!(moved.matches("# why b:").count(), 1, "{moved}");
         assert!(
             moved.contains("# ---- c\n\n[[rules]]\nname = \"c\""),
             "{moved}"
@@ -611,14 +640,17 @@ mod tests {
         let (_, same, _) = target.render(&rules);
         assert_eq!(same, text);
         // c edited and moved first, a new rule after it: b keeps its text
-        // wherever it stands; c keeps its note but is written anew, without
+        // wherever it stands; c keeps its note and is written anew, with
         // the comments of its table; "# the end" ends the file still.
         rules.rules[2].enabled = false;
         rules.rules.swap(0, 2);
         rules.rules.insert(1, Rule::new("new", 0));
         let (_, saved, _) = target.render(&rules);
         assert!(saved.contains(b), "{saved}");
-        assert!(!saved.contains("# inside c"), "{saved}");
+        assert!(
+            saved.contains("name = \"c\"\nenabled = false\n# inside c\naction = \"download\"\n"),
+            "{saved}"
+        );
         assert!(
             saved.ends_with("\n\n# the end\n"),
             "the file's end stays: {saved}"
@@ -799,5 +831,43 @@ mod tests {
             saved.starts_with("[crawl]\nstart = [\"http://h/\"]\n\n[[rules]]"),
             "{saved}"
         );
+    }
+}
+
+/// The demo's config, where most keys carry a comment: renaming any one
+/// rule in the console changes that one line of the file, nothing else.
+#[cfg(test)]
+mod demo_config {
+    use super::*;
+    use crate::rules::dialect::native;
+
+    #[test]
+    fn renaming_a_rule_changes_only_its_name_line() {
+        let text = include_str!("../../config/demo.toml");
+        let rules = native::parse(text).expect("rules").rules;
+        for i in 0..rules.rules.len() {
+            let mut target = SaveTarget::for_config(Path::new("demo.toml"), text);
+            let mut edited = rules.clone();
+            edited.rules[i].name.push_str(" (edited)");
+            let (_, saved, _) = target.render(&edited);
+            let (before, after): (Vec<&str>, Vec<&str>) =
+                (text.lines().collect(), saved.lines().collect());
+            assert_eq!(before.len(), after.len(), "rule {i}:\n{saved}");
+            let changed: Vec<(&str, &str)> = before
+                .iter()
+                .zip(&after)
+                .filter(|(a, b)| a != b)
+                .map(|(a, b)| (*a, *b))
+                .collect();
+            let name = &rules.rules[i].name;
+            assert_eq!(
+                changed,
+                [(
+                    format!("name = \"{name}\"").as_str(),
+                    format!("name = \"{name} (edited)\"").as_str()
+                )],
+                "rule {i}"
+            );
+        }
     }
 }
