@@ -99,6 +99,40 @@ async fn a_rule_removed_between_runs_lets_its_filtered_urls_be_fetched() {
 /// by it, saying the rules changed since the last run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rule_added_between_runs_filters_the_urls_left_queued() {
+    added_rule_filters_the_urls_left_queued(None).await;
+}
+
+/// The same when the log's record of the rules does not read (as with no
+/// record, from a build before it): queued URLs are still judged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queued_urls_are_judged_also_without_a_readable_record_of_the_rules() {
+    added_rule_filters_the_urls_left_queued(Some("[[rules]\nname = ")).await;
+}
+
+/// Filtered URLs are not met again when the log's record of the rules
+/// does not read: what refused them is not known.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn filtered_urls_stay_so_without_a_readable_record_of_the_rules() {
+    let gate = Arc::new(Semaphore::new(Semaphore::MAX_PERMITS));
+    let origin = util::serve(util::gated_pages(ten_links(), gate)).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, log) = crawl_to_the_end(&config(&origin, NO_ODD_PAGES), dir.path()).await;
+    log.set_rules_seen("[[rules]\nname = ").expect("write");
+    drop(log);
+    let (second, log) = crawl_to_the_end(&config(&origin, ""), dir.path()).await;
+    assert_eq!(second.queued_by_new_rules, 0);
+    assert_eq!(page(&log, &origin, 1).state, State::Filtered);
+    drop(log);
+    // The rules in force were recorded in its place: a third run with
+    // them changes nothing either.
+    let (third, _log) = crawl_to_the_end(&config(&origin, ""), dir.path()).await;
+    assert_eq!(third.queued_by_new_rules, 0);
+}
+
+/// A crawl stopped with pages queued, the log's record of the rules then
+/// replaced by `recorded` (when given), and a next run with a rule that
+/// filters half of them.
+async fn added_rule_filters_the_urls_left_queued(recorded: Option<&str>) {
     let gate = Arc::new(Semaphore::new(0));
     let origin = util::serve(util::gated_pages(ten_links(), gate.clone())).await;
     let dir = tempfile::tempdir().expect("temp dir");
@@ -113,6 +147,9 @@ async fn a_rule_added_between_runs_filters_the_urls_left_queued() {
     control.send(Control::Stop).await.expect("send");
     tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
     run.await.expect("joins").expect("crawl runs");
+    if let Some(text) = recorded {
+        log.set_rules_seen(text).expect("write");
+    }
     drop(log);
 
     gate.add_permits(Semaphore::MAX_PERMITS);

@@ -255,6 +255,10 @@ pub struct Engine {
     /// ([`Engine::with_rules_text`]): recorded in the log, and compared with
     /// what the log recorded when the crawl starts (`unfilter`).
     rules_text: Option<Arc<str>>,
+    /// Changes the log refused or failed to write so far (each said on
+    /// stderr): the rules are not recorded as judged after a change whose
+    /// writes did not all go in.
+    unwritten: u64,
     frontier: Frontier<Item>,
     hosts: Hosts,
     /// Temporary failures waiting for their retry time.
@@ -410,6 +414,7 @@ impl Engine {
             log,
             rules,
             rules_text: None,
+            unwritten: 0,
         })
     }
 

@@ -625,6 +625,14 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// Forgets the source lines of the rule and its nested rules.
+    pub fn forget_lines(&mut self) {
+        self.origin = Origin::default();
+        for rule in &mut self.rules {
+            rule.forget_lines();
+        }
+    }
+
     /// An enabled rule with nothing set yet.
     pub fn new(name: impl Into<String>, line: usize) -> Rule {
         Rule {
@@ -688,6 +696,17 @@ pub struct RuleSet {
 }
 
 impl RuleSet {
+    /// The same rules with no source lines, for text that must not depend
+    /// on where they stood in a file (the writer prints lines as `# line N`
+    /// comments): an edited rule's, or the rules a URL log records.
+    pub fn without_lines(&self) -> RuleSet {
+        let mut set = self.clone();
+        for rule in &mut set.rules {
+            rule.forget_lines();
+        }
+        set
+    }
+
     /// Visits every rule depth first (document order) with its number path,
     /// e.g. `[3, 2]` for the second rule nested in the third (1-based).
     pub fn walk<'a>(&'a self, visit: &mut impl FnMut(&[usize], &'a Rule)) {

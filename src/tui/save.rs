@@ -207,7 +207,7 @@ impl SaveTarget {
                     path.display(),
                     config.display()
                 );
-                (path.clone(), to_toml(&without_lines(rules), ""), message)
+                (path.clone(), to_toml(&rules.without_lines(), ""), message)
             }
         }
     }
@@ -253,7 +253,7 @@ fn rules_text(rules: &RuleSet, kept: &BTreeMap<usize, Kept>) -> String {
             // edited: the writer would print them as `# line N` comments.
             edited => {
                 let mut rule = rule.clone();
-                clear_lines(std::slice::from_mut(&mut rule));
+                rule.forget_lines();
                 let written = rule_to_toml(&rule);
                 match edited {
                     Some(kept) => {
@@ -275,12 +275,6 @@ fn reads_back(text: &str, rules: &RuleSet) -> bool {
     crate::rules::dialect::native::parse(text).is_ok_and(|read| {
         read.rules.disposition == rules.disposition && same_rules(&read.rules.rules, &rules.rules)
     })
-}
-
-fn without_lines(rules: &RuleSet) -> RuleSet {
-    let mut rules = rules.clone();
-    clear_lines(&mut rules.rules);
-    rules
 }
 
 /// What `text` says of each of its top-level rules, by the line of its
@@ -522,13 +516,6 @@ pub fn same_rule(a: &Rule, b: &Rule) -> bool {
         && *source == b.source
         && *first_match == b.first_match
         && same_rules(rules, &b.rules)
-}
-
-fn clear_lines(rules: &mut [Rule]) {
-    for rule in rules {
-        rule.origin.line = 0;
-        clear_lines(&mut rule.rules);
-    }
 }
 
 #[cfg(test)]

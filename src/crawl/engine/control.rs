@@ -45,11 +45,11 @@ impl NewRules {
     }
 }
 
-/// The rules as the log keeps them: native TOML without a header, so that
-/// two runs with the same rules compare equal whatever their files' comments
-/// and layout.
+/// The rules as the log keeps them: native TOML without a header or source
+/// lines, so that two runs with the same rules compare equal whatever their
+/// files' comments and layout.
 pub fn native_text(rules: &RuleSet) -> String {
-    crate::rules::dialect::write::to_toml(rules, "")
+    crate::rules::dialect::write::to_toml(&rules.without_lines(), "")
 }
 
 /// The sending side of an engine's control channel ([`control_channel`]).
@@ -113,5 +113,26 @@ impl ControlSender {
             self.changes.fetch_add(1, AtomicOrdering::SeqCst);
         }
         changes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::dialect::native;
+
+    /// Comments, blank lines and other keys moving the rules down the file
+    /// leave the text the log compares unchanged; a changed rule does not.
+    #[test]
+    fn the_rules_text_depends_on_the_rules_alone() {
+        let rules = "[[rules]]\nname = \"a\"\naction = \"exclude\"\n\n[[rules]]\nname = \"b\"\nmatch = { field = \"path\", prefix = \"/b\" }\naction = \"download\"\n";
+        let moved = format!(
+            "[crawl]\nstart = []\n\n# about a\n\n{}",
+            rules.replace("\n\n", "\n\n# b:\n\n")
+        );
+        let text = |t: &str| native_text(&native::parse(t).expect("rules").rules);
+        assert_eq!(text(rules), text(&moved));
+        assert!(!text(rules).contains("# line"), "{}", text(rules));
+        assert_ne!(text(rules), text(&rules.replace("/b", "/c")));
     }
 }

@@ -439,6 +439,7 @@ impl Engine {
                 self.write_one_by_one(&changes)
             }
         };
+        self.unwritten += ids.iter().filter(|id| id.is_err()).count() as u64;
         // The records the batch updated after its marks: a copy kept from
         // before is stale now (`Engine::recent`).
         let updated: Vec<u64> = changes[marks.len()..]

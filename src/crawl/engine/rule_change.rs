@@ -79,13 +79,15 @@ impl Engine {
         self.rules_version += 1;
         self.rules_text = Some(new.text);
         let before = std::mem::replace(&mut self.rules, rules);
-        self.rules_changed(&before, RulesChange::DuringTheCrawl);
+        self.rules_changed(Some(&before), RulesChange::DuringTheCrawl);
     }
 
     /// What follows a change from the rules `before` to those in force:
     /// queued URLs they no longer fetch leave the queues, filtered URLs
-    /// they fetch are met again, and the log records the rules.
-    fn rules_changed(&mut self, before: &CompiledRules, change: RulesChange) {
+    /// they fetch are met again (when `before` is known: only URLs it
+    /// refused), and the log records the rules.
+    fn rules_changed(&mut self, before: Option<&CompiledRules>, change: RulesChange) {
+        let unwritten = self.unwritten;
         let rules = self.rules.clone();
         let mut scratch = rules.scratch();
         let mut dropped = Vec::new();
@@ -106,8 +108,22 @@ impl Engine {
             engine.drop_for_new_rules(item, verdict, change)
         });
         // Filtered URLs the new rules would fetch are met again.
-        self.stats.queued_by_new_rules += self.unfilter(before, change);
-        self.record_rules();
+        let (queued, read_all) = match before {
+            Some(before) => self.unfilter(before, change),
+            None => (0, true),
+        };
+        self.stats.queued_by_new_rules += queued;
+        // The group too, before the rules are recorded: its verdicts are
+        // theirs.
+        self.commit_deferred();
+        if read_all && self.unwritten == unwritten {
+            self.record_rules();
+        } else {
+            eprintln!(
+                "crawlspace: URL log: the rules are not recorded as applied, since the log \
+                 failed above; the next run on it judges its URLs against them again"
+            );
+        }
     }
 
     /// Records the rules in force in the log, after what they changed.
@@ -115,8 +131,6 @@ impl Engine {
         let Some(text) = self.rules_text.clone() else {
             return;
         };
-        // The group first: its verdicts are these rules'.
-        self.commit_deferred();
         if let Err(e) = self.log.set_rules_seen(&text) {
             eprintln!("crawlspace: URL log: recording the rules: {e}");
         }
@@ -124,8 +138,10 @@ impl Engine {
 
     /// A crawl started on a log whose recorded rules differ from its own
     /// (the config edited between two runs) applies the change as if it
-    /// were made during the crawl. A log with no rules recorded (new, or
-    /// from an older build) just records them.
+    /// were made during the crawl. With no rules to compare with (a new
+    /// log, one from a build before this record, or rules that no longer
+    /// read), queued URLs the rules refuse still leave the queues, but no
+    /// filtered URL is met again: what refused it is not known.
     pub(super) fn compare_rules_with_the_log(&mut self) {
         let Some(text) = self.rules_text.clone() else {
             return;
@@ -137,14 +153,12 @@ impl Engine {
                 None
             }
         };
-        match seen {
-            Some(seen) if *seen != *text => match before_rules(&seen) {
-                Some(before) => self.rules_changed(&before, RulesChange::SinceTheLastRun),
-                None => self.record_rules(),
-            },
-            Some(_) => {}
-            None => self.record_rules(),
-        }
+        let before = match seen {
+            Some(seen) if *seen == *text => return,
+            Some(seen) => before_rules(&seen),
+            None => None,
+        };
+        self.rules_changed(before.as_ref(), RulesChange::SinceTheLastRun);
     }
 
     /// A queued URL the new rules no longer fetch: out of its queue, logged
@@ -170,8 +184,8 @@ impl Engine {
 
 /// The rules a log recorded, compiled again; `None` (with a message) when
 /// they no longer read, e.g. recorded by a build whose rules file said
-/// something this one does not: the change is then not applied, and the
-/// rules in force are recorded in their place.
+/// something this one does not: filtered URLs are then not met again, and
+/// the rules in force are recorded in their place.
 fn before_rules(text: &str) -> Option<CompiledRules> {
     match parse_text(
         "the URL log's rules",

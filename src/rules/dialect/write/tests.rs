@@ -8,15 +8,8 @@ use crate::rules::model::{
 
 /// Source lines are not part of the printed rules (they become
 /// comments), so comparisons leave them out.
-fn without_lines(mut set: RuleSet) -> RuleSet {
-    fn clear(rules: &mut [Rule]) {
-        for rule in rules {
-            rule.origin = Origin::default();
-            clear(&mut rule.rules);
-        }
-    }
-    clear(&mut set.rules);
-    set
+fn without_lines(set: RuleSet) -> RuleSet {
+    set.without_lines()
 }
 
 /// Prints `set`, reads it back and returns the text, failing with the
