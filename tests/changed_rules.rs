@@ -173,3 +173,58 @@ async fn added_rule_filters_the_urls_left_queued(recorded: Option<&str>) {
         }
     }
 }
+
+/// A redirect target met again keeps how it was met: its trace still says
+/// it is a redirect hop, and it waits in the `redirect` queue.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_target_met_again_is_still_one() {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse;
+    use axum::routing::get;
+    let site = axum::Router::new()
+        .route(
+            "/",
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "text/html")],
+                    "<a href=\"/old\">old</a>",
+                )
+            }),
+        )
+        .route(
+            "/old",
+            get(|| async {
+                (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/new")]).into_response()
+            }),
+        )
+        .route(
+            "/new",
+            get(|| async { ([(header::CONTENT_TYPE, "text/html")], "new") }),
+        );
+    let origin = util::serve(site).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let no_new = "[[rules]]\nname = \"not new\"\nmatch = { field = \"path\", exact = \"/new\" }\naction = \"exclude\"\n";
+    let (_, log) = crawl_to_the_end(&config(&origin, no_new), dir.path()).await;
+    let record = |log: &UrlLog| {
+        let id = log
+            .id_of(&format!("{origin}/new"))
+            .expect("read")
+            .expect("logged");
+        log.get(id).expect("read").expect("record")
+    };
+    assert_eq!(record(&log).state, State::Filtered);
+    drop(log);
+    let (second, log) = crawl_to_the_end(&config(&origin, ""), dir.path()).await;
+    assert_eq!(second.queued_by_new_rules, 1);
+    let new = record(&log);
+    assert_eq!(new.state, State::Saved, "{}", new.reason);
+    assert_eq!(new.queue, "redirect");
+    let layers: Vec<(&str, &str)> = new
+        .trace
+        .iter()
+        .take(2)
+        .map(|t| (t.rule.as_str(), t.detail.as_str()))
+        .collect();
+    assert_eq!(layers[0].0, "changed-rules");
+    assert_eq!(layers[1], ("redirect", "redirect hop 1"));
+}

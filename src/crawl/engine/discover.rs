@@ -42,6 +42,31 @@ pub(super) enum Origin {
 }
 
 impl Origin {
+    /// How a logged URL was met, as its trace says: a redirect target (with
+    /// its hop), a sitemap's page entry, or else a link. A URL met again
+    /// (`met_again`) keeps it, and so its queue and the trace's first layers.
+    fn of_logged(record: &UrlRecord) -> Origin {
+        for line in &record.trace {
+            if line.rule == "redirect"
+                && let Some(hops) = line
+                    .detail
+                    .strip_prefix("redirect hop ")
+                    .and_then(|n| n.parse().ok())
+            {
+                return Origin::Redirect {
+                    hops,
+                    kind: ItemKind::Page,
+                };
+            }
+            if line.rule == ENTRY_LAYER
+                && let Some(from) = line.detail.strip_prefix("sitemap entry from ")
+            {
+                return Origin::SitemapEntry(from.to_string());
+            }
+        }
+        Origin::Link
+    }
+
     fn kind(&self) -> ItemKind {
         match self {
             Origin::Redirect { kind, .. } => *kind,
@@ -293,7 +318,7 @@ impl Engine {
         // Judged again, not met: its hits were counted when it was met, and
         // are counted from its final verdict if it is fetched now.
         let hits = std::mem::take(&mut self.rule_hits);
-        let assessed = self.assess(url, old.referrer, old.link_depth, Origin::Link);
+        let assessed = self.assess(url, old.referrer, old.link_depth, Origin::of_logged(old));
         self.rule_hits = hits;
         let Some(mut discovered) = assessed else {
             return false;
