@@ -19,7 +19,9 @@
 //! what a fetch brought back (records, links, retries, redirects);
 //! `window` keeps the in-memory frontier a window on the persisted one;
 //! `records` reads and updates URL records through the writes held back;
-//! `status` reports the counts and, for the console, the queues and hosts.
+//! `status` reports the counts and, for the console, the queues and hosts;
+//! `rule_change` applies rules changed during the crawl or since the log's
+//! last run, and `unfilter` meets again the filtered URLs they now fetch.
 
 mod control;
 mod discover;

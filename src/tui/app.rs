@@ -275,10 +275,18 @@ impl App {
     /// The crawl's counters. The first are the baselines: a resumed crawl
     /// counts from its log, so neither its rate graph nor the rules' "no
     /// hits yet" may take them for this run's work.
+    /// Rules changed since the log's last run show in them too: said once.
     fn take_stats(&mut self, stats: Stats) {
         if self.crawl.last_done.is_none() {
             self.crawl.last_done = Some(stats.fetched + stats.saved + stats.errors);
             self.rules.discovered_at_apply = self.rules.discovered_at_apply.max(stats.discovered);
+            let (queued, dropped) = (stats.queued_by_new_rules, stats.dropped_by_new_rules);
+            if queued + dropped > 0 {
+                self.message = Some(format!(
+                    "the rules changed since this log's last run: {queued} filtered URLs \
+                     queued again, {dropped} queued URLs filtered (their traces say which rules)"
+                ));
+            }
         }
         self.crawl.stats = stats;
     }

@@ -793,6 +793,30 @@ fn a_resumed_crawls_first_counters_are_baselines() {
     }
     assert_eq!(app.crawl.rates.back(), Some(&0), "no peak of 400");
     assert_eq!(app.rules.discovered_at_apply, 500);
+    assert_eq!(app.message, None, "no rules changed");
+}
+
+/// A crawl started with rules that differ from those its log was crawled
+/// with says what the change did, once, with its first counters.
+#[test]
+fn rules_changed_since_the_last_run_are_said_at_the_start() {
+    let mut app = app();
+    let changed = crate::crawl::engine::Stats {
+        queued_by_new_rules: 5,
+        dropped_by_new_rules: 2,
+        ..Default::default()
+    };
+    app.update(Action::Stats(changed.clone()));
+    assert_eq!(
+        app.message.as_deref(),
+        Some(
+            "the rules changed since this log's last run: 5 filtered URLs queued again, \
+             2 queued URLs filtered (their traces say which rules)"
+        )
+    );
+    app.message = None;
+    app.update(Action::Stats(changed));
+    assert_eq!(app.message, None, "said once");
 }
 
 /// A save that failed leaves what the file holds unknown: `q` asks.
