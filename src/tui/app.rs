@@ -38,6 +38,12 @@ pub const RATE_SAMPLES: usize = 120;
 /// Ticks (0.1 s) between rate samples.
 const TICKS_PER_SAMPLE: u64 = 10;
 
+/// What `q` (or Ctrl-C) asks before quitting with rule edits not applied.
+const EDITS_NOT_APPLIED: &str =
+    "rule edits not applied: c applies them, w saves them; q again quits without them";
+/// What `q` (or Ctrl-C) asks before quitting when the rules file differs.
+const FILE_DIFFERS: &str = "the rules file differs from this list: w saves it; q again quits";
+
 /// Ticks a message stays on the status line (8 seconds), unless replaced;
 /// then the hints come back.
 const MESSAGE_TICKS: u64 = 80;
@@ -344,11 +350,39 @@ impl App {
         }
     }
 
+    /// Quits, unless something would be lost without a word and this is
+    /// not the second ask: edits not applied, or a rules file that differs
+    /// from the list (the next run would take the file's rules).
+    fn ask_or_quit(&mut self, asked: bool) {
+        let question = if asked {
+            None
+        } else if self.rules.dirty() {
+            Some(EDITS_NOT_APPLIED)
+        } else if self.rules.unsaved() {
+            Some(FILE_DIFFERS)
+        } else {
+            None
+        };
+        match question {
+            Some(question) => {
+                self.quit_asked = true;
+                // Shown its whole time, even when the same text is up.
+                self.message_seen = None;
+                self.message = Some(question.into());
+            }
+            None => self.quit = true,
+        }
+    }
+
     fn key(&mut self, key: KeyEvent) {
-        // Any key but a second `q` answers the question `q` asked.
-        let quit_asked = std::mem::take(&mut self.quit_asked);
+        // Any key but a second `q` answers the question `q` asked, and a
+        // `q` counts as the second only while the question is on screen
+        // (the crawl's end, say, can have replaced it).
+        let quit_asked = std::mem::take(&mut self.quit_asked)
+            && matches!(self.message.as_deref(), Some(m) if m == EDITS_NOT_APPLIED || m == FILE_DIFFERS);
+        // Ctrl-C quits from anywhere, but asks first as `q` does.
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
-            self.quit = true;
+            self.ask_or_quit(quit_asked);
             return;
         }
         // Overlays and text inputs take keys first.
@@ -366,24 +400,7 @@ impl App {
             return self.log_filter_key(key);
         }
         match key.code {
-            // Edits not applied would be lost without a word: say so once.
-            KeyCode::Char('q') if self.rules.dirty() && !quit_asked => {
-                self.quit_asked = true;
-                // Shown its whole time, even when the same text is up.
-                self.message_seen = None;
-                self.message = Some(
-                    "rule edits not applied: c applies them, w saves them; q again quits without them"
-                        .into(),
-                );
-            }
-            // The next run would take the file's rules, not these.
-            KeyCode::Char('q') if self.rules.unsaved() && !quit_asked => {
-                self.quit_asked = true;
-                self.message_seen = None;
-                self.message =
-                    Some("the rules file differs from this list: w saves it; q again quits".into());
-            }
-            KeyCode::Char('q') => self.quit = true,
+            KeyCode::Char('q') => self.ask_or_quit(quit_asked),
             KeyCode::Char('?') => self.overlay = Overlay::Help { scroll: 0 },
             KeyCode::Char('p') => self.toggle_pause(),
             KeyCode::Char(c @ '1'..='4') => self.show(View::ALL[c as usize - '1' as usize]),

@@ -867,6 +867,47 @@ fn quitting_with_edits_not_applied_asks_again() {
     assert!(app.should_quit(), "nothing to lose: quits at once");
 }
 
+/// A question `q` asked that another message replaced (the crawl ending)
+/// is no longer on screen: the next `q` asks again.
+#[test]
+fn a_quit_question_replaced_on_screen_is_asked_again() {
+    let mut app = app();
+    app.update(ch('x'));
+    app.update(ch('q'));
+    app.update(Action::Finished(crate::crawl::engine::Stats::default()));
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.contains("finished"))
+    );
+    app.update(ch('q'));
+    assert!(!app.should_quit(), "asked again");
+    app.update(ch('q'));
+    assert!(app.should_quit());
+}
+
+/// Ctrl-C asks as `q` does when edits would be lost, from a form too, and
+/// quits when pressed again; with nothing to lose it quits at once.
+#[test]
+fn ctrl_c_asks_before_losing_edits() {
+    let ctrl_c = || Action::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    let mut app = app();
+    app.update(ch('x'));
+    app.update(ch('n')); // a form open
+    app.update(ctrl_c());
+    assert!(!app.should_quit());
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.contains("not applied"))
+    );
+    app.update(ctrl_c());
+    assert!(app.should_quit());
+    let mut app = super::tests::app();
+    app.update(ctrl_c());
+    assert!(app.should_quit(), "nothing to lose");
+}
+
 /// A message leaves the status line after a few seconds, so that the
 /// hints come back; another message starts its time over.
 #[test]

@@ -19,7 +19,7 @@ pub const GLOBAL_KEYS: &[(&str, &str)] = &[
     ("?", "this help (Esc closes)"),
     (
         "q / Ctrl-C",
-        "quit: stop the crawl cleanly and flush the log (q asks again while rule edits are not applied or not saved)",
+        "quit: stop the crawl cleanly and flush the log (either asks first while rule edits are not applied or not saved; pressed again, it quits)",
     ),
     ("mouse wheel", "scroll the list"),
 ];
