@@ -218,6 +218,13 @@ impl SaveTarget {
 /// has for it, found by the line the rule had and the rule's name (its
 /// text only while the rule is unchanged), or as the writer prints it.
 fn rules_text(rules: &RuleSet, kept: &BTreeMap<usize, Kept>) -> String {
+    // Where a rule moved into or out of a block finds what the file said
+    // of it.
+    let texts = kept.values().map(|k| match &k.note {
+        Some(note) => format!("{note}\n{}", k.text),
+        None => k.text.clone(),
+    });
+    let pool = keep_comments::Pool::of(texts, rules);
     let mut out = String::new();
     let mut used = std::collections::HashSet::new();
     for rule in &rules.rules {
@@ -255,15 +262,9 @@ fn rules_text(rules: &RuleSet, kept: &BTreeMap<usize, Kept>) -> String {
                 let mut rule = rule.clone();
                 rule.forget_lines();
                 let written = rule_to_toml(&rule);
-                match edited {
-                    Some(kept) => {
-                        out.push_str(
-                            keep_comments::with_kept_comments(&kept.text, &written).trim_end(),
-                        );
-                        out.push('\n');
-                    }
-                    None => out.push_str(&written),
-                }
+                let text = edited.map(|kept| kept.text.as_str());
+                out.push_str(keep_comments::with_kept_comments(text, &written, &pool).trim_end());
+                out.push('\n');
             }
         }
     }
@@ -653,6 +654,38 @@ mod tests {
         let lined = relined(&rules, &saved).expect("same rules");
         let (_, again, _) = target.render(&lined);
         assert_eq!(again, saved);
+    }
+
+    /// A rule moved into a block keeps its comments, those above it
+    /// included, at the block's indentation; moved out again, it takes
+    /// them back to the top level.
+    #[test]
+    fn a_rule_moved_into_a_block_and_out_keeps_its_comments() {
+        let block = "[[rules]]\nname = \"block\"\nfirst_match = true\n\n  [[rules.rules]]\n  name = \"inner\"  # inner\n  action = \"exclude\"";
+        let hub = "# the hub pages: scanned only\n[[rules]]\nname = \"hub\"\n# which ones\nmatch = { field = \"path\", prefix = \"/hub/\" }\naction = \"exclude-scan\"       # links, no copy";
+        let text = format!("{CONFIG}\n{block}\n\n{hub}\n");
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), &text);
+        let mut rules = native::parse(&text).expect("rules").rules;
+        let hub_rule = rules.rules.remove(2);
+        rules.rules[1].rules.push(hub_rule);
+        let (_, inside, _) = target.render(&rules);
+        assert!(
+            inside.contains(
+                "  # the hub pages: scanned only\n  [[rules.rules]]\n  name = \"hub\"\n  # which ones\n  match = { field = \"path\", prefix = \"/hub/\" }\n  action = \"exclude-scan\"       # links, no copy"
+            ),
+            "{inside}"
+        );
+        assert!(inside.contains("  name = \"inner\"  # inner"), "{inside}");
+        assert_eq!(inside.matches("# the hub pages").count(), 1, "{inside}");
+        // And out again, from the text as saved.
+        let mut rules = relined(&rules, &inside).expect("same rules");
+        let hub_rule = rules.rules[1].rules.remove(1);
+        rules.rules.push(hub_rule);
+        let (_, outside, _) = target.render(&rules);
+        assert!(
+            outside.ends_with(&format!("\n\n{hub}\n")),
+            "back as it was: {outside}"
+        );
     }
 
     /// An undo brings back the lines rules had before a save: a rule met at
