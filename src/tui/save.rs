@@ -4,24 +4,24 @@
 //! kept byte for byte (comments, `[crawl]`, `[queues]`), and so is the text
 //! of every rule left unchanged (its own comments, nested rules and
 //! layout); added and edited rules are written by the native writer, an
-//! edited rule with the comments its table had (`keep_comments`), also
-//! when it was renamed (the rule at its line whose name no rule has now).
-//! The comment lines
-//! that end the file stay at its end. Each top-level
-//! rule keeps the comment lines that stood above its `[[rules]]` line
-//! wherever it moves: for the first rule, the comment lines right above it
-//! (the head ends before them); for the others, blank lines among them
-//! kept (a section heading a blank line above counts). What the file said of a
-//! rule is found by the rule's line in the file and checked by its name
-//! (and, for its text, by its content), so that nothing moves to another
-//! rule. Should the text so made not read back as the rules saved, the
-//! rules are written by the writer alone. Tables after the rules (a
-//! `[queues]` added at the end) are moved above them as written, with the
-//! comment lines right above their headers, and the first save says so.
-//! A layout that moving them would change (checked by reading the file
-//! back as a config) gets a rules-only file beside it (`NAME.rules.toml`)
-//! rather than a rewrite that could lose what the user wrote; the message
-//! says which.
+//! edited rule with the comments the file had for it (`keep_comments`):
+//! found in place, renamed in place, moved into or out of a block, or
+//! brought back by an undo after a save (the texts of earlier saves are
+//! kept for that, `past`). The comment lines that end the file stay at
+//! its end. Each top-level rule keeps the comment lines that stood above
+//! its `[[rules]]` line wherever it moves: for the first rule, the comment
+//! lines right above it (the head ends before them); for the others, blank
+//! lines among them kept (a section heading a blank line above counts).
+//! What the file said of a rule is found by the rule's line in the file
+//! and checked by its name, or by its content, so that nothing moves to
+//! another rule ([`rules_text`] says in which order). Should the text so
+//! made not read back as the rules saved, the rules are written by the
+//! writer alone. Tables after the rules (a `[queues]` added at the end) are
+//! moved above them as written, with the comment lines right above their
+//! headers, and the first save says so. A layout that moving them would
+//! change (checked by reading the file back as a config) gets a rules-only
+//! file beside it (`NAME.rules.toml`) rather than a rewrite that could
+//! lose what the user wrote; the message says which.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -44,6 +44,16 @@ pub struct Kept {
     text: String,
 }
 
+impl Kept {
+    /// Its text with the comment lines above it.
+    fn with_note(&self) -> String {
+        match &self.note {
+            Some(note) => format!("{note}\n{}", self.text),
+            None => self.text.clone(),
+        }
+    }
+}
+
 /// How the console saves rules for one config file.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SaveTarget {
@@ -59,6 +69,10 @@ pub enum SaveTarget {
         moved: Vec<String>,
         /// The comment lines that end the file, kept at its end.
         tail: String,
+        /// What earlier saves' files said of rules the file no longer has
+        /// (deleted, or renamed), by name: a rule an undo brings back
+        /// finds its comments there.
+        past: BTreeMap<String, String>,
     },
     /// Write a rules-only file at `path`, beside `config`.
     Beside { path: PathBuf, config: PathBuf },
@@ -84,6 +98,7 @@ impl SaveTarget {
                 kept: BTreeMap::new(),
                 moved: Vec::new(),
                 tail: String::new(),
+                past: BTreeMap::new(),
             };
         };
         // The comment lines right above the first rule are its note.
@@ -105,6 +120,7 @@ impl SaveTarget {
                 kept,
                 moved: names,
                 tail,
+                past: BTreeMap::new(),
             };
         }
         // Above the comments that end the head (a heading for the rules),
@@ -126,6 +142,7 @@ impl SaveTarget {
             kept,
             moved: names,
             tail,
+            past: BTreeMap::new(),
         };
         // The same settings and rules, read back from the file as it would
         // be written with the rules as they are.
@@ -157,6 +174,7 @@ impl SaveTarget {
                 kept,
                 moved,
                 tail,
+                past,
             } => {
                 let gap = if head.is_empty() || head.ends_with("\n\n") {
                     ""
@@ -168,11 +186,14 @@ impl SaveTarget {
                 } else {
                     format!("\n{tail}\n")
                 };
-                let with_kept = format!("{head}{gap}{}\n{tail}", rules_text(rules, kept).trim());
+                let with_kept = format!(
+                    "{head}{gap}{}\n{tail}",
+                    rules_text(rules, kept, past).trim()
+                );
                 let text = if reads_back(&with_kept, rules) {
                     with_kept
                 } else {
-                    let written = rules_text(rules, &BTreeMap::new());
+                    let written = rules_text(rules, &BTreeMap::new(), &BTreeMap::new());
                     format!("{head}{gap}{}\n{tail}", written.trim())
                 };
                 // Neither reads back (a head that holds rules the scan did
@@ -198,6 +219,9 @@ impl SaveTarget {
                     )
                 };
                 moved.clear();
+                for k in kept.values() {
+                    past.insert(k.rule.name.clone(), k.with_note());
+                }
                 *kept = kept_of(&text, head.lines().count());
                 (path.clone(), text, message)
             }
@@ -215,33 +239,54 @@ impl SaveTarget {
 
 /// The rules for a file whose head keeps its own `[crawl]` table (with
 /// `disposition`): each top-level rule with the note and the text `kept`
-/// has for it, found by the line the rule had and the rule's name (its
-/// text only while the rule is unchanged), or as the writer prints it.
-fn rules_text(rules: &RuleSet, kept: &BTreeMap<usize, Kept>) -> String {
+/// has for it (its text only while the rule is unchanged; an edited rule
+/// gets the comments of it), or as the writer prints it. Found, in turn:
+/// at the line the rule had, under its name; anywhere, as the very same
+/// rule (its line is stale when an undo brought back the lines from
+/// before a save); at its line under another name, as that rule renamed,
+/// when no rule has that name now and the rules' lines are all the file's
+/// (not stale) with this the one name that differs. A rule not found and
+/// not new (it has a line) takes what the file, or an earlier save's
+/// file (`past`), said of a rule of its name: moved out of a block, or
+/// brought back by an undo.
+fn rules_text(
+    rules: &RuleSet,
+    kept: &BTreeMap<usize, Kept>,
+    past: &BTreeMap<String, String>,
+) -> String {
+    let mut names_now = std::collections::HashSet::new();
+    rules.walk(&mut |_, rule| {
+        names_now.insert(rule.name.as_str());
+    });
+    // Lines are fresh when every top-level rule with one stands at a rule
+    // of the file, and at most one under another name (a rename).
+    let mismatched = rules
+        .rules
+        .iter()
+        .filter(|r| r.origin.line > 0)
+        .map(|r| kept.get(&r.origin.line).map(|k| k.rule.name != r.name))
+        .try_fold(0, |n, differs| differs.map(|d| n + usize::from(d)));
+    let renames_allowed = mismatched.is_some_and(|n| n <= 1);
     // Where a rule moved into or out of a block finds what the file said
     // of it.
-    let texts = kept.values().map(|k| match &k.note {
-        Some(note) => format!("{note}\n{}", k.text),
-        None => k.text.clone(),
-    });
-    let pool = keep_comments::Pool::of(texts, rules);
+    let pool = keep_comments::Pool::of(kept.values().map(Kept::with_note), past.values(), rules);
     let mut out = String::new();
     let mut used = std::collections::HashSet::new();
     for rule in &rules.rules {
-        // By the line the rule had, under its name; else, when its line is
-        // stale (an undo brings back the lines from before a save), the
-        // first entry not used yet that holds the very same rule.
-        // A different name at its line is the same rule renamed when no
-        // rule saved now has the name the file had there.
-        let renamed = |k: &Kept| !rules.rules.iter().any(|r| r.name == k.rule.name);
         let by_line = kept
             .get_key_value(&rule.origin.line)
-            .filter(|(at, k)| (k.rule.name == rule.name || renamed(k)) && !used.contains(*at));
-        let found = by_line.or_else(|| {
+            .filter(|(at, k)| k.rule.name == rule.name && !used.contains(*at));
+        let same = || {
             kept.iter().find(|(at, k)| {
                 !used.contains(*at) && k.rule.name == rule.name && same_rule(&k.rule, rule)
             })
-        });
+        };
+        let renamed = || {
+            kept.get_key_value(&rule.origin.line).filter(|(at, k)| {
+                renames_allowed && !used.contains(*at) && !names_now.contains(k.rule.name.as_str())
+            })
+        };
+        let found = by_line.or_else(same).or_else(renamed);
         let kept = found.map(|(at, k)| {
             used.insert(*at);
             k
@@ -259,11 +304,18 @@ fn rules_text(rules: &RuleSet, kept: &BTreeMap<usize, Kept>) -> String {
             // Source lines of imported or earlier rules are stale once
             // edited: the writer would print them as `# line N` comments.
             edited => {
+                let known = rule.origin.line > 0;
                 let mut rule = rule.clone();
                 rule.forget_lines();
                 let written = rule_to_toml(&rule);
-                let text = edited.map(|kept| kept.text.as_str());
-                out.push_str(keep_comments::with_kept_comments(text, &written, &pool).trim_end());
+                let text = match edited {
+                    Some(kept) => {
+                        keep_comments::with_kept_comments(Some(&kept.text), &written, &pool)
+                    }
+                    None if known => keep_comments::with_kept_comments(None, &written, &pool),
+                    None => written,
+                };
+                out.push_str(text.trim_end());
                 out.push('\n');
             }
         }
@@ -671,7 +723,7 @@ mod tests {
         let (_, inside, _) = target.render(&rules);
         assert!(
             inside.contains(
-                "  # the hub pages: scanned only\n  [[rules.rules]]\n  name = \"hub\"\n  # which ones\n  match = { field = \"path\", prefix = \"/hub/\" }\n  action = \"exclude-scan\"       # links, no copy"
+                "  action = \"exclude\"\n\n  # the hub pages: scanned only\n  [[rules.rules]]\n  name = \"hub\"\n  # which ones\n  match = { field = \"path\", prefix = \"/hub/\" }\n  action = \"exclude-scan\"       # links, no copy"
             ),
             "{inside}"
         );
@@ -686,6 +738,98 @@ mod tests {
             outside.ends_with(&format!("\n\n{hub}\n")),
             "back as it was: {outside}"
         );
+    }
+
+    /// A rule moved under one that had no block (which becomes one) keeps
+    /// its comments, with the blank line above its header.
+    #[test]
+    fn a_rule_moved_under_a_plain_rule_keeps_its_comments() {
+        let docs = "# docs first\n[[rules]]\nname = \"docs\"   # docs\nmatch = { field = \"path\", prefix = \"/docs/\" }\npriority = \"high\"  # before the rest";
+        let text = format!("{CONFIG}\n{docs}\n");
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), &text);
+        let mut rules = native::parse(&text).expect("rules").rules;
+        let moved = rules.rules.remove(1);
+        rules.rules[0].rules.push(moved);
+        let (_, saved, _) = target.render(&rules);
+        assert!(
+            saved.ends_with(
+                "name = \"a\"\naction = \"exclude\"\n\n  # docs first\n  [[rules.rules]]\n  name = \"docs\"   # docs\n  match = { field = \"path\", prefix = \"/docs/\" }\n  priority = \"high\"  # before the rest\n"
+            ),
+            "{saved}"
+        );
+    }
+
+    /// A rule moved into a block where another was deleted takes its own
+    /// comments, not those of the rule that stood at that place.
+    #[test]
+    fn a_rule_moved_into_a_block_is_not_taken_for_the_one_deleted_there() {
+        let block = "[[rules]]\nname = \"block\"\n\n  [[rules.rules]]\n  name = \"x\"\n\n  # why y\n  [[rules.rules]]\n  name = \"y\"  # y";
+        let c = "# why c\n[[rules]]\nname = \"c\"  # c";
+        let text = format!("{CONFIG}\n{block}\n\n{c}\n");
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), &text);
+        let mut rules = native::parse(&text).expect("rules").rules;
+        rules.rules[1].rules.pop();
+        let moved = rules.rules.remove(2);
+        rules.rules[1].rules.push(moved);
+        let (_, saved, _) = target.render(&rules);
+        assert!(!saved.contains("why y") && !saved.contains("# y"), "{saved}");
+        assert!(
+            saved.contains("  # why c\n  [[rules.rules]]\n  name = \"c\"  # c"),
+            "{saved}"
+        );
+    }
+
+    /// An undo after a save brings back rules with the lines they had
+    /// before it: an unchanged rule keeps its text all the same, and a rule
+    /// the save deleted gets back the comments it had.
+    #[test]
+    fn an_undo_after_a_save_keeps_the_rules_comments() {
+        let b = "# why b\n[[rules]]\nname = \"b\"  # b\naction = \"download\"  # keep";
+        let text = format!("{CONFIG}\n{b}\n");
+        let original = native::parse(&text).expect("rules").rules;
+        // A new rule first, saved, then undone.
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), &text);
+        let mut inserted = original.clone();
+        inserted.rules.insert(0, Rule::new("n", 0));
+        target.render(&inserted);
+        let (_, undone, _) = target.render(&original);
+        assert_eq!(undone, text);
+        // b deleted, saved, then undone.
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), &text);
+        let mut deleted = original.clone();
+        deleted.rules.remove(1);
+        let (_, without, _) = target.render(&deleted);
+        assert!(!without.contains("why b"), "{without}");
+        let (_, undone, _) = target.render(&original);
+        assert_eq!(undone, text);
+        // A new rule given a deleted rule's name is not that rule.
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), &text);
+        target.render(&deleted);
+        let mut new_b = deleted.clone();
+        let mut fresh = Rule::new("b", 0);
+        fresh.action = Some(crate::rules::model::Action::Download);
+        new_b.rules.push(fresh);
+        let (_, saved, _) = target.render(&new_b);
+        assert!(
+            !saved.contains("# keep") && !saved.contains("why b"),
+            "{saved}"
+        );
+    }
+
+    /// A rule written with a `[rules.match]` table, once edited, gets the
+    /// writer's `match = {...}` line, not that table header's spacing.
+    #[test]
+    fn an_edited_rule_written_with_a_sub_table_reads_cleanly() {
+        let text = format!(
+            "{CONFIG}\n[[rules]]\nname = \"m\"\naction = \"exclude\"\n[rules.match]\nfield = \"path\"\nprefix = \"/m/\"\n"
+        );
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), &text);
+        let mut rules = native::parse(&text).expect("rules").rules;
+        rules.rules[1].enabled = false;
+        let (_, saved, _) = target.render(&rules);
+        assert!(saved.contains("\nmatch = { field = \"path\""), "{saved}");
+        let back = native::parse(&saved).expect("reads").rules;
+        assert!(same_rules(&back.rules, &rules.rules), "{saved}");
     }
 
     /// An undo brings back the lines rules had before a save: a rule met at

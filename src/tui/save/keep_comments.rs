@@ -20,68 +20,114 @@
 //! The caller checks that the text reads back as the rules saved, as for
 //! every save.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use toml_edit::{DocumentMut, Item, RawString, Table, Value};
 
 use crate::rules::model::RuleSet;
 
 /// Every rule the file had, at any depth, by name (a name two rules had is
-/// left out: it cannot say which), with the comment lines above its header.
+/// left out: it cannot say which), with the comment lines above its
+/// header; then those of earlier saves' files for names the file lacks.
 #[derive(Debug, Default)]
 pub(super) struct Pool {
     rules: HashMap<String, Option<Table>>,
+    /// The names of the rules saved now, for renames in a block.
+    now: HashSet<String>,
+    /// The names of the file's top-level rules: a top-level rule not found
+    /// in the file's text by the caller is not one of them under a name
+    /// another took (its text is not looked up by name).
+    top: HashSet<String>,
 }
 
 impl Pool {
-    /// The rules of `texts`, each the text of one top-level rule with the
-    /// comment lines above it; but for names two of the rules saved now
-    /// have (a copy renamed as its original): which one the file's text was
-    /// is not known.
-    pub(super) fn of(texts: impl Iterator<Item = String>, now: &RuleSet) -> Pool {
+    /// The rules of `texts` then of `earlier` (each the text of one
+    /// top-level rule with the comment lines above it), but for names that
+    /// two rules saved now have (a copy renamed as its original) or that a
+    /// new rule has (one not in any file yet): which text was theirs is
+    /// not known, or none was.
+    pub(super) fn of<'a>(
+        texts: impl Iterator<Item = String>,
+        earlier: impl Iterator<Item = &'a String>,
+        now: &RuleSet,
+    ) -> Pool {
         let mut pool = Pool::default();
         let mut names: HashMap<&str, usize> = HashMap::new();
-        now.walk(&mut |_, rule| *names.entry(rule.name.as_str()).or_default() += 1);
+        now.walk(&mut |_, rule| {
+            // A new rule counts as a second one: its name is not looked up.
+            let count = if rule.origin.line == 0 { 2 } else { 1 };
+            *names.entry(rule.name.as_str()).or_default() += count;
+        });
         for (name, count) in names {
+            pool.now.insert(name.to_string());
             if count > 1 {
                 pool.rules.insert(name.to_string(), None);
             }
         }
+        let mut seen = HashMap::new();
         for text in texts {
-            if let Ok(doc) = text.parse::<DocumentMut>()
-                && let Some(rules) = doc.get("rules").and_then(Item::as_array_of_tables)
-            {
-                for rule in rules.iter() {
-                    pool.add(rule);
+            for rule in rules_of(&text) {
+                if let Some(name) = rule.get("name").and_then(Item::as_str) {
+                    pool.top.insert(name.to_string());
                 }
+                add(&mut seen, rule);
             }
+        }
+        let mut earlier_seen = HashMap::new();
+        for text in earlier {
+            for rule in rules_of(text) {
+                add(&mut earlier_seen, rule);
+            }
+        }
+        for (name, rule) in earlier_seen {
+            seen.entry(name).or_insert(rule);
+        }
+        for (name, rule) in seen {
+            pool.rules.entry(name).or_insert(rule);
         }
         pool
-    }
-
-    fn add(&mut self, rule: &Table) {
-        if let Some(name) = rule.get("name").and_then(Item::as_str) {
-            self.rules
-                .entry(name.to_string())
-                .and_modify(|seen| *seen = None)
-                .or_insert_with(|| Some(rule.clone()));
-        }
-        if let Some(nested) = rule.get("rules").and_then(Item::as_array_of_tables) {
-            for rule in nested.iter() {
-                self.add(rule);
-            }
-        }
     }
 
     fn get(&self, name: &str) -> Option<&Table> {
         self.rules.get(name)?.as_ref()
     }
+
+    /// A rule of this name is saved now.
+    fn has_now(&self, name: &str) -> bool {
+        self.now.contains(name)
+    }
+}
+
+/// The top-level rules of one rule's text (one, when it reads).
+fn rules_of(text: &str) -> Vec<Table> {
+    let Ok(doc) = text.parse::<DocumentMut>() else {
+        return Vec::new();
+    };
+    match doc.get("rules").and_then(Item::as_array_of_tables) {
+        Some(rules) => rules.iter().cloned().collect(),
+        None => Vec::new(),
+    }
+}
+
+/// `rule` and its nested rules, by name; a name met twice says nothing.
+fn add(seen: &mut HashMap<String, Option<Table>>, rule: Table) {
+    if let Some(nested) = rule.get("rules").and_then(Item::as_array_of_tables) {
+        for inner in nested.iter() {
+            add(seen, inner.clone());
+        }
+    }
+    if let Some(name) = rule.get("name").and_then(Item::as_str) {
+        seen.entry(name.to_string())
+            .and_modify(|twice| *twice = None)
+            .or_insert(Some(rule));
+    }
 }
 
 /// `written`, the writer's text of one top-level rule (`[[rules]]` and
 /// what follows), with the comments of `kept`, the text the file had for
-/// it, or else of the rule of its name in `pool` (one moved out of a
-/// block). `written` as it is when they do not read as one rule.
+/// it, or else of the rule of its name in `pool` that was not a top-level
+/// one of the file (moved out of a block, or one an undo brought back).
+/// `written` as it is when they do not read as one rule.
 pub(super) fn with_kept_comments(kept: Option<&str>, written: &str, pool: &Pool) -> String {
     let Ok(mut new) = written.parse::<DocumentMut>() else {
         return written.to_string();
@@ -95,12 +141,13 @@ pub(super) fn with_kept_comments(kept: Option<&str>, written: &str, pool: &Pool)
         None => new_rule
             .get("name")
             .and_then(Item::as_str)
+            .filter(|name| !pool.top.contains(*name))
             .and_then(|name| pool.get(name)),
     };
     let Some(old_rule) = old_rule else {
         return written.to_string();
     };
-    merge(old_rule, new_rule, pool);
+    merge(old_rule, new_rule, pool, false);
     if old.is_none() {
         // Its comment lines above come first in its text, after the blank
         // line the caller puts before every rule.
@@ -137,69 +184,97 @@ fn only_rule_mut(doc: &mut DocumentMut) -> Option<&mut Table> {
 }
 
 /// Gives `new`, one rule's table as the writer printed it, the comments
-/// `old` had (see the module's doc).
-fn merge(old: &Table, new: &mut Table, pool: &Pool) {
+/// `old` had (see the module's doc). `moved`: `old` stood elsewhere in the
+/// file (another block, or the top level), so the writer's spacing above
+/// the header stays.
+fn merge(old: &Table, new: &mut Table, pool: &Pool, moved: bool) {
     // The header line's own decor: the comment lines above a nested rule's
     // header, a comment after it; at the writer's indentation.
+    let written = new.decor().prefix().and_then(RawString::as_str);
+    let blank_above = moved && written.is_some_and(|p| p.starts_with('\n'));
     let indent = indentation(new.decor().prefix());
     *new.decor_mut() = old.decor().clone();
     reindent(new.decor_mut(), &indent);
+    if blank_above {
+        let prefix = new.decor().prefix().and_then(RawString::as_str);
+        let prefix = prefix
+            .unwrap_or_default()
+            .trim_start_matches('\n')
+            .to_string();
+        new.decor_mut().set_prefix(format!("\n{prefix}"));
+    }
     let keys: Vec<String> = new.iter().map(|(key, _)| key.to_string()).collect();
     for key in keys {
-        let Some((old_key, old_item)) = old.get_key_value(&key) else {
+        let old_entry = old.get_key_value(&key);
+        let Some((mut new_key, new_item)) = new.get_key_value_mut(&key) else {
             continue;
         };
-        let Some((mut new_key, new_item)) = new.get_key_value_mut(&key) else {
+        // Nested rules, also where the block is new (a rule moved under
+        // one that had none).
+        if let Item::ArrayOfTables(new_rules) = new_item {
+            let old_rules = match old_entry {
+                Some((_, Item::ArrayOfTables(old_rules))) => old_rules.iter().collect(),
+                _ => Vec::new(),
+            };
+            merge_nested(&old_rules, new_rules, pool);
+            continue;
+        }
+        // Only a key the file wrote as `key = value` too: the decor of a
+        // `[rules.match]` header or of dotted keys does not fit this line.
+        let Some((old_key, Item::Value(old_value))) = old_entry else {
+            continue;
+        };
+        let Item::Value(new_value) = new_item else {
             continue;
         };
         let indent = indentation(new_key.leaf_decor().prefix());
         *new_key.leaf_decor_mut() = old_key.leaf_decor().clone();
         reindent(new_key.leaf_decor_mut(), &indent);
-        match (old_item, new_item) {
-            (Item::Value(old_value), Item::Value(new_value)) => {
-                if same_value(old_value, new_value) {
-                    *new_value = old_value.clone();
-                } else {
-                    // The writer's value, between the file's spacing and
-                    // comment.
-                    *new_value.decor_mut() = old_value.decor().clone();
-                }
-            }
-            (Item::ArrayOfTables(old_rules), Item::ArrayOfTables(new_rules)) => {
-                let old_rules: Vec<&Table> = old_rules.iter().collect();
-                let new_names: Vec<Option<String>> = new_rules
-                    .iter()
-                    .map(|rule| rule.get("name").and_then(Item::as_str).map(str::to_string))
-                    .collect();
-                let mut used = vec![false; old_rules.len()];
-                for (at, rule) in new_rules.iter_mut().enumerate() {
-                    let name = new_names[at].as_deref();
-                    let same_name = old_rules.iter().enumerate().position(|(i, old)| {
-                        !used[i] && name.is_some() && old.get("name").and_then(Item::as_str) == name
-                    });
-                    // Renamed: as many as before, and no rule of the block
-                    // has the name the one at its place had.
-                    let renamed = (old_rules.len() == new_names.len() && !used[at])
-                        .then_some(at)
-                        .filter(|&i| {
-                            let had = old_rules[i].get("name").and_then(Item::as_str);
-                            !new_names.iter().any(|n| n.as_deref() == had)
-                        });
-                    let counterpart = same_name.or(renamed).map(|i| {
-                        used[i] = true;
-                        old_rules[i]
-                    });
-                    // Moved in from elsewhere in the file.
-                    let counterpart = counterpart.or_else(|| name.and_then(|n| pool.get(n)));
-                    if let Some(old_rule) = counterpart {
-                        merge(old_rule, rule, pool);
-                    }
-                }
-            }
-            _ => {}
+        if same_value(old_value, new_value) {
+            *new_value = old_value.clone();
+        } else {
+            // The writer's value, between the file's spacing and comment.
+            *new_value.decor_mut() = old_value.decor().clone();
         }
     }
     keep_the_files_order(old, new);
+}
+
+/// The nested rules of a block: each with the one of its name the block
+/// had, else the rule of its name elsewhere in the file (moved in), else
+/// (as many as before) the one at its place, renamed.
+fn merge_nested(old_rules: &[&Table], new_rules: &mut toml_edit::ArrayOfTables, pool: &Pool) {
+    let name_of = |rule: &Table| rule.get("name").and_then(Item::as_str).map(str::to_string);
+    let new_names: Vec<Option<String>> = new_rules.iter().map(name_of).collect();
+    let mut used = vec![false; old_rules.len()];
+    for (at, rule) in new_rules.iter_mut().enumerate() {
+        let name = new_names[at].as_deref();
+        let same_name = old_rules.iter().enumerate().position(|(i, old)| {
+            !used[i] && name.is_some() && old.get("name").and_then(Item::as_str) == name
+        });
+        if let Some(i) = same_name {
+            used[i] = true;
+            merge(old_rules[i], rule, pool, false);
+            continue;
+        }
+        // Moved in from elsewhere in the file.
+        if let Some(old_rule) = name.and_then(|n| pool.get(n)) {
+            merge(old_rule, rule, pool, true);
+            continue;
+        }
+        // Renamed: as many as before, and no rule saved now has the name
+        // the one at its place had.
+        let renamed = (old_rules.len() == new_names.len() && !used[at])
+            .then_some(at)
+            .filter(|&i| {
+                let had = old_rules[i].get("name").and_then(Item::as_str);
+                had.is_some_and(|had| !pool.has_now(had))
+            });
+        if let Some(i) = renamed {
+            used[i] = true;
+            merge(old_rules[i], rule, pool, false);
+        }
+    }
 }
 
 /// The indentation of a key or header whose decor prefix is `prefix`: what
