@@ -566,6 +566,57 @@ async fn new_rules_leave_filtered_urls_their_rules_still_refuse() {
     );
 }
 
+/// A fetch under way when the rules change is judged by the rules it began
+/// under; one those refused after its headers, that the new rules fetch,
+/// is met again once its refusal comes back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fetch_under_way_refused_by_replaced_rules_is_judged_again() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let images = Arc::new(AtomicUsize::new(0));
+    let (counted, held) = (images.clone(), gate.clone());
+    let site = Router::new()
+        .route("/", get(|| async { html("<a href=\"/img\">i</a>".into()) }))
+        .route(
+            "/img",
+            get(move || {
+                counted.fetch_add(1, Ordering::SeqCst);
+                let held = held.clone();
+                async move {
+                    let _permit = held.acquire().await;
+                    ([(header::CONTENT_TYPE, "image/png")], vec![0u8; 100]).into_response()
+                }
+            }),
+        );
+    let origin = serve(site).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let no_images = "[[rules]]\nname = \"no images\"\nmatch = { field = \"content_type\", prefix = \"image/\" }\naction = \"exclude\"\nlog = true\n";
+    let text = format!("[crawl]\nstart = [\"{origin}/\"]\nconcurrency = 1\n\n{no_images}");
+    let (engine, log) = util::engine_for(&text, dir.path());
+    let (events, mut events_rx) = mpsc::channel(64);
+    let (control, control_rx) = crawlspace::crawl::engine::control_channel(8);
+    let run = tokio::spawn(engine.run(events, control_rx, Duration::from_millis(10)));
+    // The page is done; the image waits at the server for its headers.
+    util::stats_until(&mut events_rx, |s| s.saved == 1 && s.in_flight == 1).await;
+    util::send_rules(&control, "").await;
+    gate.add_permits(100);
+    tokio::spawn(async move { while events_rx.recv().await.is_some() {} });
+    let stats = run.await.expect("joins").expect("crawl runs");
+    assert_eq!(stats.queued_by_new_rules, 1);
+    assert_eq!(images.load(Ordering::SeqCst), 2, "requested again");
+    let id = log
+        .id_of(&format!("{origin}/img"))
+        .expect("read")
+        .expect("logged");
+    let img = log.get(id).expect("read").expect("record");
+    assert_eq!(img.state, State::Saved, "{}", img.reason);
+    assert!(
+        img.trace.iter().any(|t| t.rule == "live-rules"),
+        "{:?}",
+        img.trace
+    );
+}
+
 /// The crawl's last events are its queues and hosts as it left them, then
 /// its end: a console shows empty queues after a finished crawl, not the
 /// ones it last asked for.

@@ -772,7 +772,10 @@ mod tests {
         let moved = rules.rules.remove(2);
         rules.rules[1].rules.push(moved);
         let (_, saved, _) = target.render(&rules);
-        assert!(!saved.contains("why y") && !saved.contains("# y"), "{saved}");
+        assert!(
+            !saved.contains("why y") && !saved.contains("# y"),
+            "{saved}"
+        );
         assert!(
             saved.contains("  # why c\n  [[rules.rules]]\n  name = \"c\"  # c"),
             "{saved}"

@@ -90,6 +90,10 @@ impl Engine {
                     r.content_type = head.and_then(|h| h.content_type);
                     retrace(&mut r.trace, trace);
                 });
+                // Refused under rules the crawl has replaced since.
+                if !Arc::ptr_eq(&rules, &self.rules) {
+                    self.unfilter_late(item.id, &rules);
+                }
             }
             Outcome::Failed { item, host, error } => {
                 let temporary = error.is_temporary();

@@ -17,7 +17,7 @@ use super::Engine;
 use super::rule_change::RulesChange;
 use crate::crawl::report::NOFOLLOW_LAYER;
 use crate::crawl::sitemaps::FILE_LAYER;
-use crate::rules::{CompiledRules, Known, TraceMode, UrlFacts};
+use crate::rules::{CompiledRules, Known, Scratch, TraceMode, UrlFacts};
 use crate::store::{State, UrlRecord};
 
 /// Candidates met again, then written, at a time.
@@ -38,21 +38,14 @@ impl Engine {
         // filtered, and fetched by the rules now.
         let mut candidates = Vec::new();
         let walked = self.log.scan_briefs(None, None, |id, brief| {
-            if brief.state != State::Filtered {
-                return true;
-            }
-            let known = Known {
+            let judged = Judged {
+                url: brief.url,
                 link_depth: brief.link_depth,
-                ..Known::default()
+                content_type: brief.content_type,
             };
-            let mut parsed = None;
-            let Some(mut facts) = UrlFacts::logged(brief.url, &known, &mut parsed) else {
-                return true;
-            };
-            facts.content_type = brief.content_type;
-            let now = rules.evaluate(&facts, &mut scratch, TraceMode::Off);
-            let then = before.evaluate(&facts, &mut before_scratch, TraceMode::Off);
-            if now.fetches() && !then.fetches() {
+            if brief.state == State::Filtered
+                && judged.fetched_now(&rules, &mut scratch, before, &mut before_scratch)
+            {
                 candidates.push(id);
             }
             true
@@ -92,6 +85,78 @@ impl Engine {
             self.commit(&[]);
         }
         (queued, read_all)
+    }
+}
+
+/// What the log keeps of a URL that rules can judge again.
+struct Judged<'a> {
+    url: &'a str,
+    link_depth: u32,
+    content_type: Option<&'a str>,
+}
+
+impl Judged<'_> {
+    /// `now` fetches it and `before` did not.
+    fn fetched_now(
+        &self,
+        now: &CompiledRules,
+        now_scratch: &mut Scratch,
+        before: &CompiledRules,
+        before_scratch: &mut Scratch,
+    ) -> bool {
+        let known = Known {
+            link_depth: self.link_depth,
+            ..Known::default()
+        };
+        let mut parsed = None;
+        let Some(mut facts) = UrlFacts::logged(self.url, &known, &mut parsed) else {
+            return false;
+        };
+        facts.content_type = self.content_type;
+        now.evaluate(&facts, now_scratch, TraceMode::Off).fetches()
+            && !before
+                .evaluate(&facts, before_scratch, TraceMode::Off)
+                .fetches()
+    }
+}
+
+impl Engine {
+    /// A fetch's refusal reached under rules since replaced (it was under
+    /// way when they changed): logged as filtered after `unfilter` ran, so
+    /// judged here the same way, and met again when the rules in force
+    /// fetch what `before` refused. True when it was.
+    pub(super) fn unfilter_late(&mut self, id: u64, before: &CompiledRules) -> bool {
+        // The refusal is written first: a batch writes the URLs met again
+        // before the group's updates, which would put it back over them.
+        self.commit_deferred();
+        let record = match self.current_record(id) {
+            Ok(Some(record)) => record,
+            Ok(None) => return false,
+            Err(e) => {
+                eprintln!("crawlspace: URL log: id {id}: {e}");
+                return false;
+            }
+        };
+        let judged = Judged {
+            url: &record.url,
+            link_depth: record.link_depth,
+            content_type: record.content_type.as_deref(),
+        };
+        let rules = self.rules.clone();
+        let fetched_now =
+            judged.fetched_now(&rules, &mut rules.scratch(), before, &mut before.scratch());
+        if !fetched_now || record.state != State::Filtered || !refused_by_rules(&record) {
+            return false;
+        }
+        let Ok(url) = Url::parse(&record.url) else {
+            return false;
+        };
+        let met = self.met_again(id, url, &record, RulesChange::DuringTheCrawl);
+        if met {
+            self.stats.queued_by_new_rules += 1;
+            self.commit(&[]);
+        }
+        met
     }
 }
 
