@@ -69,10 +69,10 @@ pub enum SaveTarget {
         moved: Vec<String>,
         /// The comment lines that end the file, kept at its end.
         tail: String,
-        /// What earlier saves' files said of rules the file no longer has
-        /// (deleted, or renamed), by name: a rule an undo brings back
-        /// finds its comments there.
-        past: BTreeMap<String, String>,
+        /// What earlier saves' files said of their top-level rules, by
+        /// name (the latest of each): a rule an undo brings back finds its
+        /// text there, or its comments.
+        past: BTreeMap<String, Kept>,
     },
     /// Write a rules-only file at `path`, beside `config`.
     Beside { path: PathBuf, config: PathBuf },
@@ -220,7 +220,7 @@ impl SaveTarget {
                 };
                 moved.clear();
                 for k in kept.values() {
-                    past.insert(k.rule.name.clone(), k.with_note());
+                    past.insert(k.rule.name.clone(), k.clone());
                 }
                 *kept = kept_of(&text, head.lines().count());
                 (path.clone(), text, message)
@@ -241,18 +241,20 @@ impl SaveTarget {
 /// `disposition`): each top-level rule with the note and the text `kept`
 /// has for it (its text only while the rule is unchanged; an edited rule
 /// gets the comments of it), or as the writer prints it. Found, in turn:
-/// at the line the rule had, under its name; anywhere, as the very same
-/// rule (its line is stale when an undo brought back the lines from
-/// before a save); at its line under another name, as that rule renamed,
-/// when no rule has that name now and the rules' lines are all the file's
-/// (not stale) with this the one name that differs. A rule not found and
-/// not new (it has a line) takes what the file, or an earlier save's
-/// file (`past`), said of a rule of its name: moved out of a block, or
-/// brought back by an undo.
+/// anywhere, as the very same rule (its line is stale when an undo brought
+/// back the lines from before a save); as the very same rule in an earlier
+/// save's file (`past`: an undo brought back a rule since deleted or
+/// replaced); at the line the rule had, under its name; at its line under
+/// another name, as that rule renamed, when no rule has that name now and
+/// the rules' lines are all the file's (not stale) with this the one name
+/// that differs. A
+/// rule not found and not new (it has a line) takes the comments of the
+/// rule of its name that the file, or an earlier save's, had in a block
+/// (it moved out of one).
 fn rules_text(
     rules: &RuleSet,
     kept: &BTreeMap<usize, Kept>,
-    past: &BTreeMap<String, String>,
+    past: &BTreeMap<String, Kept>,
 ) -> String {
     let mut names_now = std::collections::HashSet::new();
     rules.walk(&mut |_, rule| {
@@ -269,13 +271,15 @@ fn rules_text(
     let renames_allowed = mismatched.is_some_and(|n| n <= 1);
     // Where a rule moved into or out of a block finds what the file said
     // of it.
-    let pool = keep_comments::Pool::of(kept.values().map(Kept::with_note), past.values(), rules);
+    let earlier: Vec<String> = past.values().map(Kept::with_note).collect();
+    let pool = keep_comments::Pool::of(kept.values().map(Kept::with_note), earlier.iter(), rules);
     let mut out = String::new();
     let mut used = std::collections::HashSet::new();
     for rule in &rules.rules {
-        let by_line = kept
-            .get_key_value(&rule.origin.line)
-            .filter(|(at, k)| k.rule.name == rule.name && !used.contains(*at));
+        let by_line = || {
+            kept.get_key_value(&rule.origin.line)
+                .filter(|(at, k)| k.rule.name == rule.name && !used.contains(*at))
+        };
         let same = || {
             kept.iter().find(|(at, k)| {
                 !used.contains(*at) && k.rule.name == rule.name && same_rule(&k.rule, rule)
@@ -286,11 +290,21 @@ fn rules_text(
                 renames_allowed && !used.contains(*at) && !names_now.contains(k.rule.name.as_str())
             })
         };
-        let found = by_line.or_else(same).or_else(renamed);
-        let kept = found.map(|(at, k)| {
-            used.insert(*at);
-            k
-        });
+        // The very same rule first, in this file, else in an earlier save's
+        // (an undo brought it back, whatever took its name since).
+        let in_past = || {
+            past.get(&rule.name)
+                .filter(|k| rule.origin.line > 0 && same_rule(&k.rule, rule))
+        };
+        let here = same().or_else(|| in_past().is_none().then(by_line).flatten());
+        let here = here.or_else(|| in_past().is_none().then(renamed).flatten());
+        let kept = match here {
+            Some((at, k)) => {
+                used.insert(*at);
+                Some(k)
+            }
+            None => in_past(),
+        };
         out.push('\n');
         if let Some(note) = kept.and_then(|k| k.note.as_deref()) {
             out.push_str(note);
@@ -810,12 +824,34 @@ mod tests {
         target.render(&deleted);
         let mut new_b = deleted.clone();
         let mut fresh = Rule::new("b", 0);
-        fresh.action = Some(crate::rules::model::Action::Download);
+        fresh.action = Some(crate::rules::model::Action::Exclude);
         new_b.rules.push(fresh);
         let (_, saved, _) = target.render(&new_b);
         assert!(
             !saved.contains("# keep") && !saved.contains("why b"),
             "{saved}"
+        );
+        // And undone twice: the first b is back as it was.
+        let (_, undone, _) = target.render(&original);
+        assert_eq!(undone, text);
+    }
+
+    /// Editing a block leaves the comment lines inside it where the file
+    /// had them (a heading at column 0 above its nested rules stays there).
+    #[test]
+    fn an_edited_block_keeps_its_comment_lines_indented_as_written() {
+        let block = "[[rules]]\nname = \"block\"\nfirst_match = true\n# the nested rules follow\n\n  [[rules.rules]]\n  name = \"x\"  # x\n    # deeper, as written\n  action = \"exclude\"";
+        let text = format!("{CONFIG}\n{block}\n");
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), &text);
+        let mut rules = native::parse(&text).expect("rules").rules;
+        rules.rules[1].enabled = false;
+        let (_, saved, _) = target.render(&rules);
+        assert_eq!(
+            saved,
+            text.replace(
+                "first_match = true\n",
+                "enabled = false\nfirst_match = true\n"
+            )
         );
     }
 

@@ -147,7 +147,8 @@ pub(super) fn with_kept_comments(kept: Option<&str>, written: &str, pool: &Pool)
     let Some(old_rule) = old_rule else {
         return written.to_string();
     };
-    merge(old_rule, new_rule, pool, false);
+    // From the pool: it stood in a block.
+    merge(old_rule, new_rule, pool, old.is_none());
     if old.is_none() {
         // Its comment lines above come first in its text, after the blank
         // line the caller puts before every rule.
@@ -185,8 +186,9 @@ fn only_rule_mut(doc: &mut DocumentMut) -> Option<&mut Table> {
 
 /// Gives `new`, one rule's table as the writer printed it, the comments
 /// `old` had (see the module's doc). `moved`: `old` stood elsewhere in the
-/// file (another block, or the top level), so the writer's spacing above
-/// the header stays.
+/// file, at another depth (another block, or the top level), so its
+/// comment lines take the writer's indentation and the writer's blank
+/// line above the header stays.
 fn merge(old: &Table, new: &mut Table, pool: &Pool, moved: bool) {
     // The header line's own decor: the comment lines above a nested rule's
     // header, a comment after it; at the writer's indentation.
@@ -194,7 +196,11 @@ fn merge(old: &Table, new: &mut Table, pool: &Pool, moved: bool) {
     let blank_above = moved && written.is_some_and(|p| p.starts_with('\n'));
     let indent = indentation(new.decor().prefix());
     *new.decor_mut() = old.decor().clone();
-    reindent(new.decor_mut(), &indent);
+    // Comment lines keep the file's indentation, unless the rule moved to
+    // another depth.
+    if moved {
+        reindent(new.decor_mut(), &indent);
+    }
     if blank_above {
         let prefix = new.decor().prefix().and_then(RawString::as_str);
         let prefix = prefix
@@ -216,7 +222,7 @@ fn merge(old: &Table, new: &mut Table, pool: &Pool, moved: bool) {
                 Some((_, Item::ArrayOfTables(old_rules))) => old_rules.iter().collect(),
                 _ => Vec::new(),
             };
-            merge_nested(&old_rules, new_rules, pool);
+            merge_nested(&old_rules, new_rules, pool, moved);
             continue;
         }
         // Only a key the file wrote as `key = value` too: the decor of a
@@ -229,7 +235,9 @@ fn merge(old: &Table, new: &mut Table, pool: &Pool, moved: bool) {
         };
         let indent = indentation(new_key.leaf_decor().prefix());
         *new_key.leaf_decor_mut() = old_key.leaf_decor().clone();
-        reindent(new_key.leaf_decor_mut(), &indent);
+        if moved {
+            reindent(new_key.leaf_decor_mut(), &indent);
+        }
         if same_value(old_value, new_value) {
             *new_value = old_value.clone();
         } else {
@@ -243,7 +251,12 @@ fn merge(old: &Table, new: &mut Table, pool: &Pool, moved: bool) {
 /// The nested rules of a block: each with the one of its name the block
 /// had, else the rule of its name elsewhere in the file (moved in), else
 /// (as many as before) the one at its place, renamed.
-fn merge_nested(old_rules: &[&Table], new_rules: &mut toml_edit::ArrayOfTables, pool: &Pool) {
+fn merge_nested(
+    old_rules: &[&Table],
+    new_rules: &mut toml_edit::ArrayOfTables,
+    pool: &Pool,
+    moved: bool,
+) {
     let name_of = |rule: &Table| rule.get("name").and_then(Item::as_str).map(str::to_string);
     let new_names: Vec<Option<String>> = new_rules.iter().map(name_of).collect();
     let mut used = vec![false; old_rules.len()];
@@ -252,9 +265,10 @@ fn merge_nested(old_rules: &[&Table], new_rules: &mut toml_edit::ArrayOfTables, 
         let same_name = old_rules.iter().enumerate().position(|(i, old)| {
             !used[i] && name.is_some() && old.get("name").and_then(Item::as_str) == name
         });
+        // Those of a block that moved moved with it.
         if let Some(i) = same_name {
             used[i] = true;
-            merge(old_rules[i], rule, pool, false);
+            merge(old_rules[i], rule, pool, moved);
             continue;
         }
         // Moved in from elsewhere in the file.
@@ -272,7 +286,7 @@ fn merge_nested(old_rules: &[&Table], new_rules: &mut toml_edit::ArrayOfTables, 
             });
         if let Some(i) = renamed {
             used[i] = true;
-            merge(old_rules[i], rule, pool, false);
+            merge(old_rules[i], rule, pool, moved);
         }
     }
 }
