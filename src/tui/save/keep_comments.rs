@@ -10,15 +10,16 @@
 //!   that stood above and after it (a comment says why, and is the user's
 //!   to drop; losing it is not);
 //! - a nested rule is matched with the one of the same name the block had,
-//!   else (as many as before) the one at its place, renamed; one moved in
-//!   from elsewhere in the file, or out of a block, finds its text there
-//!   by its name ([`Pool`]), with the comment lines above its header;
+//!   else with the rule of its name elsewhere in the file (moved in; or,
+//!   for a top-level rule, moved out of a block), found in the [`Pool`]
+//!   with the comment lines above its header, else (as many as before, and
+//!   the old name gone) with the one at its place, renamed;
 //! - a key the edit removed loses its comments with it.
 //!
 //! Keys keep the file's order; a new key follows the one the writer prints
-//! before it. Comment lines take the indentation of the rule's new depth.
-//! The caller checks that the text reads back as the rules saved, as for
-//! every save.
+//! before it. Comment lines keep the file's indentation, but those of a
+//! rule that moved to another depth take the writer's. The caller checks
+//! that the text reads back as the rules saved, as for every save.
 
 use std::collections::{HashMap, HashSet};
 
