@@ -44,6 +44,10 @@ pub struct Kept {
     text: String,
 }
 
+/// Versions of rules an earlier save's file had that a save keeps: undo
+/// goes back that far with the comments.
+const PAST_AT_MOST: usize = 512;
+
 impl Kept {
     /// Its text with the comment lines above it.
     fn with_note(&self) -> String {
@@ -69,10 +73,10 @@ pub enum SaveTarget {
         moved: Vec<String>,
         /// The comment lines that end the file, kept at its end.
         tail: String,
-        /// What earlier saves' files said of their top-level rules, by
-        /// name (the latest of each): a rule an undo brings back finds its
-        /// text there, or its comments.
-        past: BTreeMap<String, Kept>,
+        /// What earlier saves' files said of their top-level rules, every
+        /// version, oldest first (at most [`PAST_AT_MOST`]): a rule an
+        /// undo brings back finds its text there, or its comments.
+        past: Vec<Kept>,
     },
     /// Write a rules-only file at `path`, beside `config`.
     Beside { path: PathBuf, config: PathBuf },
@@ -98,7 +102,7 @@ impl SaveTarget {
                 kept: BTreeMap::new(),
                 moved: Vec::new(),
                 tail: String::new(),
-                past: BTreeMap::new(),
+                past: Vec::new(),
             };
         };
         // The comment lines right above the first rule are its note.
@@ -120,7 +124,7 @@ impl SaveTarget {
                 kept,
                 moved: names,
                 tail,
-                past: BTreeMap::new(),
+                past: Vec::new(),
             };
         }
         // Above the comments that end the head (a heading for the rules),
@@ -142,7 +146,7 @@ impl SaveTarget {
             kept,
             moved: names,
             tail,
-            past: BTreeMap::new(),
+            past: Vec::new(),
         };
         // The same settings and rules, read back from the file as it would
         // be written with the rules as they are.
@@ -193,7 +197,7 @@ impl SaveTarget {
                 let text = if reads_back(&with_kept, rules) {
                     with_kept
                 } else {
-                    let written = rules_text(rules, &BTreeMap::new(), &BTreeMap::new());
+                    let written = rules_text(rules, &BTreeMap::new(), &[]);
                     format!("{head}{gap}{}\n{tail}", written.trim())
                 };
                 // Neither reads back (a head that holds rules the scan did
@@ -220,8 +224,12 @@ impl SaveTarget {
                 };
                 moved.clear();
                 for k in kept.values() {
-                    past.insert(k.rule.name.clone(), k.clone());
+                    if !past.contains(k) {
+                        past.push(k.clone());
+                    }
                 }
+                let over = past.len().saturating_sub(PAST_AT_MOST);
+                past.drain(..over);
                 *kept = kept_of(&text, head.lines().count());
                 (path.clone(), text, message)
             }
@@ -251,11 +259,7 @@ impl SaveTarget {
 /// rule not found and not new (it has a line) takes the comments of the
 /// rule of its name that the file, or an earlier save's, had in a block
 /// (it moved out of one).
-fn rules_text(
-    rules: &RuleSet,
-    kept: &BTreeMap<usize, Kept>,
-    past: &BTreeMap<String, Kept>,
-) -> String {
+fn rules_text(rules: &RuleSet, kept: &BTreeMap<usize, Kept>, past: &[Kept]) -> String {
     let mut names_now = std::collections::HashSet::new();
     rules.walk(&mut |_, rule| {
         names_now.insert(rule.name.as_str());
@@ -271,7 +275,8 @@ fn rules_text(
     let renames_allowed = mismatched.is_some_and(|n| n <= 1);
     // Where a rule moved into or out of a block finds what the file said
     // of it.
-    let earlier: Vec<String> = past.values().map(Kept::with_note).collect();
+    // The latest version of a rule first.
+    let earlier: Vec<String> = past.iter().rev().map(Kept::with_note).collect();
     let pool = keep_comments::Pool::of(kept.values().map(Kept::with_note), earlier.iter(), rules);
     let mut out = String::new();
     let mut used = std::collections::HashSet::new();
@@ -293,8 +298,10 @@ fn rules_text(
         // The very same rule first, in this file, else in an earlier save's
         // (an undo brought it back, whatever took its name since).
         let in_past = || {
-            past.get(&rule.name)
-                .filter(|k| rule.origin.line > 0 && same_rule(&k.rule, rule))
+            let known = rule.origin.line > 0;
+            past.iter()
+                .rev()
+                .find(|k| known && k.rule.name == rule.name && same_rule(&k.rule, rule))
         };
         let here = same().or_else(|| in_past().is_none().then(by_line).flatten());
         let here = here.or_else(|| in_past().is_none().then(renamed).flatten());
@@ -834,6 +841,52 @@ mod tests {
         // And undone twice: the first b is back as it was.
         let (_, undone, _) = target.render(&original);
         assert_eq!(undone, text);
+    }
+
+    /// Undo across several saves brings the file back as it was: each
+    /// save keeps what the one before it said of every rule.
+    #[test]
+    fn undoing_across_several_saves_restores_the_file() {
+        let block = "# ---- blocks\n[[rules]]\nname = \"block\"\nfirst_match = true\n# the nested rules follow\n\n  # sorted listings\n  [[rules.rules]]\n  name = \"sorted\"\n  match = { field = \"query\", contains = \"sort=\" }   # any sort\n\n  [[rules.rules]]\n  name = \"other\"  # other";
+        let docs = "# docs come first\n[[rules]]\nname = \"docs\"\nmatch = { field = \"path\", prefix = \"/docs/\" }\npriority = \"high\"   # urgent";
+        let text = format!("{CONFIG}\n{block}\n\n{docs}\n");
+        let original = native::parse(&text).expect("rules").rules;
+        // Each edit is made on the list as the last save relined it, and
+        // saved; then each undo brings back the list before an edit and
+        // saves it, as the console does.
+        type Edit = fn(&mut RuleSet);
+        let replay = |edits: &[Edit]| {
+            let mut target = SaveTarget::for_config(Path::new("c.toml"), &text);
+            let mut states = vec![original.clone()];
+            for edit in edits {
+                let mut next = states.last().expect("a state").clone();
+                edit(&mut next);
+                let (_, saved, _) = target.render(&next);
+                states.push(relined(&next, &saved).expect("same rules"));
+            }
+            states.pop();
+            let mut last = String::new();
+            while let Some(state) = states.pop() {
+                last = target.render(&state).1;
+            }
+            last
+        };
+        // A nested rule deleted, then another rule changed.
+        let delete_nested: Edit = |r| {
+            r.rules[1].rules.remove(0);
+        };
+        let toggle_first: Edit = |r| r.rules[0].enabled = !r.rules[0].enabled;
+        assert_eq!(replay(&[delete_nested, toggle_first]), text);
+        // The block changed, then renamed.
+        let toggle_block: Edit = |r| r.rules[1].enabled = !r.rules[1].enabled;
+        let rename_block: Edit = |r| r.rules[1].name = "blocks".into();
+        assert_eq!(replay(&[toggle_block, rename_block]), text);
+        // A rule deleted, then a new rule of its name.
+        let delete_docs: Edit = |r| {
+            r.rules.remove(2);
+        };
+        let new_docs: Edit = |r| r.rules.push(Rule::new("docs", 0));
+        assert_eq!(replay(&[delete_docs, new_docs]), text);
     }
 
     /// Editing a block leaves the comment lines inside it where the file

@@ -749,3 +749,24 @@ fn a_small_terminal_is_told_so() {
     let enough = screen(&app((80, 24)));
     assert!(!enough.contains("cuts the views short"), "{enough}");
 }
+
+/// The rules nested in a switched-off block are off with it, not broken.
+#[test]
+fn rules_in_a_switched_off_block_are_not_marked_broken() {
+    let text = "[[rules]]\nname = \"block\"\nenabled = false\nfirst_match = true\n\n  [[rules.rules]]\n  name = \"inner\"\n  action = \"exclude\"\n\n[[rules]]\nname = \"bad\"\nmatch = { field = \"path\", regex = \"(\" }\naction = \"exclude\"\n";
+    let rules = native::parse(text).expect("rules").rules;
+    let save = SaveTarget::for_config(std::path::Path::new("r.toml"), text);
+    let mut app = App::new("crawlspace/0.1".into(), rules, save, [1; 6]);
+    app.update(Action::Resize(120, 30));
+    let shown = screen(&app);
+    let line = |name: &str| {
+        shown
+            .lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(line("inner").contains("off with its block"), "{shown}");
+    assert!(!line("inner").contains("broken"), "{shown}");
+    assert!(line("bad").contains("✗broken"), "{shown}");
+}

@@ -6,6 +6,9 @@
 
 use super::*;
 
+/// Why a rule nested in a switched-off rule is not evaluated.
+pub(crate) const ENCLOSING_OFF: &str = "its enclosing rule is disabled";
+
 /// Gathers nodes, rule infos and atoms while walking the rule tree;
 /// [`Builder::finish`] turns them into [`CompiledRules`].
 #[derive(Default)]
@@ -40,7 +43,7 @@ impl Builder {
             } else if let Some(message) = broken {
                 Some(message)
             } else if parent_disabled {
-                Some("its enclosing rule is disabled".to_string())
+                Some(ENCLOSING_OFF.to_string())
             } else {
                 None
             };

@@ -43,7 +43,8 @@ pub(super) struct Pool {
 
 impl Pool {
     /// The rules of `texts` then of `earlier` (each the text of one
-    /// top-level rule with the comment lines above it), but for names that
+    /// top-level rule with the comment lines above it; the latest version
+    /// of a rule first), but for names that
     /// two rules saved now have (a copy renamed as its original) or that a
     /// new rule has (one not in any file yet): which text was theirs is
     /// not known, or none was.
@@ -74,14 +75,18 @@ impl Pool {
                 add(&mut seen, rule);
             }
         }
-        let mut earlier_seen = HashMap::new();
+        // Earlier versions, the latest first: a name another version had
+        // is that rule changed, not another rule, so the latest says.
         for text in earlier {
+            let mut version = HashMap::new();
             for rule in rules_of(text) {
-                add(&mut earlier_seen, rule);
+                add(&mut version, rule);
             }
-        }
-        for (name, rule) in earlier_seen {
-            seen.entry(name).or_insert(rule);
+            for (name, rule) in version {
+                if rule.is_some() {
+                    seen.entry(name).or_insert(rule);
+                }
+            }
         }
         for (name, rule) in seen {
             pool.rules.entry(name).or_insert(rule);

@@ -140,7 +140,11 @@ fn rule_row<'a>(
         .rule_info()
         .get(r.rows[i].index)
         .and_then(|x| x.disabled.clone());
-    if disabled.is_some() && rule.enabled {
+    // Off with its block is not broken: said, and shown dim below.
+    let block_off = disabled.as_deref() == Some(crate::rules::compile::ENCLOSING_OFF);
+    if block_off && rule.enabled {
+        marks.push(Span::styled(" off with its block", Style::new().dim()));
+    } else if disabled.is_some() && rule.enabled {
         marks.push(Span::styled(" ✗broken", Style::new().fg(Color::Red)));
     }
     if rule.enabled && r.hits_of(i) == Some(0) && app.crawl.stats.discovered > r.discovered_at_apply
@@ -152,7 +156,11 @@ fn rule_row<'a>(
     let mut cells: Vec<Cell<'a>> = leading.into_iter().map(Cell::from).collect();
     cells.push(Cell::from(Line::from(name)));
     let row = Row::new(cells);
-    if rule.enabled { row } else { row.dim() }
+    if rule.enabled && !block_off {
+        row
+    } else {
+        row.dim()
+    }
 }
 
 fn detail_text(app: &App) -> Paragraph<'static> {
