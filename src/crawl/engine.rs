@@ -257,9 +257,9 @@ pub struct Engine {
     /// ([`Engine::with_rules_text`]): recorded in the log, and compared with
     /// what the log recorded when the crawl starts (`unfilter`).
     rules_text: Option<Arc<str>>,
-    /// Changes the log refused or failed to write so far (each said on
-    /// stderr): the rules are not recorded as judged after a change whose
-    /// writes did not all go in.
+    /// Changes the log refused, failed to write or could not read for
+    /// so far (each said on stderr): the rules are not recorded as judged
+    /// after a change whose work did not all go in.
     unwritten: u64,
     frontier: Frontier<Item>,
     hosts: Hosts,

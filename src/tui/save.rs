@@ -223,10 +223,13 @@ impl SaveTarget {
                     )
                 };
                 moved.clear();
+                // A version seen again moves to the end (the latest); its
+                // line does not make it another.
                 for k in kept.values() {
-                    if !past.contains(k) {
-                        past.push(k.clone());
-                    }
+                    past.retain(|p| {
+                        !(p.note == k.note && p.text == k.text && same_rule(&p.rule, &k.rule))
+                    });
+                    past.push(k.clone());
                 }
                 let over = past.len().saturating_sub(PAST_AT_MOST);
                 past.drain(..over);
@@ -274,44 +277,21 @@ fn rules_text(rules: &RuleSet, kept: &BTreeMap<usize, Kept>, past: &[Kept]) -> S
         .try_fold(0, |n, differs| differs.map(|d| n + usize::from(d)));
     let renames_allowed = mismatched.is_some_and(|n| n <= 1);
     // Where a rule moved into or out of a block finds what the file said
-    // of it.
-    // The latest version of a rule first.
+    // of it; the latest version of a rule first.
     let earlier: Vec<String> = past.iter().rev().map(Kept::with_note).collect();
     let pool = keep_comments::Pool::of(kept.values().map(Kept::with_note), earlier.iter(), rules);
     let mut out = String::new();
     let mut used = std::collections::HashSet::new();
     for rule in &rules.rules {
-        let by_line = || {
-            kept.get_key_value(&rule.origin.line)
-                .filter(|(at, k)| k.rule.name == rule.name && !used.contains(*at))
-        };
-        let same = || {
-            kept.iter().find(|(at, k)| {
-                !used.contains(*at) && k.rule.name == rule.name && same_rule(&k.rule, rule)
-            })
-        };
-        let renamed = || {
-            kept.get_key_value(&rule.origin.line).filter(|(at, k)| {
-                renames_allowed && !used.contains(*at) && !names_now.contains(k.rule.name.as_str())
-            })
-        };
-        // The very same rule first, in this file, else in an earlier save's
-        // (an undo brought it back, whatever took its name since).
-        let in_past = || {
-            let known = rule.origin.line > 0;
-            past.iter()
-                .rev()
-                .find(|k| known && k.rule.name == rule.name && same_rule(&k.rule, rule))
-        };
-        let here = same().or_else(|| in_past().is_none().then(by_line).flatten());
-        let here = here.or_else(|| in_past().is_none().then(renamed).flatten());
-        let kept = match here {
-            Some((at, k)) => {
-                used.insert(*at);
-                Some(k)
+        let kept = find_kept(rule, kept, past, &used, |name| {
+            renames_allowed && !names_now.contains(name)
+        });
+        let kept = kept.map(|(at, k)| {
+            if let Some(at) = at {
+                used.insert(at);
             }
-            None => in_past(),
-        };
+            k
+        });
         out.push('\n');
         if let Some(note) = kept.and_then(|k| k.note.as_deref()) {
             out.push_str(note);
@@ -342,6 +322,41 @@ fn rules_text(rules: &RuleSet, kept: &BTreeMap<usize, Kept>, past: &[Kept]) -> S
         }
     }
     out
+}
+
+/// What the file, or an earlier save's, said of top-level `rule`, in the
+/// order of [`rules_text`]'s doc, with the line of the file's entry (`None`
+/// for an earlier save's). `used`: entries other rules took; `renamed_from`:
+/// whether a rule once named so may be this one renamed.
+fn find_kept<'a>(
+    rule: &Rule,
+    kept: &'a BTreeMap<usize, Kept>,
+    past: &'a [Kept],
+    used: &std::collections::HashSet<usize>,
+    renamed_from: impl Fn(&str) -> bool,
+) -> Option<(Option<usize>, &'a Kept)> {
+    let free = |at: &usize| !used.contains(at);
+    // The very same rule, in this file.
+    let same = kept
+        .iter()
+        .find(|(at, k)| free(at) && k.rule.name == rule.name && same_rule(&k.rule, rule));
+    if let Some((at, k)) = same {
+        return Some((Some(*at), k));
+    }
+    // The very same rule in an earlier save's file: an undo brought it
+    // back, whatever took its name since.
+    let known = rule.origin.line > 0;
+    let in_past = past
+        .iter()
+        .rev()
+        .find(|k| known && k.rule.name == rule.name && same_rule(&k.rule, rule));
+    if let Some(k) = in_past {
+        return Some((None, k));
+    }
+    // At its line: under its name (edited), or renamed.
+    let (at, k) = kept.get_key_value(&rule.origin.line)?;
+    let edited = k.rule.name == rule.name;
+    (free(at) && (edited || renamed_from(&k.rule.name))).then_some((Some(*at), k))
 }
 
 /// `text` reads as a native config holding exactly `rules`.
@@ -887,6 +902,27 @@ mod tests {
         };
         let new_docs: Edit = |r| r.rules.push(Rule::new("docs", 0));
         assert_eq!(replay(&[delete_docs, new_docs]), text);
+    }
+
+    /// A nested rule renamed to the name of a rule an earlier save deleted
+    /// keeps its own comments, not that rule's.
+    #[test]
+    fn a_rename_to_a_deleted_rules_name_keeps_its_own_comments() {
+        let block = "[[rules]]\nname = \"block\"\n\n  # x note\n  [[rules.rules]]\n  name = \"x\"  # x\n\n  [[rules.rules]]\n  name = \"y\"";
+        let old = "# old note\n[[rules]]\nname = \"old\"  # old";
+        let text = format!("{CONFIG}\n{block}\n\n{old}\n");
+        let mut target = SaveTarget::for_config(Path::new("c.toml"), &text);
+        let mut rules = native::parse(&text).expect("rules").rules;
+        rules.rules.remove(2);
+        let (_, saved, _) = target.render(&rules);
+        let mut rules = relined(&rules, &saved).expect("same rules");
+        rules.rules[1].rules[0].name = "old".into();
+        let (_, renamed, _) = target.render(&rules);
+        assert!(
+            renamed.contains("  # x note\n  [[rules.rules]]\n  name = \"old\"  # x"),
+            "{renamed}"
+        );
+        assert!(!renamed.contains("old note"), "{renamed}");
     }
 
     /// Editing a block leaves the comment lines inside it where the file

@@ -76,6 +76,8 @@ impl Engine {
                 Ok(None) => return self.commit(&[]),
                 Err(e) => {
                     eprintln!("crawlspace: URL log: {e}");
+                    // A change not made, as a refused write is.
+                    self.unwritten += 1;
                     return self.commit(&[]);
                 }
             }

@@ -121,7 +121,7 @@ impl Engine {
         } else {
             eprintln!(
                 "crawlspace: URL log: the rules are not recorded as applied, since the log \
-                 failed above; the next run on it judges its URLs against them again"
+                 failed above; the next run on it compares its rules with those recorded before"
             );
         }
     }

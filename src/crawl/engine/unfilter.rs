@@ -126,9 +126,6 @@ impl Engine {
     /// judged here the same way, and met again when the rules in force
     /// fetch what `before` refused. True when it was.
     pub(super) fn unfilter_late(&mut self, id: u64, before: &CompiledRules) -> bool {
-        // The refusal is written first: a batch writes the URLs met again
-        // before the group's updates, which would put it back over them.
-        self.commit_deferred();
         let record = match self.current_record(id) {
             Ok(Some(record)) => record,
             Ok(None) => return false,
@@ -151,6 +148,10 @@ impl Engine {
         let Ok(url) = Url::parse(&record.url) else {
             return false;
         };
+        // The refusal is written first (the group stays open): a batch
+        // writes the URLs met again before the group's updates, which
+        // would put the refusal back over it.
+        self.write_held_now();
         let met = self.met_again(id, url, &record, RulesChange::DuringTheCrawl);
         if met {
             self.stats.queued_by_new_rules += 1;

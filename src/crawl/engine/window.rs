@@ -219,6 +219,8 @@ impl Engine {
                         Ok(ids) => ids,
                         Err(e) => {
                             eprintln!("crawlspace: URL log: {e}");
+                            // Not all judged: new rules are not recorded.
+                            self.unwritten += 1;
                             break;
                         }
                     };

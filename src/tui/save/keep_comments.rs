@@ -13,7 +13,9 @@
 //!   else with the rule of its name elsewhere in the file (moved in; or,
 //!   for a top-level rule, moved out of a block), found in the [`Pool`]
 //!   with the comment lines above its header, else (as many as before, and
-//!   the old name gone) with the one at its place, renamed;
+//!   the old name gone) with the one at its place, renamed, else with the
+//!   latest rule of its name an earlier save wrote (an undo brought it
+//!   back);
 //! - a key the edit removed loses its comments with it.
 //!
 //! Keys keep the file's order; a new key follows the one the writer prints
@@ -32,7 +34,10 @@ use crate::rules::model::RuleSet;
 /// header; then those of earlier saves' files for names the file lacks.
 #[derive(Debug, Default)]
 pub(super) struct Pool {
+    /// The file's rules.
     rules: HashMap<String, Option<Table>>,
+    /// Earlier saves' rules, the latest version of each.
+    earlier: HashMap<String, Table>,
     /// The names of the rules saved now, for renames in a block.
     now: HashSet<String>,
     /// The names of the file's top-level rules: a top-level rule not found
@@ -83,8 +88,10 @@ impl Pool {
                 add(&mut version, rule);
             }
             for (name, rule) in version {
-                if rule.is_some() {
-                    seen.entry(name).or_insert(rule);
+                if let Some(rule) = rule
+                    && !pool.rules.contains_key(&name)
+                {
+                    pool.earlier.entry(name).or_insert(rule);
                 }
             }
         }
@@ -94,8 +101,18 @@ impl Pool {
         pool
     }
 
+    /// The file's rule of this name.
     fn get(&self, name: &str) -> Option<&Table> {
         self.rules.get(name)?.as_ref()
+    }
+
+    /// An earlier save's rule of this name, when the file has none and no
+    /// rule saved now shares it.
+    fn get_earlier(&self, name: &str) -> Option<&Table> {
+        if self.rules.contains_key(name) {
+            return None;
+        }
+        self.earlier.get(name)
     }
 
     /// A rule of this name is saved now.
@@ -148,7 +165,7 @@ pub(super) fn with_kept_comments(kept: Option<&str>, written: &str, pool: &Pool)
             .get("name")
             .and_then(Item::as_str)
             .filter(|name| !pool.top.contains(*name))
-            .and_then(|name| pool.get(name)),
+            .and_then(|name| pool.get(name).or_else(|| pool.get_earlier(name))),
     };
     let Some(old_rule) = old_rule else {
         return written.to_string();
@@ -293,6 +310,11 @@ fn merge_nested(
         if let Some(i) = renamed {
             used[i] = true;
             merge(old_rules[i], rule, pool, moved);
+            continue;
+        }
+        // A rule an undo brought back into the block.
+        if let Some(old_rule) = name.and_then(|n| pool.get_earlier(n)) {
+            merge(old_rule, rule, pool, true);
         }
     }
 }
