@@ -255,12 +255,13 @@ pub struct Engine {
     rules: Arc<CompiledRules>,
     /// `rules` as native TOML, when the engine was given it
     /// ([`Engine::with_rules_text`]): recorded in the log, and compared with
-    /// what the log recorded when the crawl starts (`unfilter`).
+    /// what the log recorded when the crawl starts (`rule_change`).
     rules_text: Option<Arc<str>>,
-    /// Changes the log refused, failed to write or could not read for
-    /// so far (each said on stderr): the rules are not recorded as judged
-    /// after a change whose work did not all go in.
-    unwritten: u64,
+    /// Reads and writes of the log that failed so far (changes refused or
+    /// not written, records or queues that did not read; each said on
+    /// stderr): the rules are not recorded as judged after a change whose
+    /// work did not all go in.
+    log_failures: u64,
     frontier: Frontier<Item>,
     hosts: Hosts,
     /// Temporary failures waiting for their retry time.
@@ -416,7 +417,7 @@ impl Engine {
             log,
             rules,
             rules_text: None,
-            unwritten: 0,
+            log_failures: 0,
         })
     }
 

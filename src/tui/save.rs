@@ -277,9 +277,15 @@ fn rules_text(rules: &RuleSet, kept: &BTreeMap<usize, Kept>, past: &[Kept]) -> S
         .try_fold(0, |n, differs| differs.map(|d| n + usize::from(d)));
     let renames_allowed = mismatched.is_some_and(|n| n <= 1);
     // Where a rule moved into or out of a block finds what the file said
-    // of it; the latest version of a rule first.
-    let earlier: Vec<String> = past.iter().rev().map(Kept::with_note).collect();
-    let pool = keep_comments::Pool::of(kept.values().map(Kept::with_note), earlier.iter(), rules);
+    // of it (earlier saves' versions, the latest first). Built only for a
+    // save that edits a rule: it reads every text kept.
+    let pool = std::cell::OnceCell::new();
+    let pool = || {
+        pool.get_or_init(|| {
+            let earlier: Vec<String> = past.iter().rev().map(Kept::with_note).collect();
+            keep_comments::Pool::of(kept.values().map(Kept::with_note), earlier.iter(), rules)
+        })
+    };
     let mut out = String::new();
     let mut used = std::collections::HashSet::new();
     for rule in &rules.rules {
@@ -311,9 +317,9 @@ fn rules_text(rules: &RuleSet, kept: &BTreeMap<usize, Kept>, past: &[Kept]) -> S
                 let written = rule_to_toml(&rule);
                 let text = match edited {
                     Some(kept) => {
-                        keep_comments::with_kept_comments(Some(&kept.text), &written, &pool)
+                        keep_comments::with_kept_comments(Some(&kept.text), &written, pool())
                     }
-                    None if known => keep_comments::with_kept_comments(None, &written, &pool),
+                    None if known => keep_comments::with_kept_comments(None, &written, pool()),
                     None => written,
                 };
                 out.push_str(text.trim_end());

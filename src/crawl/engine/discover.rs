@@ -41,6 +41,12 @@ pub(super) enum Origin {
     Nofollow(String),
 }
 
+/// How the trace says a redirect target's hop (`redirect hop 2`) and a
+/// sitemap entry's sitemap (`sitemap entry from URL`): written when a URL
+/// is met, read back when it is met again ([`Origin::of_logged`]).
+const HOP: &str = "redirect hop ";
+const ENTRY_FROM: &str = "sitemap entry from ";
+
 impl Origin {
     /// How a logged URL was met, as its trace says: a redirect target (with
     /// its hop), a sitemap's page entry, or else a link. A URL met again
@@ -48,10 +54,7 @@ impl Origin {
     fn of_logged(record: &UrlRecord) -> Origin {
         for line in &record.trace {
             if line.rule == "redirect"
-                && let Some(hops) = line
-                    .detail
-                    .strip_prefix("redirect hop ")
-                    .and_then(|n| n.parse().ok())
+                && let Some(hops) = line.detail.strip_prefix(HOP).and_then(|n| n.parse().ok())
             {
                 return Origin::Redirect {
                     hops,
@@ -59,7 +62,7 @@ impl Origin {
                 };
             }
             if line.rule == ENTRY_LAYER
-                && let Some(from) = line.detail.strip_prefix("sitemap entry from ")
+                && let Some(from) = line.detail.strip_prefix(ENTRY_FROM)
             {
                 return Origin::SitemapEntry(from.to_string());
             }
@@ -159,7 +162,7 @@ impl Engine {
         match &origin {
             Origin::Start => trace.push(layer("start", "a start URL".into())),
             Origin::Redirect { hops, kind } => {
-                trace.push(layer("redirect", format!("redirect hop {hops}")));
+                trace.push(layer("redirect", format!("{HOP}{hops}")));
                 if let ItemKind::Sitemap { level } = kind {
                     let why = format!("sitemap (level {level}) reached by a redirect");
                     trace.push(layer(FILE_LAYER, why));
@@ -167,7 +170,7 @@ impl Engine {
             }
             Origin::Sitemap { why, .. } => trace.push(layer(FILE_LAYER, why.clone())),
             Origin::SitemapEntry(from) => {
-                trace.push(layer(ENTRY_LAYER, format!("sitemap entry from {from}")));
+                trace.push(layer(ENTRY_LAYER, format!("{ENTRY_FROM}{from}")));
             }
             Origin::Nofollow(page) => {
                 let why = format!("rel=nofollow on link from {page}");
@@ -464,7 +467,7 @@ impl Engine {
                 self.write_one_by_one(&changes)
             }
         };
-        self.unwritten += ids.iter().filter(|id| id.is_err()).count() as u64;
+        self.log_failures += ids.iter().filter(|id| id.is_err()).count() as u64;
         // The records the batch updated after its marks: a copy kept from
         // before is stale now (`Engine::recent`).
         let updated: Vec<u64> = changes[marks.len()..]

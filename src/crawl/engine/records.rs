@@ -77,7 +77,7 @@ impl Engine {
                 Err(e) => {
                     eprintln!("crawlspace: URL log: {e}");
                     // A change not made, as a refused write is.
-                    self.unwritten += 1;
+                    self.log_failures += 1;
                     return self.commit(&[]);
                 }
             }

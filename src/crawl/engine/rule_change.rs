@@ -87,7 +87,7 @@ impl Engine {
     /// they fetch are met again (when `before` is known: only URLs it
     /// refused), and the log records the rules.
     fn rules_changed(&mut self, before: Option<&CompiledRules>, change: RulesChange) {
-        let unwritten = self.unwritten;
+        let failures = self.log_failures;
         let rules = self.rules.clone();
         let mut scratch = rules.scratch();
         let mut dropped = Vec::new();
@@ -108,15 +108,13 @@ impl Engine {
             engine.drop_for_new_rules(item, verdict, change)
         });
         // Filtered URLs the new rules would fetch are met again.
-        let (queued, read_all) = match before {
-            Some(before) => self.unfilter(before, change),
-            None => (0, true),
-        };
-        self.stats.queued_by_new_rules += queued;
+        if let Some(before) = before {
+            self.stats.queued_by_new_rules += self.unfilter(before, change);
+        }
         // The group too, before the rules are recorded: its verdicts are
         // theirs.
         self.commit_deferred();
-        if read_all && self.unwritten == unwritten {
+        if self.log_failures == failures {
             self.record_rules();
         } else {
             eprintln!(

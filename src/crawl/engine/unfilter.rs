@@ -27,9 +27,9 @@ impl Engine {
     /// Queues the filtered URLs the rules now in force would fetch; their
     /// records are written as newly met (with the change's layer first in
     /// the trace), and the queues take them once written. Returns how
-    /// many, and whether the log read without error (each error is said on
-    /// stderr).
-    pub(super) fn unfilter(&mut self, before: &CompiledRules, change: RulesChange) -> (u64, bool) {
+    /// many; a read that fails is said on stderr and counted in
+    /// `log_failures`.
+    pub(super) fn unfilter(&mut self, before: &CompiledRules, change: RulesChange) -> u64 {
         let rules = self.rules.clone();
         let mut scratch = rules.scratch();
         let mut before_scratch = before.scratch();
@@ -50,10 +50,9 @@ impl Engine {
             }
             true
         });
-        let mut read_all = true;
         if let Err(e) = walked {
             eprintln!("crawlspace: URL log: {e}");
-            read_all = false;
+            self.log_failures += 1;
         }
         // Then each candidate's record, met again unless something other
         // than the rules refused it.
@@ -67,7 +66,7 @@ impl Engine {
                     Ok(None) => continue,
                     Err(e) => {
                         eprintln!("crawlspace: URL log: id {id}: {e}");
-                        read_all = false;
+                        self.log_failures += 1;
                         continue;
                     }
                 };
@@ -84,7 +83,7 @@ impl Engine {
             // Written (then queued) a chunk at a time.
             self.commit(&[]);
         }
-        (queued, read_all)
+        queued
     }
 }
 

@@ -220,7 +220,7 @@ impl Engine {
                         Err(e) => {
                             eprintln!("crawlspace: URL log: {e}");
                             // Not all judged: new rules are not recorded.
-                            self.unwritten += 1;
+                            self.log_failures += 1;
                             break;
                         }
                     };

@@ -74,7 +74,7 @@ impl Pool {
         let mut seen = HashMap::new();
         for text in texts {
             for rule in rules_of(&text) {
-                if let Some(name) = rule.get("name").and_then(Item::as_str) {
+                if let Some(name) = rule_name(&rule) {
                     pool.top.insert(name.to_string());
                 }
                 add(&mut seen, rule);
@@ -139,7 +139,7 @@ fn add(seen: &mut HashMap<String, Option<Table>>, rule: Table) {
             add(seen, inner.clone());
         }
     }
-    if let Some(name) = rule.get("name").and_then(Item::as_str) {
+    if let Some(name) = rule_name(&rule) {
         seen.entry(name.to_string())
             .and_modify(|twice| *twice = None)
             .or_insert(Some(rule));
@@ -161,9 +161,7 @@ pub(super) fn with_kept_comments(kept: Option<&str>, written: &str, pool: &Pool)
     };
     let old_rule = match &old {
         Some(old) => only_rule(old.as_table()),
-        None => new_rule
-            .get("name")
-            .and_then(Item::as_str)
+        None => rule_name(new_rule)
             .filter(|name| !pool.top.contains(*name))
             .and_then(|name| pool.get(name).or_else(|| pool.get_earlier(name))),
     };
@@ -280,43 +278,48 @@ fn merge_nested(
     pool: &Pool,
     moved: bool,
 ) {
-    let name_of = |rule: &Table| rule.get("name").and_then(Item::as_str).map(str::to_string);
-    let new_names: Vec<Option<String>> = new_rules.iter().map(name_of).collect();
+    let new_names: Vec<Option<String>> = new_rules
+        .iter()
+        .map(|rule| rule_name(rule).map(str::to_string))
+        .collect();
     let mut used = vec![false; old_rules.len()];
     for (at, rule) in new_rules.iter_mut().enumerate() {
         let name = new_names[at].as_deref();
-        let same_name = old_rules.iter().enumerate().position(|(i, old)| {
-            !used[i] && name.is_some() && old.get("name").and_then(Item::as_str) == name
-        });
-        // Those of a block that moved moved with it.
-        if let Some(i) = same_name {
-            used[i] = true;
-            merge(old_rules[i], rule, pool, moved);
-            continue;
-        }
-        // Moved in from elsewhere in the file.
-        if let Some(old_rule) = name.and_then(|n| pool.get(n)) {
-            merge(old_rule, rule, pool, true);
-            continue;
-        }
+        let same_name = old_rules
+            .iter()
+            .enumerate()
+            .position(|(i, old)| !used[i] && name.is_some() && rule_name(old) == name);
         // Renamed: as many as before, and no rule saved now has the name
         // the one at its place had.
-        let renamed = (old_rules.len() == new_names.len() && !used[at])
-            .then_some(at)
-            .filter(|&i| {
-                let had = old_rules[i].get("name").and_then(Item::as_str);
-                had.is_some_and(|had| !pool.has_now(had))
-            });
-        if let Some(i) = renamed {
+        let renamed = || {
+            (old_rules.len() == new_names.len() && !used[at])
+                .then_some(at)
+                .filter(|&i| rule_name(old_rules[i]).is_some_and(|had| !pool.has_now(had)))
+        };
+        // The old table, and whether it stood at another depth; those of a
+        // block that moved moved with it.
+        let (old_rule, at_depth) = if let Some(i) = same_name {
             used[i] = true;
-            merge(old_rules[i], rule, pool, moved);
+            (old_rules[i], moved)
+        } else if let Some(old_rule) = name.and_then(|n| pool.get(n)) {
+            // Moved in from elsewhere in the file.
+            (old_rule, true)
+        } else if let Some(i) = renamed() {
+            used[i] = true;
+            (old_rules[i], moved)
+        } else if let Some(old_rule) = name.and_then(|n| pool.get_earlier(n)) {
+            // A rule an undo brought back into the block.
+            (old_rule, true)
+        } else {
             continue;
-        }
-        // A rule an undo brought back into the block.
-        if let Some(old_rule) = name.and_then(|n| pool.get_earlier(n)) {
-            merge(old_rule, rule, pool, true);
-        }
+        };
+        merge(old_rule, rule, pool, at_depth);
     }
+}
+
+/// The `name` of a rule's table.
+fn rule_name(rule: &Table) -> Option<&str> {
+    rule.get("name").and_then(Item::as_str)
 }
 
 /// The indentation of a key or header whose decor prefix is `prefix`: what
