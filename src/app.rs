@@ -2,14 +2,22 @@
 //! engine, progress display, Ctrl-C, rules-file watching) and the `log`
 //! command into a listing. The only module that knows every other one.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::mpsc;
 
-use crate::cli::{disabled_warnings, escape_control};
+mod listing;
+#[cfg(unix)]
+mod log_socket;
+
+pub use listing::{ListingRequest, write_listing};
+#[cfg(unix)]
+pub use log_socket::{LogServer, SOCKET_FILE};
+
+use crate::cli::disabled_warnings;
 use crate::config::Config;
 use crate::crawl::engine::{
     Control, Engine, Event, NewRules, Plan, StartError, Stats, check_start,
@@ -17,7 +25,7 @@ use crate::crawl::engine::{
 use crate::rules::CompiledRules;
 use crate::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crate::rules::model::RuleSet;
-use crate::store::{Migration, Query, State, UrlLog};
+use crate::store::{Migration, UrlLog};
 use crate::tui::save::SaveTarget;
 
 /// The URL log's page cache (sled's own default is about 1 GiB).
@@ -147,6 +155,16 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     let log = UrlLog::open_reporting(&db, LOG_CACHE_BYTES, &mut |m| report_migration(&db, m))
         .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
     let log = Arc::new(log);
+    // `crawlspace log` in another terminal reads the log through this.
+    #[cfg(unix)]
+    let _readers = LogServer::start(&db, &log)
+        .map_err(|e| {
+            eprintln!(
+                "crawlspace: `crawlspace log` cannot read {} while this crawl runs: {e}",
+                db.display()
+            );
+        })
+        .ok();
     let q = config.queues;
     let plan = Plan {
         settings: config.crawl.clone(),
@@ -403,7 +421,8 @@ pub fn demo(headless: bool) -> Result<Stats, AppError> {
 /// The demo's crawl config, embedded so `demo` runs from any folder.
 pub const DEMO_CONFIG: &str = include_str!("../config/demo.toml");
 
-/// `crawlspace log`: the URL log as a table or JSON lines.
+/// `crawlspace log`: the URL log as a table or JSON lines. A log that a
+/// running crawl holds is listed by that crawl (`log_socket.rs`).
 pub fn log(db: &Path, state: Option<&str>, grep: Option<&str>, json: bool) -> Result<(), AppError> {
     // Opening would create a log in any folder: a read must not.
     if !UrlLog::exists_in(db) {
@@ -412,86 +431,24 @@ pub fn log(db: &Path, state: Option<&str>, grep: Option<&str>, json: bool) -> Re
             db.display()
         )));
     }
-    let state = state
-        .map(|s| {
-            s.parse::<State>()
-                .map_err(|e| AppError::Input(format!("--state: {e}")))
-        })
-        .transpose()?;
-    let text = grep
-        .map(|g| {
-            regex::Regex::new(g).map_err(|e| {
-                let why = crate::rules::compile::one_line(&e.to_string());
-                AppError::Input(format!("--grep: {why}"))
-            })
-        })
-        .transpose()?;
-    let log = UrlLog::open_reporting(db, LOG_CACHE_BYTES, &mut |m| report_migration(db, m))
-        .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
-    let query = Query {
-        state,
-        text,
-        ..Query::default()
+    let request = ListingRequest {
+        state: state.map(str::to_string),
+        grep: grep.map(str::to_string),
+        json,
     };
+    // Options are checked here, before any crawl is asked.
+    request.query()?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut after = None;
-    let result = (|| -> Result<(), AppError> {
-        let io = |e: std::io::Error| AppError::Runtime(format!("cannot write: {e}"));
-        if !json {
-            writeln!(
-                out,
-                "{:>8}  {:<9}  {:>6}  {:<60}  reason",
-                "id", "state", "status", "url"
-            )
-            .map_err(io)?;
+    let result = (|| {
+        #[cfg(unix)]
+        if log_socket::ask(db, &request, &mut out)? {
+            return Ok(());
         }
-        // A damaged index entry (a state block) is rebuilt from the
-        // records once and the page read again, as a write would.
-        let runtime = |e: crate::store::StoreError| AppError::Runtime(e.to_string());
-        let mut repaired: Vec<Vec<u8>> = Vec::new();
-        loop {
-            let page = match log.page(&query, after, 1000) {
-                Err(crate::store::StoreError::BadEntry { tree, key })
-                    if !repaired.contains(&key) =>
-                {
-                    let e = crate::store::StoreError::BadEntry { tree, key };
-                    if !log.repair_damaged(&e).map_err(runtime)? {
-                        return Err(runtime(e));
-                    }
-                    eprintln!("crawlspace: {e}: rebuilt it from the records");
-                    if let crate::store::StoreError::BadEntry { key, .. } = e {
-                        repaired.push(key);
-                    }
-                    continue;
-                }
-                page => page.map_err(runtime)?,
-            };
-            let Some((last, _)) = page.last() else { break };
-            after = Some(*last);
-            for (id, record) in &page {
-                if json {
-                    crate::cli::write_json(&mut out, &crate::store::export_json(record, *id))
-                        .map_err(io)?;
-                    writeln!(out).map_err(io)?;
-                } else {
-                    writeln!(
-                        out,
-                        "{:>8}  {:<9}  {:>6}  {:<60}  {}",
-                        id,
-                        record.state.name(),
-                        record
-                            .status
-                            .map(|s| s.to_string())
-                            .unwrap_or_else(|| "-".into()),
-                        escape_control(&record.url),
-                        escape_control(&record.reason)
-                    )
-                    .map_err(io)?;
-                }
-            }
-        }
-        out.flush().map_err(io)
+        let log = UrlLog::open_reporting(db, LOG_CACHE_BYTES, &mut |m| report_migration(db, m))
+            .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
+        let log = Arc::new(log);
+        write_listing(&Arc::downgrade(&log), &request, &mut out)
     })();
     match result {
         Err(AppError::Runtime(m)) if m.contains("Broken pipe") => Ok(()),
