@@ -170,37 +170,65 @@ pub fn remove(rules: &mut RuleSet, path: &[usize]) -> Option<Rule> {
 }
 
 /// Undo and redo over whole rule lists: rule sets are small, so a copy per
-/// edit is simpler and safer than inverse operations.
+/// edit is simpler and safer than inverse operations. Each step keeps where
+/// the edited rule was before and after the edit, so that undo and redo
+/// select it where they put it back.
 #[derive(Debug, Default)]
 pub struct History {
-    undo: Vec<RuleSet>,
-    redo: Vec<RuleSet>,
+    undo: Vec<Step>,
+    redo: Vec<Step>,
+}
+
+/// One edit: a rule list (the one before the edit on the undo stack, the
+/// one after it on the redo stack) and the edited rule's paths.
+#[derive(Debug, Clone)]
+struct Step {
+    rules: RuleSet,
+    /// The rule selected when the edit was made.
+    before: Option<Vec<usize>>,
+    /// Where the edit left the selection.
+    after: Vec<usize>,
 }
 
 /// How many edits can be undone.
 const MAX_UNDO: usize = 200;
 
 impl History {
-    /// Records the list as it was before an edit.
-    pub fn before_edit(&mut self, rules: &RuleSet) {
-        self.undo.push(rules.clone());
+    /// Records the list as it was before an edit, with the path selected
+    /// then (`before`) and the one the edit selected (`after`).
+    pub fn before_edit(&mut self, rules: &RuleSet, before: Option<Vec<usize>>, after: Vec<usize>) {
+        self.undo.push(Step {
+            rules: rules.clone(),
+            before,
+            after,
+        });
         if self.undo.len() > MAX_UNDO {
             self.undo.remove(0);
         }
         self.redo.clear();
     }
 
-    /// The list before the last edit; `current` becomes redoable.
-    pub fn undo(&mut self, current: &RuleSet) -> Option<RuleSet> {
-        let previous = self.undo.pop()?;
-        self.redo.push(current.clone());
-        Some(previous)
+    /// The list before the last edit, and the path to select in it (the
+    /// edited rule's, as it was); `current` becomes redoable.
+    pub fn undo(&mut self, current: &RuleSet) -> Option<(RuleSet, Option<Vec<usize>>)> {
+        let step = self.undo.pop()?;
+        let select = step.before.clone();
+        self.redo.push(Step {
+            rules: current.clone(),
+            ..step.clone()
+        });
+        Some((step.rules, select))
     }
 
-    pub fn redo(&mut self, current: &RuleSet) -> Option<RuleSet> {
-        let next = self.redo.pop()?;
-        self.undo.push(current.clone());
-        Some(next)
+    /// The list after the last undone edit, and the path the edit selected.
+    pub fn redo(&mut self, current: &RuleSet) -> Option<(RuleSet, Option<Vec<usize>>)> {
+        let step = self.redo.pop()?;
+        let select = Some(step.after.clone());
+        self.undo.push(Step {
+            rules: current.clone(),
+            ..step.clone()
+        });
+        Some((step.rules, select))
     }
 
     pub fn can_undo(&self) -> bool {
@@ -312,10 +340,11 @@ mod tests {
         let mut h = History::default();
         let v0 = sample();
         let mut v1 = v0.clone();
-        h.before_edit(&v0);
+        h.before_edit(&v0, Some(vec![2]), vec![1]);
         v1.rules.pop();
-        assert_eq!(h.undo(&v1), Some(v0.clone()));
-        assert_eq!(h.redo(&v0), Some(v1.clone()));
+        assert_eq!(h.undo(&v1), Some((v0.clone(), Some(vec![2]))));
+        assert_eq!(h.redo(&v0), Some((v1.clone(), Some(vec![1]))));
         assert!(h.can_undo() && !h.can_redo());
+        assert_eq!(h.undo(&v1), Some((v0, Some(vec![2]))), "again");
     }
 }

@@ -138,7 +138,8 @@ impl RulesState {
         if self.edited == before {
             return false;
         }
-        self.history.before_edit(&before);
+        self.history
+            .before_edit(&before, self.selected_path(), select.clone());
         self.refresh();
         self.select_path(&select);
         true
@@ -193,26 +194,23 @@ impl RulesState {
         self.hits = None;
     }
 
-    fn undo(&mut self) -> bool {
-        match self.history.undo(&self.edited) {
-            Some(previous) => {
-                self.edited = previous;
-                self.refresh();
-                true
-            }
-            None => false,
+    /// Undoes (`undo`) or redoes the last edit and selects the rule it
+    /// was made on; whether there was one.
+    fn step_history(&mut self, undo: bool) -> bool {
+        let step = if undo {
+            self.history.undo(&self.edited)
+        } else {
+            self.history.redo(&self.edited)
+        };
+        let Some((rules, select)) = step else {
+            return false;
+        };
+        self.edited = rules;
+        self.refresh();
+        if let Some(path) = select {
+            self.select_path(&path);
         }
-    }
-
-    fn redo(&mut self) -> bool {
-        match self.history.redo(&self.edited) {
-            Some(next) => {
-                self.edited = next;
-                self.refresh();
-                true
-            }
-            None => false,
-        }
+        true
     }
 }
 
@@ -298,12 +296,7 @@ impl App {
     }
 
     fn undo_redo(&mut self, undo: bool) {
-        let done = if undo {
-            self.rules.undo()
-        } else {
-            self.rules.redo()
-        };
-        if !done {
+        if !self.rules.step_history(undo) {
             let what = if undo { "undo" } else { "redo" };
             self.message = Some(format!("nothing to {what}"));
         }

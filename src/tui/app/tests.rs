@@ -118,6 +118,46 @@ fn rule_keys_edit_and_undo() {
     );
 }
 
+/// Undo and redo select the rule they change, where they put it, wherever
+/// the selection went in between: a deleted rule comes back selected, a
+/// move undone selects the rule at its old place, a redone move at its new.
+#[test]
+fn undo_and_redo_select_the_rule_they_change() {
+    let mut app = app();
+    let selected_name = |app: &App| app.rules.selected_rule().map(|r| r.name.clone());
+    app.update(ch('j'));
+    app.update(ch('K')); // "no pdf" up to the top
+    assert_eq!(selected_name(&app).as_deref(), Some("no pdf"));
+    app.update(ch('j'));
+    app.update(ch('x')); // delete "stay home", now second
+    assert_eq!(app.rules.edited.rules.len(), 1);
+    assert_eq!(app.rules.selected, 0);
+    app.update(ch('u'));
+    assert_eq!(
+        selected_name(&app).as_deref(),
+        Some("stay home"),
+        "the deleted rule comes back selected"
+    );
+    app.update(ch('k'));
+    app.update(ch('u'));
+    assert_eq!(app.rules.edited.rules[1].name, "no pdf", "the move undone");
+    assert_eq!(
+        (app.rules.selected, selected_name(&app).as_deref()),
+        (1, Some("no pdf")),
+        "selected at its old place"
+    );
+    app.update(ch('k'));
+    app.update(ch('U'));
+    assert_eq!(
+        (app.rules.selected, selected_name(&app).as_deref()),
+        (0, Some("no pdf")),
+        "the redone move selects it at its new place"
+    );
+    app.update(ch('U'));
+    assert_eq!(app.rules.edited.rules.len(), 1, "the deletion redone");
+    assert_eq!(selected_name(&app).as_deref(), Some("no pdf"));
+}
+
 #[test]
 fn apply_goes_through_the_what_if_then_to_the_crawl_and_the_file() {
     let mut app = app();
