@@ -423,7 +423,7 @@ pub const DEMO_CONFIG: &str = include_str!("../config/demo.toml");
 
 /// `crawlspace log`: the URL log as a table or JSON lines. A log that a
 /// running crawl holds is listed by that crawl (`log_socket.rs`).
-pub fn log(db: &Path, state: Option<&str>, grep: Option<&str>, json: bool) -> Result<(), AppError> {
+pub fn log(db: &Path, request: ListingRequest) -> Result<(), AppError> {
     // Opening would create a log in any folder: a read must not.
     if !UrlLog::exists_in(db) {
         return Err(AppError::Input(format!(
@@ -431,11 +431,6 @@ pub fn log(db: &Path, state: Option<&str>, grep: Option<&str>, json: bool) -> Re
             db.display()
         )));
     }
-    let request = ListingRequest {
-        state: state.map(str::to_string),
-        grep: grep.map(str::to_string),
-        json,
-    };
     // Options are checked here, before any crawl is asked.
     request.query()?;
     let stdout = std::io::stdout();

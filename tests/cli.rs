@@ -883,6 +883,12 @@ fn no_raw_control_characters_reach_the_terminal() {
     assert_eq!(raw(&stdout), None, "{stdout:?}");
     let line: serde_json::Value = serde_json::from_str(stdout.trim()).expect("json");
     assert_eq!(line["title"], title, "{stdout}");
+    // The same title in `log --why`'s text.
+    let out = run(&["log", "--db", path_str(&db), "--why", "http://cli.test/"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(raw(&stdout), None, "{stdout:?}");
+    assert!(stdout.contains("\\u{9b}2J"), "{stdout}");
     // A bad --grep: the regex crate's message of several lines, on one.
     let out = run(&["log", "--db", path_str(&db), "--grep", "("]);
     let err = text(&out.stderr);
@@ -891,4 +897,123 @@ fn no_raw_control_characters_reach_the_terminal() {
         err.trim_end(),
         "crawlspace: --grep: regex parse error: ( ^ error: unclosed group"
     );
+}
+
+/// `log --why URL`: everything the log holds for each URL, as the
+/// console's why pane has it (state and reason, verdict, referrers nearest
+/// first, the trace rule by rule), the URL normalized first; a URL the log
+/// lacks is said so and fails the command; `--json` gives the record's
+/// line; a text that is no URL, or `--why` with a filter, is an input error.
+#[test]
+fn log_why_tells_everything_about_a_url() {
+    use crawlspace::store::{State, TraceLine, UrlLog, UrlRecord};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    {
+        let log = UrlLog::open(&db, 16 << 20).unwrap();
+        let start = UrlRecord {
+            url: "http://why.test/".into(),
+            state: State::Saved,
+            ..UrlRecord::default()
+        };
+        let start_id = log.discover(&start).unwrap().expect("new");
+        let filtered = UrlRecord {
+            url: "http://why.test/private/a.html".into(),
+            state: State::Filtered,
+            filtered: true,
+            referrer: Some(start_id),
+            link_depth: 1,
+            reason: "excluded by rule 2 \"staff area\" (line 9)".into(),
+            trace: vec![TraceLine {
+                rule: "2".into(),
+                name: "staff area".into(),
+                line: 9,
+                step: "matched".into(),
+                detail: "exclude, log, stop".into(),
+            }],
+            ..UrlRecord::default()
+        };
+        log.discover(&filtered).unwrap().expect("new");
+        log.flush().unwrap();
+    }
+    let why = |args: &[&str]| {
+        let mut all = vec!["log", "--db", path_str(&db)];
+        all.extend_from_slice(args);
+        run(&all)
+    };
+    // Upper-case host and a default port: the same URL, normalized.
+    let out = why(&["--why", "HTTP://WHY.test:80/private/a.html"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "id         2", "{stdout}");
+    assert_eq!(lines[1], "url        http://why.test/private/a.html");
+    assert_eq!(
+        lines[2],
+        "state      filtered — excluded by rule 2 \"staff area\" (line 9)"
+    );
+    assert!(
+        lines[3].starts_with("verdict    filtered · queue"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("referrer   ← #1 http://why.test/\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("trace\n  2       staff area line 9 matched — exclude, log, stop\n"),
+        "{stdout}"
+    );
+
+    let out = why(&[
+        "--why",
+        "http://why.test/",
+        "--why",
+        "http://why.test/nowhere",
+    ]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "a URL not in the log fails");
+    assert!(stdout.starts_with("id         1\n"), "{stdout}");
+    assert!(
+        stdout.contains("referrer   none (a start URL, or found in a sitemap)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\n\nhttp://why.test/nowhere: not in the log: the crawl has not met it"),
+        "{stdout}"
+    );
+    assert!(
+        text(&out.stderr).contains("1 of the 2 URLs are not in the log"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = why(&[
+        "--why",
+        "http://why.test/private/a.html",
+        "--json",
+        "--why",
+        "http://why.test/x",
+    ]);
+    let stdout = text(&out.stdout);
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert_eq!(lines[0]["state"], "filtered");
+    assert_eq!(lines[0]["trace"][0]["name"], "staff area");
+    assert_eq!(lines[1]["url"], "http://why.test/x");
+    assert_eq!(lines[1]["error"], "not in the log");
+    assert_eq!(out.status.code(), Some(1));
+
+    let out = why(&["--why", "not a url"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--why not a url: not a URL"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = why(&["--why", "http://why.test/", "--state", "saved"]);
+    assert_eq!(out.status.code(), Some(2), "--why lists no states");
 }

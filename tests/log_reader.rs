@@ -194,14 +194,24 @@ async fn the_socket_lists_what_log_prints() {
 
     let db = dir.path().join("db");
     let server = LogServer::start(&db, &log).expect("listens");
-    for json in [false, true] {
+    let page_2 = format!("{origin}/page/2");
+    for (json, why) in [(false, false), (true, false), (false, true)] {
         let request = ListingRequest {
             json,
+            why: if why {
+                vec![page_2.clone()]
+            } else {
+                Vec::new()
+            },
             ..ListingRequest::default()
         };
         let mut expected = Vec::new();
         write_listing(&Arc::downgrade(&log), &request, &mut expected).expect("lists");
-        let args: &[&str] = if json { &["--json"] } else { &[] };
+        let args: &[&str] = match (json, why) {
+            (true, _) => &["--json"],
+            (false, true) => &["--why", &page_2],
+            (false, false) => &[],
+        };
         let printed = log_command(&db, args).await;
         assert!(printed.status.success(), "{}", text(&printed.stderr));
         assert_eq!(text(&printed.stdout), text(&expected));
@@ -210,6 +220,14 @@ async fn the_socket_lists_what_log_prints() {
             "the filtered page is listed with its rule"
         );
     }
+    // A URL the log lacks fails `log` with the crawl's message.
+    let missing = log_command(&db, &["--why", &format!("{origin}/nowhere")]).await;
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        text(&missing.stderr).contains("the URL is not in the log"),
+        "{}",
+        text(&missing.stderr)
+    );
     drop(server);
     assert!(!db.join(SOCKET_FILE).exists(), "removed when dropped");
     drop(log);

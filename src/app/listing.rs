@@ -1,5 +1,7 @@
 //! The `log` command's listing: which URLs it asks for ([`ListingRequest`])
-//! and how it writes them ([`write_listing`]), as a table or JSON lines.
+//! and how it writes them ([`write_listing`]), as a table or JSON lines,
+//! or, for `--why`, everything the log holds for some URLs as the
+//! console's why pane shows it.
 //! The same code writes a listing to this process's stdout and, for a
 //! `log` run in another terminal, to the socket of the crawl that holds
 //! the log open (`log_socket.rs`), so both print the same.
@@ -11,7 +13,10 @@ use serde::{Deserialize, Serialize};
 
 use super::AppError;
 use crate::cli::escape_control;
+use crate::rules::facts::normalize;
 use crate::store::{Query, State, StoreError, UrlLog};
+use crate::tui::log_reader::read_record;
+use crate::tui::view::why_text;
 
 /// Records read from the log at a time.
 const PAGE: usize = 1000;
@@ -23,12 +28,20 @@ pub struct ListingRequest {
     pub state: Option<String>,
     pub grep: Option<String>,
     pub json: bool,
+    /// URLs to tell everything about instead of a listing (`--why`).
+    #[serde(default)]
+    pub why: Vec<String>,
 }
 
 impl ListingRequest {
     /// The log query the options ask for, or the input error naming the
-    /// option that is wrong.
+    /// option that is wrong (a `--why` that is no URL too).
     pub fn query(&self) -> Result<Query, AppError> {
+        for text in &self.why {
+            normalize(text).map_err(|e| {
+                AppError::Input(format!("--why {}: {e}", escape_control(text.trim())))
+            })?;
+        }
         let state = self
             .state
             .as_deref()
@@ -69,7 +82,9 @@ pub fn write_listing(
     out: &mut impl Write,
 ) -> Result<(), AppError> {
     let query = request.query()?;
-    let io = |e: std::io::Error| AppError::Runtime(format!("cannot write: {e}"));
+    if !request.why.is_empty() {
+        return write_why(log, request, out);
+    }
     let runtime = |e: StoreError| AppError::Runtime(e.to_string());
     if !request.json {
         writeln!(
@@ -124,4 +139,76 @@ pub fn write_listing(
         }
     }
     out.flush().map_err(io)
+}
+
+fn io(e: std::io::Error) -> AppError {
+    AppError::Runtime(format!("cannot write: {e}"))
+}
+
+/// `--why`: for each URL (normalized as the crawler does), everything the
+/// log holds for it and the referrers that led to it, as the console's
+/// why pane has it, or its JSON line; a URL the log does not hold is said
+/// so, and makes the command fail once all are written.
+fn write_why(
+    log: &Weak<UrlLog>,
+    request: &ListingRequest,
+    out: &mut impl Write,
+) -> Result<(), AppError> {
+    let mut missing = 0;
+    for (i, text) in request.why.iter().enumerate() {
+        let url = normalize(text)
+            .map_err(|e| AppError::Input(format!("--why {}: {e}", escape_control(text.trim()))))?;
+        let log = log.upgrade().ok_or_else(|| {
+            AppError::Runtime("the crawl holding the URL log ended during the listing".into())
+        })?;
+        let runtime = |e: StoreError| AppError::Runtime(format!("{url}: {e}"));
+        let view = match log.id_of(url.as_str()).map_err(runtime)? {
+            Some(id) => read_record(&log, id).map_err(runtime)?,
+            None => None,
+        };
+        drop(log);
+        match (view, request.json) {
+            (Some(view), true) => {
+                crate::cli::write_json(out, &crate::store::export_json(&view.record, view.id))
+                    .map_err(io)?;
+                writeln!(out).map_err(io)?;
+            }
+            (Some(view), false) => {
+                if i > 0 {
+                    writeln!(out).map_err(io)?;
+                }
+                writeln!(out, "{:<11}{}", "id", view.id).map_err(io)?;
+                for line in why_text(&view) {
+                    writeln!(out, "{}", line.trim_end()).map_err(io)?;
+                }
+            }
+            (None, json) => {
+                missing += 1;
+                if json {
+                    let line = serde_json::json!({"url": url.as_str(), "error": "not in the log"});
+                    crate::cli::write_json(out, &line).map_err(io)?;
+                    writeln!(out).map_err(io)?;
+                } else {
+                    if i > 0 {
+                        writeln!(out).map_err(io)?;
+                    }
+                    writeln!(
+                        out,
+                        "{}: not in the log: the crawl has not met it (`crawlspace explain` tells what the rules would do with it)",
+                        escape_control(url.as_str())
+                    )
+                    .map_err(io)?;
+                }
+            }
+        }
+    }
+    out.flush().map_err(io)?;
+    match missing {
+        0 => Ok(()),
+        1 if request.why.len() == 1 => Err(AppError::Runtime("the URL is not in the log".into())),
+        n => Err(AppError::Runtime(format!(
+            "{n} of the {} URLs are not in the log",
+            request.why.len()
+        ))),
+    }
 }

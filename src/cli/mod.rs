@@ -117,6 +117,10 @@ pub enum Command {
         /// One JSON object per URL, with every field, instead of a table.
         #[arg(long)]
         json: bool,
+        /// Everything the log holds for this URL (repeatable): why it is
+        /// in its state, rule by rule, and the links that led to it.
+        #[arg(long, value_name = "URL", conflicts_with_all = ["state", "grep"])]
+        why: Vec<String>,
     },
 }
 
@@ -174,11 +178,15 @@ pub fn run(cli: Cli) -> ExitCode {
             state,
             grep,
             json,
+            why,
         }) => app_result(crate::app::log(
             &db,
-            state.as_deref(),
-            grep.as_deref(),
-            json,
+            crate::app::ListingRequest {
+                state,
+                grep,
+                json,
+                why,
+            },
         )),
         None => match cli.config {
             Some(config) => crawl(&config, false, None, None, false),

@@ -215,6 +215,20 @@ fn field<'a>(name: &'a str, value: String) -> Line<'a> {
     ])
 }
 
+/// The why pane's text for a record, without its colours: what
+/// `crawlspace log --why` prints, line for line as the console shows it.
+pub fn why_text(view: &RecordView) -> Vec<String> {
+    record_lines(view)
+        .into_iter()
+        .map(|line| {
+            line.spans
+                .iter()
+                .map(|span| span.content.as_ref())
+                .collect()
+        })
+        .collect()
+}
+
 fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
     let r: &UrlRecord = &view.record;
     let mut lines = vec![
