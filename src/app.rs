@@ -13,7 +13,7 @@ mod listing;
 #[cfg(unix)]
 mod log_socket;
 
-pub use listing::{ListingRequest, write_listing};
+pub use listing::{ListingRequest, Source, WRITE_FAILED, write_listing};
 #[cfg(unix)]
 pub use log_socket::{LogServer, SOCKET_FILE};
 
@@ -157,14 +157,22 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     let log = Arc::new(log);
     // `crawlspace log` in another terminal reads the log through this.
     #[cfg(unix)]
-    let _readers = LogServer::start(&db, &log)
-        .map_err(|e| {
-            eprintln!(
-                "crawlspace: `crawlspace log` cannot read {} while this crawl runs: {e}",
+    let (_readers, no_readers) = match LogServer::start(&db, &log) {
+        Ok(server) => (Some(server), None),
+        Err(e) => (
+            None,
+            Some(format!(
+                "`crawlspace log` cannot read {} while this crawl runs: {e}",
                 db.display()
-            );
-        })
-        .ok();
+            )),
+        ),
+    };
+    #[cfg(not(unix))]
+    let no_readers: Option<String> = None;
+    // Headless, said at once; the console says it on its message line.
+    if let (Some(warning), true) = (&no_readers, request.headless) {
+        eprintln!("crawlspace: {warning}");
+    }
     let q = config.queues;
     let plan = Plan {
         settings: config.crawl.clone(),
@@ -202,7 +210,9 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     } else {
         let crawl = tokio::spawn(engine.run(event_tx, control_rx, Duration::from_millis(100)));
         let save = SaveTarget::for_config(Path::new(&request.config_file), &request.config_text);
-        let app = crate::tui::app::App::new(user_agent, rule_set, save, weights);
+        let mut app = crate::tui::app::App::new(user_agent, rule_set, save, weights);
+        app.log.dir = Some(db.display().to_string());
+        app.message = no_readers;
         let console = crate::tui::Console {
             app,
             log: log.clone(),
@@ -437,16 +447,25 @@ pub fn log(db: &Path, request: ListingRequest) -> Result<(), AppError> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let result = (|| {
         #[cfg(unix)]
-        if log_socket::ask(db, &request, &mut out)? {
+        if log_socket::ask(db, &request, &mut out)? == log_socket::Asked::Listed {
             return Ok(());
         }
         let log = UrlLog::open_reporting(db, LOG_CACHE_BYTES, &mut |m| report_migration(db, m))
             .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
         let log = Arc::new(log);
-        write_listing(&Arc::downgrade(&log), &request, &mut out)
+        let source = Source {
+            log: Arc::downgrade(&log),
+            dir: db,
+        };
+        write_listing(&source, &request, &mut out, &mut |note| {
+            eprintln!("crawlspace: {note}");
+        })
     })();
     match result {
-        Err(AppError::Runtime(m)) if m.contains("Broken pipe") => Ok(()),
+        // The reader of our output went (`log ... | head`): done.
+        Err(AppError::Runtime(m)) if m.starts_with(WRITE_FAILED) && m.contains("Broken pipe") => {
+            Ok(())
+        }
         other => other,
     }
 }

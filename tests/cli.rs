@@ -983,7 +983,7 @@ fn log_why_tells_everything_about_a_url() {
         "{stdout}"
     );
     assert!(
-        text(&out.stderr).contains("1 of the 2 URLs are not in the log"),
+        text(&out.stderr).contains("http://why.test/nowhere is not in the log in"),
         "{}",
         text(&out.stderr)
     );
@@ -1006,6 +1006,15 @@ fn log_why_tells_everything_about_a_url() {
     assert_eq!(lines[1]["url"], "http://why.test/x");
     assert_eq!(lines[1]["error"], "not in the log");
     assert_eq!(out.status.code(), Some(1));
+
+    let out = why(&["--why", "http://why.test/a", "--why", "http://why.test/b"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("2 of the 2 URLs are not in the log in")
+            && text(&out.stderr).contains(": http://why.test/a, http://why.test/b"),
+        "{}",
+        text(&out.stderr)
+    );
 
     let out = why(&["--why", "not a url"]);
     assert_eq!(out.status.code(), Some(2));

@@ -6,7 +6,7 @@
 
 mod util;
 
-use std::os::unix::net::UnixListener;
+use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use axum::extract::Path as UrlPath;
 use axum::routing::get;
-use crawlspace::app::{ListingRequest, LogServer, SOCKET_FILE, write_listing};
+use crawlspace::app::{ListingRequest, LogServer, SOCKET_FILE, Source, write_listing};
 use crawlspace::store::UrlLog;
 use tokio::sync::{Semaphore, mpsc, watch};
 
@@ -206,7 +206,14 @@ async fn the_socket_lists_what_log_prints() {
             ..ListingRequest::default()
         };
         let mut expected = Vec::new();
-        write_listing(&Arc::downgrade(&log), &request, &mut expected).expect("lists");
+        let source = Source {
+            log: Arc::downgrade(&log),
+            dir: &db,
+        };
+        write_listing(&source, &request, &mut expected, &mut |note| {
+            panic!("no repair expected: {note}")
+        })
+        .expect("lists");
         let args: &[&str] = match (json, why) {
             (true, _) => &["--json"],
             (false, true) => &["--why", &page_2],
@@ -224,7 +231,7 @@ async fn the_socket_lists_what_log_prints() {
     let missing = log_command(&db, &["--why", &format!("{origin}/nowhere")]).await;
     assert_eq!(missing.status.code(), Some(1));
     assert!(
-        text(&missing.stderr).contains("the URL is not in the log"),
+        text(&missing.stderr).contains(&format!("{origin}/nowhere is not in the log in")),
         "{}",
         text(&missing.stderr)
     );
@@ -252,6 +259,12 @@ async fn a_killed_crawls_socket_is_passed_over_and_replaced() {
     let log = Arc::new(UrlLog::open(&db, 16 << 20).expect("opens"));
     let server = LogServer::start(&db, &log).expect("replaces the stale socket");
     assert_eq!(server.path(), db.join(SOCKET_FILE));
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(server.path())
+        .expect("socket")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "the crawl's user's alone");
     let listed = log_command(&db, &["--json"]).await;
     assert!(listed.status.success(), "{}", text(&listed.stderr));
     // This process holds the log: `log` could not have opened it.
@@ -260,4 +273,85 @@ async fn a_killed_crawls_socket_is_passed_over_and_replaced() {
         "",
         "an empty log, listed by the server"
     );
+}
+
+/// Sends `request` as a reader would and returns the whole reply.
+fn raw_exchange(socket: &Path, request: &[u8]) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let mut stream = UnixStream::connect(socket).expect("connects");
+    stream.write_all(request).expect("sends");
+    let mut reply = Vec::new();
+    stream.read_to_end(&mut reply).expect("reads to the end");
+    reply
+}
+
+/// Requests that are no request: the crawl answers each with an input
+/// error as its closing line, lists nothing, and goes on answering.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_requests_get_an_error_and_nothing_else() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("db");
+    let log = Arc::new(UrlLog::open(&db, 16 << 20).expect("a new log"));
+    let server = LogServer::start(&db, &log).expect("listens");
+    let socket = server.path().to_path_buf();
+    // The cap's worth without a line break: read whole, then refused (a
+    // longer one is cut at the cap, and the rest is never read).
+    let oversized = vec![b'x'; 1 << 20];
+    let unknown_field = br#"{"json": true, "follow": true}"#.to_vec();
+    for (request, says) in [
+        (b"not json\n".to_vec(), "a request this build does not read"),
+        ([unknown_field, b"\n".to_vec()].concat(), "unknown field"),
+        (oversized, "not ended by a line break"),
+        (b"{}".to_vec(), "not ended by a line break"),
+    ] {
+        let socket = socket.clone();
+        let reply = tokio::task::spawn_blocking(move || {
+            // Half-closed after the request, as a peer that says no more.
+            let mut stream = UnixStream::connect(&socket).expect("connects");
+            use std::io::{Read, Write};
+            stream.write_all(&request).expect("sends");
+            let _ = stream.shutdown(std::net::Shutdown::Write);
+            let mut reply = Vec::new();
+            stream.read_to_end(&mut reply).expect("reads to the end");
+            reply
+        })
+        .await
+        .expect("joins");
+        let reply = text(&reply);
+        assert!(reply.starts_with("\0input "), "{reply:?}");
+        assert!(reply.contains(says), "{says}: {reply:?}");
+        assert_eq!(
+            reply.lines().count(),
+            1,
+            "the closing line alone: {reply:?}"
+        );
+    }
+    // Still answering.
+    let request = serde_json::to_vec(&ListingRequest::default()).expect("json");
+    let reply = tokio::task::spawn_blocking(move || {
+        raw_exchange(&socket, &[request, b"\n".to_vec()].concat())
+    })
+    .await
+    .expect("joins");
+    let reply = text(&reply);
+    assert!(reply.starts_with("\0started\n"), "{reply:?}");
+    assert!(reply.ends_with("\0ok\n"), "{reply:?}");
+}
+
+/// A socket that closes without a word (a crawl on its way out): `log`
+/// opens the log itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_socket_closed_before_a_word_is_passed_over() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("db");
+    drop(UrlLog::open(&db, 16 << 20).expect("a new log"));
+    let listener = UnixListener::bind(db.join(SOCKET_FILE)).expect("binds");
+    let closer = std::thread::spawn(move || {
+        // Takes one reader and hangs up on it.
+        drop(listener.accept().expect("a reader comes"));
+    });
+    let listed = log_command(&db, &[]).await;
+    assert!(listed.status.success(), "{}", text(&listed.stderr));
+    assert_eq!(text(&listed.stdout).lines().count(), 1, "the header alone");
+    closer.join().expect("joins");
 }

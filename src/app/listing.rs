@@ -7,7 +7,8 @@
 //! the log open (`log_socket.rs`), so both print the same.
 
 use std::io::Write;
-use std::sync::Weak;
+use std::path::Path;
+use std::sync::{Arc, Weak};
 
 use serde::{Deserialize, Serialize};
 
@@ -23,7 +24,10 @@ const PAGE: usize = 1000;
 
 /// What `log` lists, as its options gave it (checked by
 /// [`ListingRequest::query`]).
+/// Unknown fields are refused: a crawl of an older build asked for
+/// something it does not know says so rather than listing something else.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ListingRequest {
     pub state: Option<String>,
     pub grep: Option<String>,
@@ -68,22 +72,42 @@ impl ListingRequest {
     }
 }
 
+/// The log a listing reads: held weakly, so that a listing piped into a
+/// pager that waits on its reader does not keep a crawl's log open after
+/// the crawl has ended (the listing fails then, saying so). It is held
+/// only while a page is read.
+#[derive(Debug, Clone)]
+pub struct Source<'a> {
+    pub log: Weak<UrlLog>,
+    /// The log's folder, for messages.
+    pub dir: &'a Path,
+}
+
+impl Source<'_> {
+    fn log(&self) -> Result<Arc<UrlLog>, AppError> {
+        self.log.upgrade().ok_or_else(|| {
+            AppError::Runtime(format!(
+                "{}: the crawl holding this URL log ended during the listing; run `log` again",
+                self.dir.display()
+            ))
+        })
+    }
+}
+
 /// Writes every record `request` asks for, in discovery order: the
 /// table's header first, or one JSON object per line. A damaged index
 /// entry (a state block) is rebuilt from the records once and the page
-/// read again, as a write would.
-///
-/// The log is held only while a page is read: a listing piped into a
-/// pager that waits on its reader must not keep a crawl's log open after
-/// the crawl has ended (it fails then, saying so).
+/// read again, as a write would, and `note` is told so (the reader's
+/// terminal is not always this process's).
 pub fn write_listing(
-    log: &Weak<UrlLog>,
+    source: &Source<'_>,
     request: &ListingRequest,
     out: &mut impl Write,
+    note: &mut dyn FnMut(&str),
 ) -> Result<(), AppError> {
     let query = request.query()?;
     if !request.why.is_empty() {
-        return write_why(log, request, out);
+        return write_why(source, request, out);
     }
     let runtime = |e: StoreError| AppError::Runtime(e.to_string());
     if !request.json {
@@ -97,16 +121,14 @@ pub fn write_listing(
     let mut repaired: Vec<Vec<u8>> = Vec::new();
     let mut after = None;
     loop {
-        let log = log.upgrade().ok_or_else(|| {
-            AppError::Runtime("the crawl holding the URL log ended during the listing".into())
-        })?;
+        let log = source.log()?;
         let page = match log.page(&query, after, PAGE) {
             Err(StoreError::BadEntry { tree, key }) if !repaired.contains(&key) => {
                 let e = StoreError::BadEntry { tree, key };
                 if !log.repair_damaged(&e).map_err(runtime)? {
                     return Err(runtime(e));
                 }
-                eprintln!("crawlspace: {e}: rebuilt it from the records");
+                note(&format!("{e}: rebuilt it from the records"));
                 if let StoreError::BadEntry { key, .. } = e {
                     repaired.push(key);
                 }
@@ -141,8 +163,11 @@ pub fn write_listing(
     out.flush().map_err(io)
 }
 
+/// How a failed write of the listing's output begins.
+pub const WRITE_FAILED: &str = "cannot write:";
+
 fn io(e: std::io::Error) -> AppError {
-    AppError::Runtime(format!("cannot write: {e}"))
+    AppError::Runtime(format!("{WRITE_FAILED} {e}"))
 }
 
 /// `--why`: for each URL (normalized as the crawler does), everything the
@@ -150,17 +175,15 @@ fn io(e: std::io::Error) -> AppError {
 /// why pane has it, or its JSON line; a URL the log does not hold is said
 /// so, and makes the command fail once all are written.
 fn write_why(
-    log: &Weak<UrlLog>,
+    source: &Source<'_>,
     request: &ListingRequest,
     out: &mut impl Write,
 ) -> Result<(), AppError> {
-    let mut missing = 0;
+    let mut missing = Vec::new();
     for (i, text) in request.why.iter().enumerate() {
         let url = normalize(text)
             .map_err(|e| AppError::Input(format!("--why {}: {e}", escape_control(text.trim()))))?;
-        let log = log.upgrade().ok_or_else(|| {
-            AppError::Runtime("the crawl holding the URL log ended during the listing".into())
-        })?;
+        let log = source.log()?;
         let runtime = |e: StoreError| AppError::Runtime(format!("{url}: {e}"));
         let view = match log.id_of(url.as_str()).map_err(runtime)? {
             Some(id) => read_record(&log, id).map_err(runtime)?,
@@ -183,7 +206,7 @@ fn write_why(
                 }
             }
             (None, json) => {
-                missing += 1;
+                missing.push(escape_control(url.as_str()));
                 if json {
                     let line = serde_json::json!({"url": url.as_str(), "error": "not in the log"});
                     crate::cli::write_json(out, &line).map_err(io)?;
@@ -203,12 +226,18 @@ fn write_why(
         }
     }
     out.flush().map_err(io)?;
-    match missing {
-        0 => Ok(()),
-        1 if request.why.len() == 1 => Err(AppError::Runtime("the URL is not in the log".into())),
-        n => Err(AppError::Runtime(format!(
-            "{n} of the {} URLs are not in the log",
-            request.why.len()
+    match missing.as_slice() {
+        [] => Ok(()),
+        [url] => Err(AppError::Runtime(format!(
+            "{url} is not in the log in {}",
+            source.dir.display()
+        ))),
+        urls => Err(AppError::Runtime(format!(
+            "{} of the {} URLs are not in the log in {}: {}",
+            urls.len(),
+            request.why.len(),
+            source.dir.display(),
+            urls.join(", ")
         ))),
     }
 }

@@ -184,7 +184,9 @@ pub struct History {
 #[derive(Debug, Clone)]
 struct Step {
     rules: RuleSet,
-    /// The rule selected when the edit was made.
+    /// The rule selected when the edit was made: the edited, moved or
+    /// deleted rule, or the one a new rule was added after (none in an
+    /// empty list).
     before: Option<Vec<usize>>,
     /// Where the edit left the selection.
     after: Vec<usize>,

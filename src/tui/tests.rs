@@ -414,8 +414,27 @@ fn queues_view_small() {
 #[test]
 fn log_view_with_the_why() {
     let mut a = app((120, 36));
+    a.log.dir = Some("/tmp/crawlspace-demo-18620/db".into());
     log_view(&mut a, 2);
     insta::assert_snapshot!(screen(&a));
+}
+
+/// The log's folder under the list, escaped: a path is the user's, but
+/// it reaches the terminal as any text does.
+#[test]
+fn the_log_view_names_its_folder_escaped() {
+    let mut a = app((100, 30));
+    log_view(&mut a, 2);
+    assert!(
+        !screen(&a).contains("crawlspace log --db"),
+        "no folder, no line"
+    );
+    a.log.dir = Some("/tmp/x\u{1b}[2J/db".into());
+    let shown = screen(&a);
+    assert!(
+        shown.contains("crawlspace log --db /tmp/x\\u{1b}[2J/db"),
+        "{shown}"
+    );
 }
 
 #[test]

@@ -69,6 +69,9 @@ pub struct LogState {
     /// Lines scrolled in the detail pane.
     pub detail_scroll: u16,
     pub error: Option<String>,
+    /// The log's folder, shown so that `crawlspace log --db` can be run
+    /// on it from another terminal while the crawl runs.
+    pub dir: Option<String>,
     /// The newest page request; older answers are dropped.
     seq: u64,
     select: Select,
@@ -96,6 +99,7 @@ impl Default for LogState {
             filter_error: None,
             detail_scroll: 0,
             error: None,
+            dir: None,
             seq: 0,
             select: Select::Last,
             record_asked: None,

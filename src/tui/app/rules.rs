@@ -132,14 +132,14 @@ impl RulesState {
     /// returns the path to select afterwards, or `None` when nothing changed.
     pub fn edit(&mut self, change: impl FnOnce(&mut RuleSet) -> Option<Vec<usize>>) -> bool {
         let before = self.edited.clone();
+        let selected = self.selected_path();
         let Some(select) = change(&mut self.edited) else {
             return false;
         };
         if self.edited == before {
             return false;
         }
-        self.history
-            .before_edit(&before, self.selected_path(), select.clone());
+        self.history.before_edit(&before, selected, select.clone());
         self.refresh();
         self.select_path(&select);
         true

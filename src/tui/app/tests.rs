@@ -158,6 +158,63 @@ fn undo_and_redo_select_the_rule_they_change() {
     assert_eq!(selected_name(&app).as_deref(), Some("no pdf"));
 }
 
+/// The same for moves into and out of a block, a duplicated rule and a
+/// field changed on a rule other than the selected one at the time of
+/// the undo.
+#[test]
+fn undo_selects_the_rule_after_a_block_move_a_copy_and_a_field_change() {
+    let mut app = app();
+    let selected_name = |app: &App| app.rules.selected_rule().map(|r| r.name.clone());
+    app.update(ch('j'));
+    app.update(ch('>')); // "no pdf" into the block of "stay home"
+    assert_eq!(app.rules.selected_path(), Some(vec![0, 0]));
+    app.update(ch('k'));
+    app.update(ch('u'));
+    assert_eq!(
+        app.rules.selected_path(),
+        Some(vec![1]),
+        "back out, selected"
+    );
+    assert_eq!(selected_name(&app).as_deref(), Some("no pdf"));
+    app.update(ch('k'));
+    app.update(ch('U'));
+    assert_eq!(
+        app.rules.selected_path(),
+        Some(vec![0, 0]),
+        "in again, selected"
+    );
+    app.update(ch('<')); // out again, after its old block
+    assert_eq!(app.rules.selected_path(), Some(vec![1]));
+    app.update(ch('k'));
+    app.update(ch('u'));
+    assert_eq!(
+        app.rules.selected_path(),
+        Some(vec![0, 0]),
+        "the outdent undone"
+    );
+
+    let mut app = self::app();
+    app.update(ch('d')); // a copy of "stay home", after it, selected
+    assert_eq!(selected_name(&app).as_deref(), Some("stay home (copy)"));
+    app.update(ch('j'));
+    app.update(ch('u'));
+    assert_eq!(
+        selected_name(&app).as_deref(),
+        Some("stay home"),
+        "the rule it was copied from"
+    );
+    app.update(ch('U'));
+    assert_eq!(selected_name(&app).as_deref(), Some("stay home (copy)"));
+
+    let mut app = self::app();
+    app.update(ch('j'));
+    app.update(ch('s')); // stop on "no pdf"
+    app.update(ch('k'));
+    app.update(ch('u'));
+    assert!(!app.rules.edited.rules[1].stop);
+    assert_eq!(selected_name(&app).as_deref(), Some("no pdf"));
+}
+
 #[test]
 fn apply_goes_through_the_what_if_then_to_the_crawl_and_the_file() {
     let mut app = app();
@@ -893,7 +950,7 @@ fn quitting_with_edits_not_applied_asks_again() {
     app.update(ch('q'));
     assert!(app.should_quit());
     // Once its question has left the status line, `q` asks again.
-    let mut app = super::tests::app();
+    let mut app = self::app();
     app.update(ch('x'));
     app.update(ch('q'));
     for _ in 0..MESSAGE_TICKS {
@@ -902,7 +959,7 @@ fn quitting_with_edits_not_applied_asks_again() {
     assert_eq!(app.message, None);
     app.update(ch('q'));
     assert!(!app.should_quit(), "asked again");
-    let mut app = super::tests::app();
+    let mut app = self::app();
     app.update(ch('q'));
     assert!(app.should_quit(), "nothing to lose: quits at once");
 }
@@ -943,7 +1000,7 @@ fn ctrl_c_asks_before_losing_edits() {
     );
     app.update(ctrl_c());
     assert!(app.should_quit());
-    let mut app = super::tests::app();
+    let mut app = self::app();
     app.update(ctrl_c());
     assert!(app.should_quit(), "nothing to lose");
 }

@@ -91,7 +91,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         Row::new(["id", "state", "http", "url", "reason"]).style(Style::new().bold().underlined()),
     )
     .row_highlight_style(selected_style())
-    .block(Block::bordered().title(safe(&title)));
+    .block(list_block(safe(&title), log.dir.as_deref()));
     let mut state =
         TableState::default().with_selected((!log.rows.is_empty()).then_some(log.selected));
     frame.render_stateful_widget(table, list, &mut state);
@@ -101,6 +101,20 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let paragraph = detail_paragraph(app);
     let most = max_scroll_in(&paragraph, detail);
     frame.render_widget(paragraph.scroll((log.detail_scroll.min(most), 0)), detail);
+}
+
+/// The list's frame: its title, and the log's folder under it, where
+/// `crawlspace log --db` reads it from another terminal.
+fn list_block(title: String, dir: Option<&str>) -> Block<'static> {
+    let block = Block::bordered().title(title);
+    match dir {
+        Some(dir) => block.title_bottom(
+            Line::from(format!(" crawlspace log --db {} ", safe(dir)))
+                .dim()
+                .right_aligned(),
+        ),
+        None => block,
+    }
 }
 
 /// How far the detail pane scrolls at the terminal's size (`J`).
