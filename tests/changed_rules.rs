@@ -228,3 +228,54 @@ async fn a_redirect_target_met_again_is_still_one() {
     assert_eq!(layers[0].0, "changed-rules");
     assert_eq!(layers[1], ("redirect", "redirect hop 1"));
 }
+
+/// An address rule: odd pages are refused once DNS gives their address.
+const NO_ODD_PAGES_ON_LOOPBACK: &str = "[[rules]]\nname = \"no odd pages on loopback\"\nmatch = { all = [ { field = \"path\", regex = '[13579]$' }, { field = \"address\", cidr = \"127.0.0.0/8\" } ] }\nfilter = \"may-not-have\"\nlog = true\n";
+
+/// A URL an address rule refused keeps the address it was refused on, and
+/// a rule change that no longer refuses that address fetches it; one that
+/// still does leaves it filtered. Fetched pages keep their address too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn urls_an_address_rule_refused_are_judged_again_on_their_address() {
+    let gate = Arc::new(Semaphore::new(Semaphore::MAX_PERMITS));
+    let origin = util::serve(util::gated_pages(ten_links(), gate)).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let loopback: std::net::IpAddr = "127.0.0.1".parse().expect("an address");
+
+    let (first, log) =
+        crawl_to_the_end(&config(&origin, NO_ODD_PAGES_ON_LOOPBACK), dir.path()).await;
+    assert_eq!(first.fetched + first.saved, 6, "/ and the five even pages");
+    for n in 0..10 {
+        let r = page(&log, &origin, n);
+        let want = if n % 2 == 1 {
+            State::Filtered
+        } else {
+            State::Saved
+        };
+        assert_eq!(r.state, want, "page {n}: {}", r.reason);
+        assert_eq!(r.address, Some(loopback), "page {n} keeps its address");
+    }
+    drop(log);
+
+    // The same refusal in other words: nothing changes for the odd pages.
+    let same = NO_ODD_PAGES_ON_LOOPBACK.replace("127.0.0.0/8", "127.0.0.1/32");
+    let (second, log) = crawl_to_the_end(&config(&origin, &same), dir.path()).await;
+    assert_eq!(second.queued_by_new_rules, 0, "{second:?}");
+    assert_eq!(page(&log, &origin, 1).state, State::Filtered);
+    drop(log);
+
+    // A rule that refuses another address: the odd pages are fetched.
+    let elsewhere = NO_ODD_PAGES_ON_LOOPBACK.replace("127.0.0.0/8", "10.0.0.0/8");
+    let (third, log) = crawl_to_the_end(&config(&origin, &elsewhere), dir.path()).await;
+    assert_eq!(third.queued_by_new_rules, 5, "{third:?}");
+    for n in (1..10).step_by(2) {
+        let r = page(&log, &origin, n);
+        assert_eq!(r.state, State::Saved, "page {n}: {}", r.reason);
+        assert_eq!(
+            r.trace.first().map(|t| t.rule.as_str()),
+            Some("changed-rules"),
+            "page {n}: {:?}",
+            r.trace
+        );
+    }
+}

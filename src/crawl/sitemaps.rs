@@ -57,10 +57,11 @@ pub(crate) async fn fetch_sitemap(
     host: u32,
 ) -> Outcome {
     match address_rules(&fetcher, &rules, &item).await {
-        Ok((_, verdict)) if !verdict.fetch => {
+        Ok((address, verdict)) if !verdict.fetch => {
             return Outcome::Refused {
                 item,
                 host,
+                address,
                 head: None,
                 verdict,
                 rules,

@@ -26,6 +26,8 @@ pub(crate) enum Outcome {
     Done {
         item: Item,
         host: u32,
+        /// Where the request went (DNS's answer, which address rules saw).
+        address: IpAddr,
         fetched: Fetched,
         verdict: Option<Verdict>,
         /// The rules that reached `verdict`: its rule numbers are theirs,
@@ -38,6 +40,8 @@ pub(crate) enum Outcome {
     Refused {
         item: Item,
         host: u32,
+        /// The address the rules judged (DNS's answer).
+        address: IpAddr,
         head: Option<Head>,
         verdict: Verdict,
         /// The rules that reached `verdict` (as in `Done`).
@@ -123,6 +127,7 @@ pub(crate) async fn fetch_one(
         return Outcome::Refused {
             item,
             host,
+            address,
             head: None,
             verdict: phase1b,
             rules,
@@ -164,6 +169,7 @@ pub(crate) async fn fetch_one(
         return Outcome::Refused {
             item,
             host,
+            address,
             head: Some(fetched.head),
             verdict: phase2.unwrap_or(phase1b),
             rules: Arc::clone(&rules),
@@ -213,6 +219,7 @@ pub(crate) async fn fetch_one(
     Outcome::Done {
         item,
         host,
+        address,
         fetched,
         verdict: Some(verdict),
         rules: Arc::clone(&rules),

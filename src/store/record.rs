@@ -25,7 +25,13 @@ use serde_json::{Value, json};
 
 /// The record layout version written in the first byte of every value.
 /// 2: `title` and `excerpt` added (a log of format 1 is refused, not misread).
-pub(crate) const FORMAT: u8 = 2;
+/// 3: `address` added last; format 2 is still read ([`FORMAT_WITHOUT_ADDRESS`]).
+pub(crate) const FORMAT: u8 = 3;
+
+/// Records written before `address`: the same bytes but the last field's,
+/// so they read as format 3 with no address (postcard's `None` is one zero
+/// byte). A log holds both formats once a newer build writes to it.
+pub(crate) const FORMAT_WITHOUT_ADDRESS: u8 = 2;
 
 /// Where a URL is in its life (SPEC §2.1).
 ///
@@ -203,6 +209,10 @@ pub struct UrlRecord {
     /// `googleoff` regions (SPEC §2.3); not kept for `noindex` or
     /// `nosnippet` pages.
     pub excerpt: Option<String>,
+    /// The address DNS gave and the fetch went to, once resolved: what
+    /// address rules judged (SPEC §1.1), so that changed rules can judge a
+    /// URL an address rule refused again. Last: see [`FORMAT_WITHOUT_ADDRESS`].
+    pub address: Option<std::net::IpAddr>,
 }
 
 impl UrlRecord {
@@ -249,7 +259,7 @@ impl UrlRecord {
 pub enum DecodeError {
     #[error("empty value")]
     Empty,
-    #[error("record format {0}, this build reads format {FORMAT}")]
+    #[error("record format {0}, this build reads formats {FORMAT_WITHOUT_ADDRESS} and {FORMAT}")]
     Format(u8),
     #[error("state byte {0} names no state")]
     StateByte(u8),
@@ -289,8 +299,10 @@ fn encoded_size_guess(record: &UrlRecord) -> usize {
 pub(crate) fn header_state(bytes: &[u8]) -> Result<State, DecodeError> {
     match bytes {
         [] => Err(DecodeError::Empty),
-        [FORMAT, state, ..] => State::from_byte(*state).ok_or(DecodeError::StateByte(*state)),
-        [FORMAT] => Err(DecodeError::Body("no state byte".into())),
+        [FORMAT | FORMAT_WITHOUT_ADDRESS, state, ..] => {
+            State::from_byte(*state).ok_or(DecodeError::StateByte(*state))
+        }
+        [FORMAT | FORMAT_WITHOUT_ADDRESS] => Err(DecodeError::Body("no state byte".into())),
         [other, ..] => Err(DecodeError::Format(*other)),
     }
 }
@@ -317,7 +329,15 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<UrlRecord, DecodeError> {
     let header = header_state(bytes)?;
     // `take_from_bytes`, not `from_bytes`: the latter ignores trailing
     // bytes, and a value with leftovers is not one we wrote.
-    let (record, rest) = postcard::take_from_bytes::<UrlRecord>(bytes.get(2..).unwrap_or_default())
+    let body = bytes.get(2..).unwrap_or_default();
+    let without_address;
+    let body = if bytes[0] == FORMAT_WITHOUT_ADDRESS {
+        without_address = [body, &[0]].concat();
+        &without_address[..]
+    } else {
+        body
+    };
+    let (record, rest) = postcard::take_from_bytes::<UrlRecord>(body)
         .map_err(|e| DecodeError::Body(e.to_string()))?;
     if !rest.is_empty() {
         return Err(DecodeError::Trailing(rest.len()));
@@ -384,5 +404,6 @@ pub fn export_json(record: &UrlRecord, id: u64) -> Value {
         "saved_path": record.saved_path,
         "title": record.title,
         "excerpt": record.excerpt,
+        "address": record.address.map(|a| a.to_string()),
     })
 }

@@ -8,6 +8,7 @@
 //! refresh crawl, a page gone is marked deleted: `refresh`).
 
 use std::cmp::Reverse;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -56,6 +57,7 @@ impl Engine {
             Outcome::Done {
                 item,
                 host,
+                address,
                 fetched,
                 verdict,
                 rules,
@@ -65,11 +67,12 @@ impl Engine {
                     self.count_hits_under(&rules, verdict);
                 }
                 let judged = verdict.map(|verdict| (verdict, rules));
-                self.done(item, host, fetched, judged, *content);
+                self.done(item, host, address, fetched, judged, *content);
             }
             Outcome::Refused {
                 item,
                 host: _,
+                address,
                 head,
                 verdict,
                 rules,
@@ -88,6 +91,7 @@ impl Engine {
                     r.fetch = false;
                     r.status = head.as_ref().map(|h| h.status);
                     r.content_type = head.and_then(|h| h.content_type);
+                    r.address = Some(address);
                     retrace(&mut r.trace, trace);
                 });
                 // Refused under rules the crawl has replaced since.
@@ -173,24 +177,29 @@ impl Engine {
         }
     }
 
+    /// A page's answer, from `address`.
     pub(super) fn done(
         &mut self,
         item: Item,
         host: u32,
+        address: IpAddr,
         fetched: Fetched,
         verdict: Option<(Verdict, Arc<CompiledRules>)>,
         content: Content,
     ) {
         // An error or a redirect was still judged with the address: its
         // trace says so, rather than the address rules "deferred".
-        if !(200..300).contains(&fetched.head.status)
-            && let Some((v, rules)) = &verdict
-        {
-            let trace = trace_lines(rules, v);
+        if !(200..300).contains(&fetched.head.status) {
+            let trace = verdict.as_ref().map(|(v, rules)| trace_lines(rules, v));
             // Not leaving its queue here: a retried URL (503 with
             // Retry-After) stays in it, and the update that settles the
             // outcome takes it out when it is done.
-            self.update_and(item.id, None, |r| retrace(&mut r.trace, trace));
+            self.update_and(item.id, None, |r| {
+                if let Some(trace) = trace {
+                    retrace(&mut r.trace, trace);
+                }
+                r.address = Some(address);
+            });
         }
         let Some(item) = self.non_success(item, host, &fetched.head) else {
             return;
@@ -264,6 +273,7 @@ impl Engine {
             r.etag = head.etag.clone();
             r.last_modified = head.last_modified.clone();
             r.saved_path = saved.clone();
+            r.address = Some(address);
             r.error = None;
             retrace(&mut r.trace, trace);
             // Written over the in-flight reason, in its buffer.

@@ -1,15 +1,23 @@
 //! New rules that allow what earlier rules filtered (SPEC §2.6's other
 //! half): a URL logged as filtered that the rules before the change refuse
 //! and the new ones fetch, judged alike on what the log keeps of it (URL,
-//! link depth, content type), is met again and queued like a URL met for
-//! the first time (depth limits and a known robots.txt still apply). What
-//! the crawler refused itself (robots.txt, a depth limit, `rel=nofollow`)
-//! or an address rule refused (the log keeps no address) is left as it is:
-//! the rules before the change fetch those too, as far as the log can
-//! tell. The what-if counts the same URLs as "filtered → fetched". Without
-//! this, unblocking an area in the console would change nothing for the
-//! URLs of it already met: the log knows them, so links to them are never
-//! judged again.
+//! link depth, content type, the address its fetch resolved to), is met
+//! again and queued like a URL met for the first time (depth limits and a
+//! known robots.txt still apply). What the crawler refused itself
+//! (robots.txt, a depth limit, `rel=nofollow`) is left as it is: the rules
+//! before the change fetch those too. So is a URL an address rule refused
+//! in a log written before records kept the address (format 2): the log
+//! cannot tell. The what-if counts the same URLs as "filtered → fetched",
+//! but for those an address rule refused: it reads only the briefs, which
+//! keep no address. Without this, unblocking an area in the console would
+//! change nothing for the URLs of it already met: the log knows them, so
+//! links to them are never judged again.
+//!
+//! Two steps: the briefs (packed many to an entry) give the candidates the
+//! new rules fetch and the old ones refused, or left waiting for the
+//! address; the records of those then settle it, with the address.
+
+use std::net::IpAddr;
 
 use url::Url;
 
@@ -17,6 +25,7 @@ use super::Engine;
 use super::rule_change::RulesChange;
 use crate::crawl::report::NOFOLLOW_LAYER;
 use crate::crawl::sitemaps::FILE_LAYER;
+use crate::rules::verdict::Pending;
 use crate::rules::{CompiledRules, Known, Scratch, TraceMode, UrlFacts};
 use crate::store::{State, UrlRecord};
 
@@ -42,9 +51,11 @@ impl Engine {
                 url: brief.url,
                 link_depth: brief.link_depth,
                 content_type: brief.content_type,
+                address: None,
             };
             if brief.state == State::Filtered
                 && judged.fetched_now(&rules, &mut scratch, before, &mut before_scratch)
+                    != Change::No
             {
                 candidates.push(id);
             }
@@ -70,7 +81,15 @@ impl Engine {
                         continue;
                     }
                 };
-                if record.state != State::Filtered || !refused_by_rules(&record) {
+                if record.state != State::Filtered
+                    || !refused_by_rules(&record)
+                    || Judged::of(&record).fetched_now(
+                        &rules,
+                        &mut scratch,
+                        before,
+                        &mut before_scratch,
+                    ) != Change::Fetched
+                {
                     continue;
                 }
                 let Ok(url) = Url::parse(&record.url) else {
@@ -92,30 +111,60 @@ struct Judged<'a> {
     url: &'a str,
     link_depth: u32,
     content_type: Option<&'a str>,
+    /// Where its fetch went, when it got as far as DNS.
+    address: Option<IpAddr>,
 }
 
-impl Judged<'_> {
+/// What changed rules do for a filtered URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Change {
     /// `now` fetches it and `before` did not.
+    Fetched,
+    /// `now` fetches it as far as it can tell without the address, and
+    /// `before` waited for the address too: its record may tell.
+    AddressDecides,
+    No,
+}
+
+impl<'a> Judged<'a> {
+    fn of(record: &'a UrlRecord) -> Judged<'a> {
+        Judged {
+            url: &record.url,
+            link_depth: record.link_depth,
+            content_type: record.content_type.as_deref(),
+            address: record.address,
+        }
+    }
+
+    /// Whether `now` fetches it where `before` did not.
     fn fetched_now(
         &self,
         now: &CompiledRules,
         now_scratch: &mut Scratch,
         before: &CompiledRules,
         before_scratch: &mut Scratch,
-    ) -> bool {
+    ) -> Change {
         let known = Known {
             link_depth: self.link_depth,
+            address: self.address,
             ..Known::default()
         };
         let mut parsed = None;
         let Some(mut facts) = UrlFacts::logged(self.url, &known, &mut parsed) else {
-            return false;
+            return Change::No;
         };
         facts.content_type = self.content_type;
-        now.evaluate(&facts, now_scratch, TraceMode::Off).fetches()
-            && !before
-                .evaluate(&facts, before_scratch, TraceMode::Off)
-                .fetches()
+        if !now.evaluate(&facts, now_scratch, TraceMode::Off).fetches() {
+            return Change::No;
+        }
+        let was = before.evaluate(&facts, before_scratch, TraceMode::Off);
+        if !was.fetches() {
+            Change::Fetched
+        } else if self.address.is_none() && was.pending.contains(Pending::ADDRESS) {
+            Change::AddressDecides
+        } else {
+            Change::No
+        }
     }
 }
 
@@ -133,14 +182,13 @@ impl Engine {
                 return false;
             }
         };
-        let judged = Judged {
-            url: &record.url,
-            link_depth: record.link_depth,
-            content_type: record.content_type.as_deref(),
-        };
         let rules = self.rules.clone();
-        let fetched_now =
-            judged.fetched_now(&rules, &mut rules.scratch(), before, &mut before.scratch());
+        let fetched_now = Judged::of(&record).fetched_now(
+            &rules,
+            &mut rules.scratch(),
+            before,
+            &mut before.scratch(),
+        ) == Change::Fetched;
         if !fetched_now || record.state != State::Filtered || !refused_by_rules(&record) {
             return false;
         }

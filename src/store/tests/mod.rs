@@ -278,6 +278,7 @@ fn rich(url: &str) -> UrlRecord {
         saved_path: Some("mirror/host/index.html".into()),
         title: Some("Staff pages".into()),
         excerpt: Some("Who is who, without the noindex region".into()),
+        address: None,
     }
 }
 

@@ -1,4 +1,5 @@
-//! State names, frontier slots and the `log --json` export.
+//! State names, frontier slots, the `log --json` export and the record
+//! formats read.
 
 use super::*;
 
@@ -65,6 +66,46 @@ fn export_json_has_the_log_keys() {
     for key in fields.as_object().unwrap().keys() {
         assert!(value.get(key).is_some(), "missing {key}");
     }
+}
+
+/// A record of format 2 (written before `address`: the same bytes without
+/// the last field's) reads as the record with no address; format 3 keeps
+/// an address of either family; other formats are refused.
+#[test]
+fn format_2_records_read_without_an_address() {
+    use crate::store::record::{FORMAT, FORMAT_WITHOUT_ADDRESS, decode, encode};
+    let record = rich("http://h/older");
+    let bytes = encode(&record).expect("encode");
+    assert_eq!((bytes[0], bytes.last()), (FORMAT, Some(&0)), "None last");
+    let mut older = bytes[..bytes.len() - 1].to_vec();
+    older[0] = FORMAT_WITHOUT_ADDRESS;
+    assert_eq!(decode(&older), Ok(record.clone()));
+    for address in ["10.1.2.3", "fe80::1"] {
+        let with = UrlRecord {
+            address: Some(address.parse().expect("an address")),
+            ..record.clone()
+        };
+        assert_eq!(decode(&encode(&with).expect("encode")), Ok(with));
+    }
+    // Format 2 bytes with an address on the end are not a format 2 record.
+    let mut trailing = encode(&UrlRecord {
+        address: Some("10.1.2.3".parse().expect("an address")),
+        ..record.clone()
+    })
+    .expect("encode");
+    trailing[0] = FORMAT_WITHOUT_ADDRESS;
+    assert!(decode(&trailing).is_err());
+    let mut newer = bytes.clone();
+    newer[0] = FORMAT + 1;
+    assert_eq!(decode(&newer), Err(DecodeError::Format(FORMAT + 1)));
+    let value = export_json(
+        &UrlRecord {
+            address: Some("10.1.2.3".parse().expect("an address")),
+            ..record
+        },
+        1,
+    );
+    assert_eq!(value["address"], "10.1.2.3");
 }
 
 /// `update` checks a record keeps its URL from the stored body's leading

@@ -322,6 +322,9 @@ fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
             .red(),
         );
     }
+    if let Some(address) = r.address {
+        lines.push(field("address", address.to_string()));
+    }
     if let Some(robots) = &r.robots {
         lines.push(field("robots", safe(robots)));
     }
