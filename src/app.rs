@@ -408,8 +408,9 @@ pub fn demo(headless: bool) -> Result<Stats, AppError> {
         std::fs::write(&config_file, &text)
             .map_err(|e| AppError::Runtime(format!("{}: {e}", config_file.display())))?;
         eprintln!(
-            "crawlspace: demo site on {origin}; config, URL log and mirror in {}",
-            folder.display()
+            "crawlspace: demo site on {origin}; config and mirror in {}; `crawlspace log --db {}` lists the URL log, during the crawl too",
+            folder.display(),
+            folder.join("db").display()
         );
         let request = CrawlRequest {
             config_file: config_file.to_string_lossy().into_owned(),
@@ -436,8 +437,15 @@ pub const DEMO_CONFIG: &str = include_str!("../config/demo.toml");
 pub fn log(db: &Path, request: ListingRequest) -> Result<(), AppError> {
     // Opening would create a log in any folder: a read must not.
     if !UrlLog::exists_in(db) {
+        // The demo's folder holds its log in `db`.
+        let inside = db.join("db");
+        let hint = if UrlLog::exists_in(&inside) {
+            format!("; there is one in {}", inside.display())
+        } else {
+            String::new()
+        };
         return Err(AppError::Input(format!(
-            "{}: no URL log here (the folder a crawl's --db, or its config's db, names)",
+            "{}: no URL log here (the folder a crawl's --db, or its config's db, names){hint}",
             db.display()
         )));
     }

@@ -812,6 +812,17 @@ fn log_refuses_a_folder_without_a_log_and_writes_nothing() {
         .collect();
     assert_eq!(left, ["notes.txt"]);
     assert!(!missing.exists());
+    // A folder whose `db` holds a log (as the demo's does) says so.
+    let demo = dir.path().join("demo");
+    drop(crawlspace::store::UrlLog::open(&demo.join("db"), 16 << 20).unwrap());
+    let out = run(&["log", "--db", path_str(&demo)]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    let inside = demo.join("db");
+    assert!(
+        err.contains(&format!("there is one in {}", path_str(&inside))),
+        "{err}"
+    );
 }
 
 /// Nothing a rules file, a config file or a crawled page holds reaches the

@@ -710,6 +710,8 @@ async fn a_sitemap_index_from_robots_txt_with_a_gzipped_child() {
         index.reason,
         "sitemap read: sitemap index: 0 pages, 3 sitemaps"
     );
+    // Where it was fetched from, as a page keeps it.
+    assert_eq!(index.address, Some([127, 0, 0, 1].into()), "{index:?}");
     assert!(
         c.layer(&site.url("/sitemap_index.xml"), "sitemap-file")
             .is_some_and(|t| t.detail == "sitemap listed in [crawl] sitemaps"

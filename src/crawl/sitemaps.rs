@@ -56,7 +56,7 @@ pub(crate) async fn fetch_sitemap(
     item: Item,
     host: u32,
 ) -> Outcome {
-    match address_rules(&fetcher, &rules, &item).await {
+    let (address, verdict) = match address_rules(&fetcher, &rules, &item).await {
         Ok((address, verdict)) if !verdict.fetch => {
             return Outcome::Refused {
                 item,
@@ -67,9 +67,9 @@ pub(crate) async fn fetch_sitemap(
                 rules,
             };
         }
-        Ok(_) => {}
+        Ok(judged) => judged,
         Err(error) => return Outcome::Failed { item, host, error },
-    }
+    };
     let mut body = match fetcher.open(&item.url).await {
         Ok(body) => body,
         Err(error) => return Outcome::Failed { item, host, error },
@@ -79,6 +79,9 @@ pub(crate) async fn fetch_sitemap(
         return Outcome::Sitemap {
             item,
             host,
+            address,
+            verdict,
+            rules,
             head,
             read: None,
         };
@@ -126,6 +129,9 @@ pub(crate) async fn fetch_sitemap(
     Outcome::Sitemap {
         item,
         host,
+        address,
+        verdict,
+        rules,
         head,
         read: Some(SitemapRead {
             report,

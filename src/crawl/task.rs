@@ -58,6 +58,11 @@ pub(crate) enum Outcome {
     Sitemap {
         item: Item,
         host: u32,
+        /// Where the request went, and what the rules said with it
+        /// (phase 1b), with the rules that said it.
+        address: IpAddr,
+        verdict: Verdict,
+        rules: Arc<CompiledRules>,
         head: Head,
         read: Option<SitemapRead>,
     },

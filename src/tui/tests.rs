@@ -435,6 +435,16 @@ fn the_log_view_names_its_folder_escaped() {
         shown.contains("crawlspace log --db /tmp/x\\u{1b}[2J/db"),
         "{shown}"
     );
+    // Too narrow for the whole command: left out, not cut.
+    let mut a = app((80, 24));
+    a.log.dir = Some(format!("/tmp/{}/db", "a-long-folder-name".repeat(4)));
+    log_view(&mut a, 2);
+    let shown = screen(&a);
+    assert!(shown.contains("shown of"), "the list is drawn: {shown}");
+    assert!(
+        !shown.contains("--db") && !shown.contains("folder-name"),
+        "{shown}"
+    );
 }
 
 #[test]
@@ -788,4 +798,38 @@ fn rules_in_a_switched_off_block_are_not_marked_broken() {
     assert!(line("inner").contains("off with its block"), "{shown}");
     assert!(!line("inner").contains("broken"), "{shown}");
     assert!(line("bad").contains("✗broken"), "{shown}");
+}
+
+/// The what-if counts in words that agree with the count: "1 URL",
+/// "2 URLs".
+#[test]
+fn the_what_if_says_url_or_urls() {
+    use super::app::Request;
+    use super::whatif::{Report, Tally};
+    for (seen, words) in [(1, "1 URL would change"), (2, "2 URLs would change")] {
+        let mut a = app((100, 30));
+        key(&mut a, 'x'); // an edit to count
+        key(&mut a, 'c');
+        let seq = a
+            .take_requests()
+            .into_iter()
+            .find_map(|r| match r {
+                Request::WhatIf { seq, .. } => Some(seq),
+                _ => None,
+            })
+            .expect("the what-if is asked for");
+        let mut report = Report {
+            scanned: 10,
+            total: 10,
+            done: true,
+            ..Report::default()
+        };
+        report.tallies[0] = Tally {
+            seen,
+            ..Tally::default()
+        };
+        a.update(Action::WhatIf(seq, Box::new(report)));
+        let shown = screen(&a);
+        assert!(shown.contains(words), "{shown}");
+    }
 }

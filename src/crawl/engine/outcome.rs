@@ -107,9 +107,20 @@ impl Engine {
             Outcome::Sitemap {
                 item,
                 host,
+                address,
+                verdict,
+                rules,
                 head,
                 read,
-            } => self.sitemap_done(item, host, head, read),
+            } => {
+                // As a page's: the address, and the rules judged with it.
+                let trace = trace_lines(&rules, &verdict);
+                self.update_and(item.id, None, |r| {
+                    r.address = Some(address);
+                    retrace(&mut r.trace, trace);
+                });
+                self.sitemap_done(item, host, head, read);
+            }
         }
     }
 

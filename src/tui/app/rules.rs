@@ -226,6 +226,16 @@ impl App {
                 Some(path)
             });
         };
+        // An edit key answers for itself: what an earlier key said
+        // ("nothing to undo", "deleted rule ...") is no longer news.
+        if matches!(
+            key.code,
+            KeyCode::Char(
+                ' ' | 'a' | 's' | '+' | '=' | '-' | 'l' | 'f' | 'K' | 'J' | '>' | '<' | 'd' | 'x'
+            ) | KeyCode::Delete
+        ) {
+            self.message = None;
+        }
         match key.code {
             KeyCode::Up | KeyCode::Char('k') => self.rules.select_step(true),
             KeyCode::Down | KeyCode::Char('j') => self.rules.select_step(false),
@@ -296,10 +306,15 @@ impl App {
     }
 
     fn undo_redo(&mut self, undo: bool) {
-        if !self.rules.step_history(undo) {
-            let what = if undo { "undo" } else { "redo" };
-            self.message = Some(format!("nothing to {what}"));
-        }
+        self.message = Some(
+            match (self.rules.step_history(undo), undo) {
+                (true, true) => "undone (U redoes)",
+                (true, false) => "redone (u undoes)",
+                (false, true) => "nothing to undo",
+                (false, false) => "nothing to redo",
+            }
+            .into(),
+        );
     }
 
     fn move_selected(&mut self, op: impl FnOnce(&mut RuleSet, &[usize]) -> Option<Vec<usize>>) {

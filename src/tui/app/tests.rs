@@ -132,11 +132,21 @@ fn undo_and_redo_select_the_rule_they_change() {
     app.update(ch('x')); // delete "stay home", now second
     assert_eq!(app.rules.edited.rules.len(), 1);
     assert_eq!(app.rules.selected, 0);
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("deleted rule"))
+    );
     app.update(ch('u'));
     assert_eq!(
         selected_name(&app).as_deref(),
         Some("stay home"),
         "the deleted rule comes back selected"
+    );
+    assert_eq!(
+        app.message.as_deref(),
+        Some("undone (U redoes)"),
+        "not `deleted`"
     );
     app.update(ch('k'));
     app.update(ch('u'));
@@ -156,6 +166,11 @@ fn undo_and_redo_select_the_rule_they_change() {
     app.update(ch('U'));
     assert_eq!(app.rules.edited.rules.len(), 1, "the deletion redone");
     assert_eq!(selected_name(&app).as_deref(), Some("no pdf"));
+    assert_eq!(app.message.as_deref(), Some("redone (u undoes)"));
+    app.update(ch('U'));
+    assert_eq!(app.message.as_deref(), Some("nothing to redo"));
+    app.update(ch(' '));
+    assert_eq!(app.message, None, "an edit clears what the last key said");
 }
 
 /// The same for moves into and out of a block, a duplicated rule and a

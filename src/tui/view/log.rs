@@ -91,7 +91,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         Row::new(["id", "state", "http", "url", "reason"]).style(Style::new().bold().underlined()),
     )
     .row_highlight_style(selected_style())
-    .block(list_block(safe(&title), log.dir.as_deref()));
+    .block(list_block(safe(&title), log.dir.as_deref(), list.width));
     let mut state =
         TableState::default().with_selected((!log.rows.is_empty()).then_some(log.selected));
     frame.render_stateful_widget(table, list, &mut state);
@@ -103,17 +103,18 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     frame.render_widget(paragraph.scroll((log.detail_scroll.min(most), 0)), detail);
 }
 
-/// The list's frame: its title, and the log's folder under it, where
-/// `crawlspace log --db` reads it from another terminal.
-fn list_block(title: String, dir: Option<&str>) -> Block<'static> {
+/// The list's frame, `width` columns wide: its title, and under it the
+/// command that lists the log from another terminal, when it fits whole (a
+/// command cut short is one a user copies wrong).
+fn list_block(title: String, dir: Option<&str>, width: u16) -> Block<'static> {
     let block = Block::bordered().title(title);
-    match dir {
-        Some(dir) => block.title_bottom(
-            Line::from(format!(" crawlspace log --db {} ", safe(dir)))
-                .dim()
-                .right_aligned(),
-        ),
-        None => block,
+    let command = dir.map(|dir| format!(" crawlspace log --db {} ", safe(dir)));
+    match command {
+        // Room for the corners and a stretch of border on the left.
+        Some(command) if command.chars().count() + 4 <= usize::from(width) => {
+            block.title_bottom(Line::from(command).dim().right_aligned())
+        }
+        _ => block,
     }
 }
 

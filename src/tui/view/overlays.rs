@@ -110,9 +110,10 @@ pub fn whatif(frame: &mut Frame<'_>, area: Rect, report: &Report) {
         )
     };
     lines.push(Line::from(progress).bold());
+    let changed = report.changed();
     lines.push(Line::from(format!(
-        "{} URLs would change verdict under the edited rules",
-        report.changed()
+        "{changed} URL{} would change verdict under the edited rules",
+        if changed == 1 { "" } else { "s" }
     )));
     for change in Change::ALL {
         let t = report.tally(change);
