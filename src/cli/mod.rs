@@ -102,7 +102,7 @@ pub enum Command {
         #[command(flatten)]
         rules: RulesArgs,
     },
-    /// List the URL log of a crawl.
+    /// List the URL log of a crawl, also while the crawl runs.
     Log {
         /// The URL log a crawl wrote (its `--db`, or the config's `db`).
         #[arg(long, value_name = "DIR")]
