@@ -288,6 +288,10 @@ async fn every_trap_ends_in_a_logged_state() {
     // A body that stalls after the headers: a timeout, retried, given up.
     let r = get("/stall");
     assert_eq!(r.state, State::Error, "{r:?}");
+    // A failure after DNS keeps where the request went, as an answer does.
+    let loopback = Some([127, 0, 0, 1].into());
+    assert_eq!(r.address, loopback, "{r:?}");
+    assert_eq!(get("/missing").address, loopback);
     assert!(
         r.error
             .as_ref()

@@ -112,6 +112,8 @@ pub(crate) fn layer(rule: &str, detail: String) -> TraceLine {
 
 /// Trace layer of robots.txt's answer for a URL.
 pub(crate) const ROBOTS_LAYER: &str = "robots";
+/// Trace layer of a URL beyond `max_link_depth` or `max_path_depth`.
+pub(crate) const DEPTH_LAYER: &str = "depth";
 /// Trace layer of a link only ever marked rel=nofollow.
 pub(crate) const NOFOLLOW_LAYER: &str = "rel-nofollow";
 

@@ -68,11 +68,11 @@ pub(crate) async fn fetch_sitemap(
             };
         }
         Ok(judged) => judged,
-        Err(error) => return Outcome::Failed { item, host, error },
+        Err(error) => return Outcome::failed(item, host, None, error),
     };
     let mut body = match fetcher.open(&item.url).await {
         Ok(body) => body,
-        Err(error) => return Outcome::Failed { item, host, error },
+        Err(error) => return Outcome::failed(item, host, Some(address), error),
     };
     let head = body.head.clone();
     if !(200..300).contains(&head.status) {
@@ -124,7 +124,7 @@ pub(crate) async fn fetch_sitemap(
         (report, Vec::new())
     });
     if let Some(error) = failure {
-        return Outcome::Failed { item, host, error };
+        return Outcome::failed(item, host, Some(address), error);
     }
     Outcome::Sitemap {
         item,

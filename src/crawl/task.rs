@@ -50,6 +50,8 @@ pub(crate) enum Outcome {
     Failed {
         item: Item,
         host: u32,
+        /// Where the request went, when DNS answered before the failure.
+        address: Option<IpAddr>,
         error: FetchError,
     },
     /// The host's robots.txt, or why it could not be had.
@@ -69,6 +71,21 @@ pub(crate) enum Outcome {
 }
 
 impl Outcome {
+    /// A fetch that failed, after DNS answered with `address` or before.
+    pub(crate) fn failed(
+        item: Item,
+        host: u32,
+        address: Option<IpAddr>,
+        error: FetchError,
+    ) -> Outcome {
+        Outcome::Failed {
+            item,
+            host,
+            address,
+            error,
+        }
+    }
+
     /// The host the outcome is from.
     pub(crate) fn host(&self) -> u32 {
         match self {
@@ -126,7 +143,7 @@ pub(crate) async fn fetch_one(
 ) -> Outcome {
     let (address, phase1b) = match address_rules(&fetcher, &rules, &item).await {
         Ok(answer) => answer,
-        Err(error) => return Outcome::Failed { item, host, error },
+        Err(error) => return Outcome::failed(item, host, None, error),
     };
     if !phase1b.fetch {
         return Outcome::Refused {
@@ -166,7 +183,7 @@ pub(crate) async fn fetch_one(
         .await;
     let mut fetched = match result {
         Ok(f) => f,
-        Err(error) => return Outcome::Failed { item, host, error },
+        Err(error) => return Outcome::failed(item, host, Some(address), error),
     };
     if let Some(verdict) = &phase2
         && !verdict.fetch

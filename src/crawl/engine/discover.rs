@@ -12,7 +12,7 @@ use url::Url;
 use super::{Engine, Item, ItemKind};
 use crate::crawl::frontier::level_of;
 use crate::crawl::report::{
-    NOFOLLOW_LAYER, beyond_depth, layer, refusal, robots_line, trace_lines,
+    DEPTH_LAYER, NOFOLLOW_LAYER, beyond_depth, layer, refusal, robots_line, trace_lines,
 };
 use crate::crawl::sitemaps::{ENTRY_LAYER, FILE_LAYER};
 use crate::rules::{Known, Queue, TraceMode, UrlFacts};
@@ -189,7 +189,7 @@ impl Engine {
                 beyond_depth(&url, link_depth, s.max_link_depth, s.max_path_depth)
             {
                 refused = Some(why);
-                trace.push(layer("depth", detail));
+                trace.push(layer(DEPTH_LAYER, detail));
             }
             veto = refused.is_some();
         }

@@ -99,7 +99,14 @@ impl Engine {
                     self.unfilter_late(item.id, &rules);
                 }
             }
-            Outcome::Failed { item, host, error } => {
+            Outcome::Failed {
+                item,
+                host,
+                address,
+                error,
+            } => {
+                // This attempt's address, or none: not an earlier fetch's.
+                self.update_and(item.id, None, |r| r.address = address);
                 let temporary = error.is_temporary();
                 self.failed(item, host, temporary, error.to_string(), None, None);
             }

@@ -295,6 +295,9 @@ impl Engine {
             record.fetch = verdict.fetch;
             record.filtered = true;
             record.queue = "none".into();
+            // Refused without a look-up today: an earlier fetch's address
+            // is not what decided it.
+            record.address = None;
             let detail = "not fetched again: refused under today's rules and limits".into();
             set_layer(&mut record.trace, refresh_line(before, detail));
             return Some(Requeued {

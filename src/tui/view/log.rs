@@ -108,11 +108,12 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
 /// command cut short is one a user copies wrong).
 fn list_block(title: String, dir: Option<&str>, width: u16) -> Block<'static> {
     let block = Block::bordered().title(title);
-    let command = dir.map(|dir| format!(" crawlspace log --db {} ", safe(dir)));
+    let command = dir.map(|dir| Line::from(format!(" crawlspace log --db {} ", safe(dir))));
     match command {
-        // Room for the corners and a stretch of border on the left.
-        Some(command) if command.chars().count() + 4 <= usize::from(width) => {
-            block.title_bottom(Line::from(command).dim().right_aligned())
+        // Room for the corners and a stretch of border on the left; in
+        // columns, as wide characters take two.
+        Some(command) if command.width() + 4 <= usize::from(width) => {
+            block.title_bottom(command.dim().right_aligned())
         }
         _ => block,
     }
