@@ -4,14 +4,18 @@
 //! sample URLs per kind of change. The count is folded record by record so
 //! the console can run it off the UI task over millions of URLs and show
 //! progress as it goes. Only URLs the edit can change at all (the
-//! [`Probe`]) are evaluated under both rule sets.
+//! [`Probe`]) are evaluated under both rule sets. The walk reads the
+//! briefs; a filtered URL's record is read only when an address rule may
+//! have refused it, for the address it keeps.
 
 mod probe;
 
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::cli::priority_name;
+use crate::rules::verdict::Pending;
 use crate::rules::{CompiledRules, Known, Scratch, TraceMode, UrlFacts, Verdict};
 use crate::store::{Brief, State, UrlLog, UrlRecord};
 
@@ -31,6 +35,15 @@ const MAX_RANGES: u64 = 65_536;
 
 /// Sample URLs kept per kind of change.
 pub const SAMPLES: usize = 5;
+
+/// What a count knows of a URL's address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Address {
+    /// Given (`None`: the log keeps none).
+    Known(Option<IpAddr>),
+    /// In the URL's record, read only when the brief cannot decide.
+    InTheRecord,
+}
 
 /// How a URL's verdict changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,37 +154,57 @@ impl WhatIf {
         self
     }
 
-    /// Folds one logged URL into the report.
+    /// Folds one logged URL into the report, judged with its address when
+    /// the log kept one.
     pub fn add(&mut self, record: &UrlRecord) {
-        self.add_brief(&Brief {
+        let brief = Brief {
             url: &record.url,
             state: record.state,
             link_depth: record.link_depth,
             content_type: record.content_type.as_deref(),
-        });
+        };
+        self.add_judged(&brief, Address::Known(record.address));
     }
 
     /// Folds one logged URL, read as a [`Brief`], into the report.
     pub fn add_brief(&mut self, record: &Brief<'_>) {
-        self.report.scanned += 1;
+        self.add_judged(record, Address::Known(None));
+    }
+
+    /// [`WhatIf::add_brief`], unless the brief is not enough: filtered, and
+    /// the applied rules fetch it as far as they can tell without its
+    /// address. An address rule may have refused it, and its record keeps
+    /// the address: then nothing is counted, and false says to
+    /// [`WhatIf::add`] the record.
+    pub fn add_brief_or_ask(&mut self, record: &Brief<'_>) -> bool {
+        self.add_judged(record, Address::InTheRecord)
+    }
+
+    /// Counts the URL; false when it waits for the record's address.
+    fn add_judged(&mut self, record: &Brief<'_>, address: Address) -> bool {
         let known = Known {
             link_depth: record.link_depth,
             content_type: None,
-            address: None,
+            address: match address {
+                Address::Known(address) => address,
+                Address::InTheRecord => None,
+            },
         };
         // Logged URLs are normalized: most are cut into fields without
         // parsing them again; the rest are parsed (and skipped if they
         // do not parse).
         let mut parsed = None;
         let Some(mut facts) = UrlFacts::logged(record.url, &known, &mut parsed) else {
-            return;
+            self.report.scanned += 1;
+            return true;
         };
         // Borrowed from the record rather than copied into `known`.
         facts.content_type = record.content_type;
         if let Some((probe, scratch)) = &mut self.probe
             && !probe.may_change(&facts, scratch)
         {
-            return;
+            self.report.scanned += 1;
+            return true;
         }
         // No traces: the sample's reason comes from `filtered_by` and
         // `fetch_set_by`, which every mode fills, and a trace is a vector
@@ -179,19 +212,27 @@ impl WhatIf {
         let old = self
             .old
             .evaluate(&facts, &mut self.old_scratch, TraceMode::Off);
+        if address == Address::InTheRecord
+            && record.state == State::Filtered
+            && old.fetches()
+            && old.pending.contains(Pending::ADDRESS)
+        {
+            return false;
+        }
+        self.report.scanned += 1;
         // Filtered although the applied rules fetch it, with nothing left
-        // pending (an address rule waits for DNS, which the log does not
-        // keep): refused by the crawler itself (robots.txt, a depth limit,
+        // pending (an address rule waits for DNS, when the address is not
+        // given): refused by the crawler itself (robots.txt, a depth limit,
         // rel=nofollow), which no edit changes (an apply queues again what
         // only the rules filtered).
         if record.state == State::Filtered && old.fetches() && old.pending.is_empty() {
-            return;
+            return true;
         }
         let new = self
             .new
             .evaluate(&facts, &mut self.new_scratch, TraceMode::Off);
         let Some(change) = classify(&old, &new) else {
-            return;
+            return true;
         };
         let tally = &mut self.report.tallies[change as usize];
         tally.seen += 1;
@@ -209,6 +250,7 @@ impl WhatIf {
             };
             tally.samples.push(format!("{} — {why}", record.url));
         }
+        true
     }
 }
 
@@ -272,8 +314,15 @@ pub fn count_log(
                     }
                     count.report = Report::default();
                     let (lo, hi) = (range * chunk, (range + 1).saturating_mul(chunk).min(last));
-                    let _ = log.scan_briefs(Some(lo), Some(hi), |_, brief| {
-                        count.add_brief(&brief);
+                    let _ = log.scan_briefs(Some(lo), Some(hi), |id, brief| {
+                        // The record, for the address, only where the
+                        // brief cannot decide.
+                        if !count.add_brief_or_ask(&brief) {
+                            match log.get(id) {
+                                Ok(Some(record)) => count.add(&record),
+                                _ => count.add_brief(&brief),
+                            }
+                        }
                         since += 1;
                         if since >= PROGRESS_EVERY {
                             since = 0;
@@ -368,6 +417,18 @@ mod tests {
         ))
     }
 
+    /// Writes `records` to `log`, as met.
+    fn fill(log: &UrlLog, records: &[UrlRecord]) {
+        let changes: Vec<crate::store::Change<'_>> = records
+            .iter()
+            .map(|record| crate::store::Change::Discover {
+                record,
+                enqueue: None,
+            })
+            .collect();
+        log.apply(&changes).expect("fill");
+    }
+
     fn record(url: &str, state: State) -> UrlRecord {
         UrlRecord {
             url: url.into(),
@@ -429,14 +490,7 @@ mod tests {
                 )
             })
             .collect();
-        let changes: Vec<crate::store::Change<'_>> = records
-            .iter()
-            .map(|record| crate::store::Change::Discover {
-                record,
-                enqueue: None,
-            })
-            .collect();
-        log.apply(&changes).expect("fill");
+        fill(&log, &records);
         let old = compiled("");
         let new = compiled(
             "[[rules]]\nname='no docs'\nmatch={field='path',prefix='/docs/'}\naction='exclude'\n",
@@ -475,6 +529,39 @@ mod tests {
             "each worker stops at its first check: {}",
             stopped.scanned
         );
+    }
+
+    /// A URL an address rule refused is counted on the address its record
+    /// keeps, as the apply judges it: the count reads that record, and
+    /// only for filtered URLs the brief cannot decide.
+    #[test]
+    fn a_url_an_address_rule_refused_counts_on_its_address() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let log = UrlLog::open(&dir.path().join("db"), 1 << 20).expect("log");
+        let refused = UrlRecord {
+            address: Some([127, 0, 0, 1].into()),
+            ..record("http://h/odd/1", State::Filtered)
+        };
+        // Refused by robots.txt before DNS: no address, no change.
+        let robots = record("http://h/odd/3", State::Filtered);
+        let fetched = UrlRecord {
+            address: Some([127, 0, 0, 1].into()),
+            ..record("http://h/even/2", State::Saved)
+        };
+        let records = [refused, robots, fetched];
+        fill(&log, &records);
+        let old = compiled(
+            "[[rules]]\nname='no odd on loopback'\nmatch={all=[{field='path',prefix='/odd/'},{field='address',cidr='127.0.0.0/8'}]}\nfilter='may-not-have'\n",
+        );
+        let new = compiled("");
+        let got = count_log(&log, &old, &new, None, 2, &|_| {}, &|| false);
+        let now_fetched = got.tally(Change::NowFetched);
+        assert_eq!(now_fetched.seen, 1, "{got:?}");
+        assert!(now_fetched.samples[0].starts_with("http://h/odd/1 "));
+        assert_eq!(got.changed(), 1, "{got:?}");
+        let mut plain = WhatIf::new(old, new, 3);
+        records.iter().for_each(|r| plain.add(r));
+        assert_eq!(plain.report.tallies, got.tallies);
     }
 
     /// The stored content type reaches content-type rules, and URLs that

@@ -7,9 +7,9 @@
 //! (robots.txt, a depth limit, `rel=nofollow`) is left as it is: the rules
 //! before the change fetch those too. So is a URL an address rule refused
 //! in a log written before records kept the address (format 2): the log
-//! cannot tell. The what-if counts the same URLs as "filtered → fetched",
-//! but for those an address rule refused: it reads only the briefs, which
-//! keep no address. Without this, unblocking an area in the console would
+//! cannot tell. The what-if counts the same URLs as "filtered → fetched"
+//! (`tui/whatif.rs`, which reads records where the address decides too).
+//! Without this, unblocking an area in the console would
 //! change nothing for the URLs of it already met: the log knows them, so
 //! links to them are never judged again.
 //!
