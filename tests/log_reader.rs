@@ -275,11 +275,13 @@ async fn a_killed_crawls_socket_is_passed_over_and_replaced() {
     );
 }
 
-/// Sends `request` as a reader would and returns the whole reply.
+/// Sends `request` as a reader would, half-closed after it (a peer that
+/// says no more), and returns the whole reply.
 fn raw_exchange(socket: &Path, request: &[u8]) -> Vec<u8> {
     use std::io::{Read, Write};
     let mut stream = UnixStream::connect(socket).expect("connects");
     stream.write_all(request).expect("sends");
+    let _ = stream.shutdown(std::net::Shutdown::Write);
     let mut reply = Vec::new();
     stream.read_to_end(&mut reply).expect("reads to the end");
     reply
@@ -305,18 +307,9 @@ async fn bad_requests_get_an_error_and_nothing_else() {
         (b"{}".to_vec(), "not ended by a line break"),
     ] {
         let socket = socket.clone();
-        let reply = tokio::task::spawn_blocking(move || {
-            // Half-closed after the request, as a peer that says no more.
-            let mut stream = UnixStream::connect(&socket).expect("connects");
-            use std::io::{Read, Write};
-            stream.write_all(&request).expect("sends");
-            let _ = stream.shutdown(std::net::Shutdown::Write);
-            let mut reply = Vec::new();
-            stream.read_to_end(&mut reply).expect("reads to the end");
-            reply
-        })
-        .await
-        .expect("joins");
+        let reply = tokio::task::spawn_blocking(move || raw_exchange(&socket, &request))
+            .await
+            .expect("joins");
         let reply = text(&reply);
         assert!(reply.starts_with("\0input "), "{reply:?}");
         assert!(reply.contains(says), "{says}: {reply:?}");

@@ -42,9 +42,7 @@ impl ListingRequest {
     /// option that is wrong (a `--why` that is no URL too).
     pub fn query(&self) -> Result<Query, AppError> {
         for text in &self.why {
-            normalize(text).map_err(|e| {
-                AppError::Input(format!("--why {}: {e}", escape_control(text.trim())))
-            })?;
+            why_url(text)?;
         }
         let state = self
             .state
@@ -141,8 +139,7 @@ pub fn write_listing(
         after = Some(*last);
         for (id, record) in &page {
             if request.json {
-                crate::cli::write_json(out, &crate::store::export_json(record, *id)).map_err(io)?;
-                writeln!(out).map_err(io)?;
+                json_line(out, &crate::store::export_json(record, *id))?;
             } else {
                 writeln!(
                     out,
@@ -170,6 +167,19 @@ fn io(e: std::io::Error) -> AppError {
     AppError::Runtime(format!("{WRITE_FAILED} {e}"))
 }
 
+/// One JSON object and its line break.
+fn json_line(out: &mut impl Write, value: &serde_json::Value) -> Result<(), AppError> {
+    crate::cli::write_json(out, value).map_err(io)?;
+    writeln!(out).map_err(io)
+}
+
+/// A `--why` text as the URL the crawler would log, or the input error
+/// naming it.
+fn why_url(text: &str) -> Result<url::Url, AppError> {
+    normalize(text)
+        .map_err(|e| AppError::Input(format!("--why {}: {e}", escape_control(text.trim()))))
+}
+
 /// `--why`: for each URL (normalized as the crawler does), everything the
 /// log holds for it and the referrers that led to it, as the console's
 /// why pane has it, or its JSON line; a URL the log does not hold is said
@@ -181,8 +191,7 @@ fn write_why(
 ) -> Result<(), AppError> {
     let mut missing = Vec::new();
     for (i, text) in request.why.iter().enumerate() {
-        let url = normalize(text)
-            .map_err(|e| AppError::Input(format!("--why {}: {e}", escape_control(text.trim()))))?;
+        let url = why_url(text)?;
         let log = source.log()?;
         let runtime = |e: StoreError| AppError::Runtime(format!("{url}: {e}"));
         let view = match log.id_of(url.as_str()).map_err(runtime)? {
@@ -190,39 +199,35 @@ fn write_why(
             None => None,
         };
         drop(log);
+        if view.is_none() {
+            missing.push(escape_control(url.as_str()));
+        }
+        // A blank line between two URLs' texts.
+        if i > 0 && !request.json {
+            writeln!(out).map_err(io)?;
+        }
         match (view, request.json) {
             (Some(view), true) => {
-                crate::cli::write_json(out, &crate::store::export_json(&view.record, view.id))
-                    .map_err(io)?;
-                writeln!(out).map_err(io)?;
+                json_line(out, &crate::store::export_json(&view.record, view.id))?;
             }
             (Some(view), false) => {
-                if i > 0 {
-                    writeln!(out).map_err(io)?;
-                }
                 writeln!(out, "{:<11}{}", "id", view.id).map_err(io)?;
                 for line in why_text(&view) {
                     writeln!(out, "{}", line.trim_end()).map_err(io)?;
                 }
             }
-            (None, json) => {
-                missing.push(escape_control(url.as_str()));
-                if json {
-                    let line = serde_json::json!({"url": url.as_str(), "error": "not in the log"});
-                    crate::cli::write_json(out, &line).map_err(io)?;
-                    writeln!(out).map_err(io)?;
-                } else {
-                    if i > 0 {
-                        writeln!(out).map_err(io)?;
-                    }
-                    writeln!(
-                        out,
-                        "{}: not in the log: the crawl has not met it (`crawlspace explain` tells what the rules would do with it)",
-                        escape_control(url.as_str())
-                    )
-                    .map_err(io)?;
-                }
+            (None, true) => {
+                json_line(
+                    out,
+                    &serde_json::json!({"url": url.as_str(), "error": "not in the log"}),
+                )?;
             }
+            (None, false) => writeln!(
+                out,
+                "{}: not in the log: the crawl has not met it (`crawlspace explain` tells what the rules would do with it)",
+                escape_control(url.as_str())
+            )
+            .map_err(io)?,
         }
     }
     out.flush().map_err(io)?;

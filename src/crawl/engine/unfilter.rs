@@ -19,7 +19,7 @@
 //! an address rule that waits for every URL (`config/demo.toml`'s
 //! "loopback addresses only"), the second step reads every filtered
 //! record the new rules would fetch without it, those robots.txt or a
-//! depth limit refused included: a few microseconds each, once a change.
+//! depth limit refused included, once a change.
 
 use std::net::IpAddr;
 

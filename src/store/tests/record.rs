@@ -80,6 +80,14 @@ fn format_2_records_read_without_an_address() {
     let mut older = bytes[..bytes.len() - 1].to_vec();
     older[0] = FORMAT_WITHOUT_ADDRESS;
     assert_eq!(decode(&older), Ok(record.clone()));
+    // What an address costs a record: `None` is one byte; an IPv4
+    // address five more (the `Some`, the variant and its four bytes).
+    let with_v4 = encode(&UrlRecord {
+        address: Some([10, 1, 2, 3].into()),
+        ..record.clone()
+    })
+    .expect("encode");
+    assert_eq!(with_v4.len(), bytes.len() + 5);
     for address in ["10.1.2.3", "fe80::1"] {
         let with = UrlRecord {
             address: Some(address.parse().expect("an address")),
