@@ -327,6 +327,84 @@ async fn every_trap_ends_in_a_logged_state() {
     assert_eq!(c.stats.in_flight, 0);
 }
 
+/// A Latin-1 site: pages whose `Content-Type` declares their charset, and
+/// redirects whose `Location` is not UTF-8 or leaves http for ftp.
+fn latin1_site() -> Router {
+    let latin1 = |body: &'static [u8]| {
+        (
+            [(header::CONTENT_TYPE, "text/html; charset=iso-8859-1")],
+            body,
+        )
+            .into_response()
+    };
+    Router::new()
+        .route(
+            "/",
+            get(move || async move {
+                latin1(b"<title>Caf\xe9</title><a href=\"/caf\xe9.html\">c</a> <a href=\"/rd/bytes\">r</a> <a href=\"/rd/ftp\">f</a>")
+            }),
+        )
+        // The paths the links resolve to: UTF-8, percent-encoded (routes
+        // match the path as sent).
+        .route(
+            "/caf%C3%A9.html",
+            get(move || async move { latin1(b"<title>Cr\xe8me</title>") }),
+        )
+        .route(
+            "/cr%C3%A8me%20br%C3%BBl%C3%A9e.html",
+            get(move || async move { latin1(b"<p>ok</p>") }),
+        )
+        .route(
+            "/rd/bytes",
+            get(|| async {
+                let location = axum::http::HeaderValue::from_bytes(b"/cr\xe8me br\xfbl\xe9e.html")
+                    .expect("a header value");
+                (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, location)]).into_response()
+            }),
+        )
+        .route(
+            "/rd/ftp",
+            get(|| async { redirect(StatusCode::MOVED_PERMANENTLY, "ftp://127.0.0.1/x") }),
+        )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declared_charset_and_odd_redirects_are_read_as_browsers_read_them() {
+    let origin = serve(latin1_site()).await;
+    let c = crawl(&[format!("{origin}/")], TRAP_SETTINGS, "").await;
+    let records = c.records();
+    let get = |path: &str| {
+        records
+            .get(&format!("{origin}{path}"))
+            .unwrap_or_else(|| panic!("{path} not in the log: {:?}", records.keys()))
+    };
+    assert_eq!(get("/").title.as_deref(), Some("Café"));
+    let page = get("/caf%C3%A9.html");
+    assert_eq!(
+        (page.state, page.status),
+        (State::Saved, Some(200)),
+        "{page:?}"
+    );
+    assert_eq!(page.title.as_deref(), Some("Crème"));
+    // A Latin-1 `Location` is a redirect, to the URL a browser goes to.
+    let target = format!("{origin}/cr%C3%A8me%20br%C3%BBl%C3%A9e.html");
+    assert_eq!(
+        get("/rd/bytes").redirect_to.as_deref(),
+        Some(target.as_str())
+    );
+    assert_eq!(records.get(&target).map(|r| r.status), Some(Some(200)));
+    // A redirect out of http is logged with why it goes no further.
+    let ftp = get("/rd/ftp");
+    assert_eq!(ftp.redirect_to.as_deref(), Some("ftp://127.0.0.1/x"));
+    assert!(
+        ftp.reason.contains("only http and https are crawled"),
+        "{}",
+        ftp.reason
+    );
+    assert!(!records.contains_key("ftp://127.0.0.1/x"));
+    assert_eq!(records.len(), 5, "{:?}", records.keys());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_5mb_page_is_read_whole_within_a_larger_cap() {
     let origin = serve(traps()).await;

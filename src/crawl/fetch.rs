@@ -96,6 +96,10 @@ pub struct Head {
     pub status: u16,
     /// Media type without parameters, lower-cased.
     pub content_type: Option<String>,
+    /// The media type's `charset` parameter, as sent (decoding a page
+    /// in it is link extraction's business).
+    pub charset: Option<String>,
+    /// The `Location` header's text ([`location_text`]).
     pub location: Option<String>,
     pub retry_after: Option<Duration>,
     pub etag: Option<String>,
@@ -350,9 +354,31 @@ fn header_text(response: &reqwest::Response, name: reqwest::header::HeaderName) 
         .map(|s| s.trim().to_string())
 }
 
+/// A `Location` header as text: UTF-8 when it is, else each byte as the
+/// character of that code (the Fetch standard's isomorphic decoding), so
+/// that a Latin-1 `caf\xe9` becomes `café` and then `caf%C3%A9` in the URL,
+/// where `to_str` would give nothing and the redirect look like one
+/// without a `Location`.
+fn location_text(response: &reqwest::Response) -> Option<String> {
+    let bytes = response
+        .headers()
+        .get(reqwest::header::LOCATION)?
+        .as_bytes();
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
+    };
+    Some(text.trim().to_owned())
+}
+
 fn head_of(response: &reqwest::Response) -> Head {
     use reqwest::header;
-    let content_type = header_text(response, header::CONTENT_TYPE)
+    let content_type_header = header_text(response, header::CONTENT_TYPE);
+    let charset = content_type_header
+        .as_deref()
+        .and_then(crate::crawl::links::charset_of)
+        .map(str::to_owned);
+    let content_type = content_type_header
         .map(|t| {
             t.split(';')
                 .next()
@@ -369,7 +395,8 @@ fn head_of(response: &reqwest::Response) -> Head {
     Head {
         status: response.status().as_u16(),
         content_type,
-        location: header_text(response, header::LOCATION),
+        charset,
+        location: location_text(response),
         retry_after,
         etag: header_text(response, header::ETAG),
         last_modified: header_text(response, header::LAST_MODIFIED),

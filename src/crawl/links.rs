@@ -10,8 +10,11 @@
 //! from `a area link frame iframe` (and `img script` and stylesheets when
 //! saving a mirror), entity-decoded, resolved against the first `<base
 //! href>` or the page URL, normalized like [`crate::rules::normalize`]
-//! (fragment dropped) and kept only when http or https. A `<meta charset>`
-//! switches decoding, since the caller has no better charset to give.
+//! (fragment dropped) and kept only when http or https. Bytes are decoded
+//! in the charset the response's `Content-Type` declares ([`extract_in`]),
+//! else UTF-8 until a `<meta charset>` names another; a non-UTF-8 page's
+//! links carry their query in that charset, as browsers send them (the
+//! path is always UTF-8, WHATWG URL).
 //!
 //! The excerpt ([`Page::excerpt`], module `excerpt`) is the visible text:
 //! not inside `script style noscript template title` (nor SVG's `title
@@ -306,9 +309,34 @@ fn is_skipped_scheme(value: &str) -> bool {
 /// `agent` is the crawler's product token, whose own `<meta name=AGENT>`
 /// counts like `<meta name="robots">` (empty: only `robots`).
 pub fn extract(html: &[u8], page_url: &Url, options: &LinkOptions, agent: &str) -> Page {
-    let mut collector = collect::Collector::new(page_url, options, agent.trim());
+    extract_in(html, page_url, options, agent, None)
+}
+
+/// [`extract`] for a body whose response declared a charset (the
+/// `charset` parameter of its `Content-Type`, as [`charset_of`] reads it):
+/// that charset, when `encoding_rs` knows it and it is ASCII-compatible,
+/// decodes the page and a `<meta charset>` no longer switches it, as in
+/// browsers (the transport's charset wins over the document's).
+pub fn extract_in(
+    html: &[u8],
+    page_url: &Url,
+    options: &LinkOptions,
+    agent: &str,
+    declared: Option<&str>,
+) -> Page {
+    let declared = declared
+        .and_then(|label| encoding_rs::Encoding::for_label_no_replacement(label.as_bytes()))
+        .filter(|e| e.is_ascii_compatible());
+    let mut collector = collect::Collector::new(page_url, options, agent.trim(), declared);
     scan::scan(html, &mut collector);
     collector.finish()
+}
+
+/// The `charset` parameter of a media type (`text/html; charset=utf-8`),
+/// quotes removed; `None` unless the value looks like a media type.
+pub fn charset_of(content_type: &str) -> Option<&str> {
+    let param = collect::charset_param(content_type.as_bytes())?;
+    std::str::from_utf8(param).ok()
 }
 
 #[cfg(test)]

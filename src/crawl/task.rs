@@ -224,7 +224,13 @@ pub(crate) async fn fetch_one(
             // Inline rather than on the blocking pool: a typical page takes
             // well under a millisecond, less than a hand-off to another
             // thread costs (a 5 MB page takes tens of milliseconds).
-            page = Some(super::links::extract(&body, &item.url, &options, product));
+            page = Some(super::links::extract_in(
+                &body,
+                &item.url,
+                &options,
+                product,
+                fetched.head.charset.as_deref(),
+            ));
         }
         let noindex = header_robots.noindex || page.as_ref().is_some_and(|p| p.robots.noindex);
         if verdict.save && !noindex {

@@ -367,6 +367,20 @@ impl Engine {
             let message = format!("redirect to a malformed URL {location:?}");
             return self.failed(item, host, false, message, Some(status), None);
         };
+        if !matches!(target.scheme(), "http" | "https") {
+            // Like a link to `ftp:` or `mailto:` on a page, the target is
+            // not met: the crawler fetches http and https only.
+            self.stats.fetched += 1;
+            return self.update_and(item.id, Some(&item), |r| {
+                r.state = State::Fetched;
+                r.status = Some(status);
+                r.fetched_ms = Some(now_ms());
+                r.redirect_to = Some(target.to_string());
+                r.reason = format!(
+                    "HTTP {status} redirect to {target} (not followed: only http and https are crawled)"
+                );
+            });
+        }
         let hops = item.hops + 1;
         if hops > MAX_REDIRECTS {
             let message = format!("more than {MAX_REDIRECTS} redirects");

@@ -40,8 +40,9 @@ pub(super) struct Collector<'a> {
     page_url: &'a Url,
     options: &'a LinkOptions,
     agent: &'a str,
-    /// Decodes attribute values and text: UTF-8 until a `<meta charset>`
-    /// names another ASCII-compatible encoding (only the first counts).
+    /// Decodes attribute values and text: the charset the response
+    /// declared, else UTF-8 until a `<meta charset>` names another
+    /// ASCII-compatible encoding (only the first counts).
     encoding: &'static Encoding,
     charset_set: bool,
     /// The first `<base href>` once seen (and valid); links resolve
@@ -65,13 +66,20 @@ pub(super) struct Collector<'a> {
 }
 
 impl<'a> Collector<'a> {
-    pub(super) fn new(page_url: &'a Url, options: &'a LinkOptions, agent: &'a str) -> Self {
+    /// `declared`: the charset of the response's `Content-Type`, which
+    /// no `<meta charset>` overrides.
+    pub(super) fn new(
+        page_url: &'a Url,
+        options: &'a LinkOptions,
+        agent: &'a str,
+        declared: Option<&'static Encoding>,
+    ) -> Self {
         Collector {
             page_url,
             options,
             agent,
-            encoding: UTF_8,
-            charset_set: false,
+            encoding: declared.unwrap_or(UTF_8),
+            charset_set: declared.is_some(),
             base: None,
             base_seen: false,
             seen: LinkIndex::default(),
@@ -177,7 +185,7 @@ impl<'a> Collector<'a> {
         if value.is_empty() || super::is_skipped_scheme(value) {
             return None;
         }
-        match self.base_url().join(value) {
+        match self.join(value) {
             Ok(mut url) if matches!(url.scheme(), "http" | "https") => {
                 url.set_fragment(None);
                 Some(url)
@@ -188,6 +196,22 @@ impl<'a> Collector<'a> {
                 None
             }
         }
+    }
+
+    /// `value` resolved against the base. On a page in another charset
+    /// than UTF-8 the query is encoded in it (WHATWG URL's encoding
+    /// override: `?q=café` on a Latin-1 page is `?q=caf%E9`), characters it
+    /// cannot encode as `&#N;`, as a browser sends them.
+    fn join(&self, value: &str) -> Result<Url, url::ParseError> {
+        if self.encoding == UTF_8 {
+            return self.base_url().join(value);
+        }
+        let encoding = self.encoding;
+        let encode: &dyn Fn(&str) -> Cow<'_, [u8]> = &move |text| encoding.encode(text).0;
+        Url::options()
+            .base_url(Some(self.base_url()))
+            .encoding_override(Some(encode))
+            .parse(value)
     }
 
     fn base(&mut self, tag: &Tag<'_>) {
@@ -478,7 +502,7 @@ fn has_rel(tag: &Tag<'_>, token: &[u8]) -> bool {
 
 /// The `charset` parameter of a media type (`text/html; charset=utf-8`),
 /// quotes removed; `None` unless the value looks like a media type.
-fn charset_param(content: &[u8]) -> Option<&[u8]> {
+pub(super) fn charset_param(content: &[u8]) -> Option<&[u8]> {
     let mut parts = content.split(|&b| b == b';');
     let essence = parts.next()?.trim_ascii();
     let (kind, subtype) = essence.split_at(essence.iter().position(|&b| b == b'/')?);

@@ -273,6 +273,42 @@ fn declared_charset_is_used() {
     assert_eq!(page.title.as_deref(), Some("Café"));
 }
 
+/// The charset of the response's `Content-Type` decodes the page, wins
+/// over a `<meta charset>`, and puts a query in that charset while the path
+/// stays UTF-8 (WHATWG URL); an unknown or ASCII-incompatible label is
+/// ignored (UTF-8, or the meta's).
+#[test]
+fn the_charset_the_response_declares_decodes_the_page() {
+    let html = b"<title>Caf\xe9</title><a href=\"/caf\xe9?q=cr\xe8me\">";
+    let latin1 = extract_in(html, &page_url(), &opts(false), "", Some("ISO-8859-1"));
+    assert_eq!(summary(&latin1), "http://ex.com/caf%C3%A9?q=cr%E8me a");
+    assert_eq!(latin1.title.as_deref(), Some("Café"));
+    let undeclared = extract(html, &page_url(), &opts(false), "");
+    assert_eq!(
+        summary(&undeclared),
+        "http://ex.com/caf%EF%BF%BD?q=cr%EF%BF%BDme a"
+    );
+    // The transport's charset wins over the document's.
+    let meta = b"<meta charset=\"utf-8\"><a href=\"/\xe9\">";
+    let page = extract_in(meta, &page_url(), &opts(false), "", Some("windows-1252"));
+    assert_eq!(summary(&page), "http://ex.com/%C3%A9 a");
+    // A character the charset cannot hold is sent as a browser sends it.
+    let html = b"<a href=\"?q=&#20013;\">";
+    let page = extract_in(html, &page_url(), &opts(false), "", Some("latin1"));
+    assert_eq!(summary(&page), "http://ex.com/d/p.html?q=&%2320013; a");
+    for ignored in ["no-such-charset", "utf-16le", ""] {
+        let meta = b"<meta charset=\"windows-1252\"><a href=\"/\xe9\">";
+        let page = extract_in(meta, &page_url(), &opts(false), "", Some(ignored));
+        assert_eq!(summary(&page), "http://ex.com/%C3%A9 a", "{ignored}");
+    }
+    assert_eq!(
+        charset_of("text/html; charset=\"ISO-8859-1\""),
+        Some("ISO-8859-1")
+    );
+    assert_eq!(charset_of("text/html;CHARSET=utf-8 "), Some("utf-8"));
+    assert_eq!(charset_of("text/html"), None);
+}
+
 #[test]
 fn title() {
     let long = "word ".repeat(200);
