@@ -181,6 +181,18 @@ impl Crawl {
     }
 }
 
+/// The record of `origin` + `path`; a test failure naming what the log
+/// holds when there is none.
+fn record_at<'r>(
+    records: &'r HashMap<String, UrlRecord>,
+    origin: &str,
+    path: &str,
+) -> &'r UrlRecord {
+    records
+        .get(&format!("{origin}{path}"))
+        .unwrap_or_else(|| panic!("{path} not in the log: {:?}", records.keys()))
+}
+
 /// Runs a whole crawl of `start` with `settings` (TOML lines for [crawl])
 /// and `rules` (native [[rules]]), returning the log.
 async fn crawl(start: &[String], settings: &str, rules: &str) -> Crawl {
@@ -236,11 +248,7 @@ async fn every_trap_ends_in_a_logged_state() {
     let origin = serve(traps()).await;
     let c = crawl(&[format!("{origin}/")], TRAP_SETTINGS, "").await;
     let records = c.records();
-    let get = |path: &str| {
-        records
-            .get(&format!("{origin}{path}"))
-            .unwrap_or_else(|| panic!("{path} not in the log: {:?}", records.keys()))
-    };
+    let get = |path: &str| record_at(&records, &origin, path);
     // Redirect loop: each hop logged, the loop noticed, nothing fetched twice.
     assert_eq!(
         get("/loop/a").redirect_to.as_deref(),
@@ -373,11 +381,7 @@ async fn a_declared_charset_and_odd_redirects_are_read_as_browsers_read_them() {
     let origin = serve(latin1_site()).await;
     let c = crawl(&[format!("{origin}/")], TRAP_SETTINGS, "").await;
     let records = c.records();
-    let get = |path: &str| {
-        records
-            .get(&format!("{origin}{path}"))
-            .unwrap_or_else(|| panic!("{path} not in the log: {:?}", records.keys()))
-    };
+    let get = |path: &str| record_at(&records, &origin, path);
     assert_eq!(get("/").title.as_deref(), Some("Café"));
     let page = get("/caf%C3%A9.html");
     assert_eq!(
