@@ -232,6 +232,31 @@ fn explain_text_names_the_configs_depth_limits() {
         ftp.contains("crawler: a ftp URL: the crawler fetches only http and https"),
         "{ftp}"
     );
+    // A config without start URLs (the demo's: it gets its start URL when
+    // it runs) is still a crawl's config, and so is one with only a depth.
+    for settings in ["start = []\nmax_path_depth = 1", "max_path_depth = 1"] {
+        let (_dir, config) = rules_file("c.toml", &format!("[crawl]\n{settings}\n"));
+        let out = run(&["explain", "--rules", path_str(&config), "http://a.test/a/b"]);
+        assert!(
+            text(&out.stdout).contains("crawler: beyond max_path_depth 1 (path depth 2)"),
+            "{settings}: {}",
+            text(&out.stdout)
+        );
+    }
+    let (_dir, disposition_only) = rules_file("r.toml", "[crawl]\ndisposition = \"allow\"\n");
+    let out = run(&[
+        "explain",
+        "--rules",
+        path_str(&disposition_only),
+        "--link-depth",
+        "100",
+        "http://a.test/x",
+    ]);
+    assert!(
+        !text(&out.stdout).contains("crawler:"),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 /// The console without a terminal is refused before anything starts: the

@@ -270,9 +270,13 @@ fn depth_limits(args: &RulesArgs, loaded: &Loaded) -> Option<DepthLimits> {
     }
     let text = std::fs::read_to_string(&args.rules).ok()?;
     let config = crate::config::Config::from_toml(&loaded.file, &text).ok()?;
-    // A rules file (no start URL) is no crawl's config: its defaults say
-    // nothing about the crawl it will be used in.
-    if config.crawl.start.is_empty() {
+    // A rules file (SPEC 5: `[crawl] disposition` and rules only) is no
+    // crawl's config: its defaults say nothing about the crawl it will be
+    // used in. Any other `[crawl]` key makes it one, with or without start
+    // URLs (`config/demo.toml` gets its start URL when the demo runs).
+    let table: toml::Table = toml::from_str(&text).ok()?;
+    let crawl = table.get("crawl").and_then(toml::Value::as_table);
+    if !crawl.is_some_and(|crawl| crawl.keys().any(|key| key != "disposition")) {
         return None;
     }
     Some(DepthLimits {
