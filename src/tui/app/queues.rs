@@ -49,6 +49,15 @@ impl App {
             KeyCode::Char('-') | KeyCode::Left => new = (old / 2).max(1),
             _ => {}
         }
+        if new != old && self.crawl.finished {
+            // Weights live in the running crawl only; the config's
+            // `[queues]` sets them for the next one.
+            self.message = Some(
+                "the crawl has ended: weights change a running crawl ([queues] in the config sets the next one's)"
+                    .into(),
+            );
+            return;
+        }
         if new != old {
             q.weights[q.selected] = new;
             let weights = q.weights;

@@ -332,6 +332,10 @@ impl App {
             self.message = Some("no edits to apply".into());
             return;
         }
+        if self.crawl.finished {
+            self.message = Some(FINISHED_APPLY.into());
+            return;
+        }
         self.overlay = Overlay::WhatIf(Box::default());
         self.whatif_seq += 1;
         self.request(Request::WhatIf {
@@ -363,12 +367,16 @@ impl App {
         // First, so that the crawl gets the rules with their lines in the
         // file as saved.
         self.save_rules();
+        if self.crawl.finished {
+            // It ended while the what-if was open: the edits are saved,
+            // and the hits stay those of the rules the crawl ran with.
+            self.message = Some(FINISHED_APPLY.into());
+            return;
+        }
         let rules = NewRules::new(&self.rules.edited, self.rules.compiled.clone());
         self.rules.mark_applied();
         self.rules.discovered_at_apply = self.crawl.stats.discovered;
-        if !self.crawl.finished {
-            self.request(Request::Control(Control::Rules(rules)));
-        }
+        self.request(Request::Control(Control::Rules(rules)));
         self.message = Some("applied to the crawl; saving the rules file".into());
     }
 
@@ -391,6 +399,11 @@ impl App {
         });
     }
 }
+
+/// What `c` says once the crawl has ended: there is nothing to apply the
+/// edits to, but the next run on the same log judges its URLs by them.
+const FINISHED_APPLY: &str =
+    "the crawl has ended: w saves the edits; the next run on this log judges its URLs by them";
 
 /// The hits `old` (a rule list, its rules' `totals` in document order)
 /// hands on to `new`: each rule of `new` that `old` had, the same in every

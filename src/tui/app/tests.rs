@@ -259,6 +259,56 @@ fn apply_goes_through_the_what_if_then_to_the_crawl_and_the_file() {
     assert!(!app.rules.dirty());
 }
 
+/// Once the crawl has ended there is nothing to apply edits or weights
+/// to: `c` and `+` say so and send nothing, `w` still saves, and the rules'
+/// hits stay those of the crawl that ran. So does `y` in a what-if the end
+/// of the crawl overtook.
+#[test]
+fn a_finished_crawl_takes_neither_rules_nor_weights() {
+    let mut app = app();
+    app.update(ch('x'));
+    app.update(ch('c'));
+    assert!(matches!(app.overlay, Overlay::WhatIf(_)));
+    app.update(Action::Finished(crate::crawl::engine::Stats::default()));
+    app.take_requests();
+    app.update(ch('y'));
+    let requests = app.take_requests();
+    assert!(requests.iter().any(|r| matches!(r, Request::Save { .. })));
+    assert!(
+        !requests.iter().any(|r| matches!(r, Request::Control(_))),
+        "{requests:?}"
+    );
+    assert!(app.rules.dirty(), "not applied to any crawl");
+    app.update(ch('c'));
+    assert!(matches!(app.overlay, Overlay::None));
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("the crawl has ended: w saves")),
+        "{:?}",
+        app.message
+    );
+    assert!(app.take_requests().is_empty());
+    app.update(ch('w'));
+    assert!(
+        app.take_requests()
+            .iter()
+            .any(|r| matches!(r, Request::Save { .. }))
+    );
+    app.update(ch('2'));
+    let before = app.queues.weights;
+    app.update(ch('+'));
+    assert_eq!(app.queues.weights, before);
+    assert!(app.take_requests().is_empty());
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("the crawl has ended: weights")),
+        "{:?}",
+        app.message
+    );
+}
+
 /// Applied rules carry the lines they have in the file as saved: a rule
 /// added before others moves them down, and a new rule has no line until
 /// it is written. The crawl, the Explain view and the traces use them.
