@@ -398,8 +398,7 @@ pub fn demo(headless: bool) -> Result<Stats, AppError> {
             .map_err(|e| AppError::Runtime(format!("demo site: {e}")))?;
         let origin = format!("http://{}/", site.addr);
         let folder = std::env::temp_dir().join(format!("crawlspace-demo-{}", std::process::id()));
-        let mut text = DEMO_CONFIG.to_string();
-        text = text.replacen("start = []", &format!("start = [{origin:?}]"), 1);
+        let text = demo_config(&origin, &folder);
         // The config goes into the demo's folder, so that the console has a
         // real file to save edited rules to.
         std::fs::create_dir_all(&folder)
@@ -431,6 +430,26 @@ pub fn demo(headless: bool) -> Result<Stats, AppError> {
 
 /// The demo's crawl config, embedded so `demo` runs from any folder.
 pub const DEMO_CONFIG: &str = include_str!("../config/demo.toml");
+
+/// [`DEMO_CONFIG`] as the demo writes it into its `folder`: with the
+/// site's start URL, and the log and mirror the run uses, so that
+/// `crawlspace --config FOLDER/demo.toml` later opens that log from any
+/// directory (rather than a new `demo.db` in the current one).
+fn demo_config(origin: &str, folder: &Path) -> String {
+    let toml_string = |path: PathBuf| toml::Value::String(path.to_string_lossy().into_owned());
+    DEMO_CONFIG
+        .replacen("start = []", &format!("start = [{origin:?}]"), 1)
+        .replacen(
+            "db = \"demo.db\"",
+            &format!("db = {}", toml_string(folder.join("db"))),
+            1,
+        )
+        .replacen(
+            "out = \"demo-mirror\"",
+            &format!("out = {}", toml_string(folder.join("mirror"))),
+            1,
+        )
+}
 
 /// `crawlspace log`: the URL log as a table or JSON lines. A log that a
 /// running crawl holds is listed by that crawl (`log_socket.rs`).
@@ -481,6 +500,30 @@ pub fn log(db: &Path, request: ListingRequest) -> Result<(), AppError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The config the demo leaves in its folder names the log and mirror
+    /// that run used, whatever the folder's name holds, and its start URL.
+    #[test]
+    fn the_demos_config_names_the_log_and_mirror_it_used() {
+        for folder in ["/tmp/crawlspace-demo-7", "/tmp/a \"quoted\" \\ dir"] {
+            let folder = Path::new(folder);
+            let text = demo_config("http://127.0.0.1:9/", folder);
+            let config = Config::from_toml("demo.toml", &text).expect("it reads back");
+            assert_eq!(config.crawl.db, folder.join("db"));
+            assert_eq!(config.crawl.out, folder.join("mirror"));
+            assert_eq!(config.crawl.start, ["http://127.0.0.1:9/"]);
+            // Only those three lines differ.
+            let changed = text
+                .lines()
+                .zip(DEMO_CONFIG.lines())
+                .filter(|(a, b)| a != b)
+                .count();
+            assert_eq!(
+                (changed, text.lines().count()),
+                (3, DEMO_CONFIG.lines().count())
+            );
+        }
+    }
 
     /// The summary says what changed rules did, and only when they did.
     #[test]
