@@ -119,6 +119,31 @@ fn start_line(text: &str, url: &str) -> String {
     found.map(|line| format!(":{line}")).unwrap_or_default()
 }
 
+/// Folders a crawl cannot use are refused before it starts (exit status
+/// 2), rather than found page by page: a log path that is a file, and a
+/// mirror folder that cannot be made or written, which would otherwise
+/// let a crawl "finish" with every page unsaved. The mirror's folder is
+/// made now, saving or not.
+fn check_folders(db: &Path, out: &Path) -> Result<(), AppError> {
+    if db.exists() && !db.is_dir() {
+        return Err(AppError::Input(format!(
+            "{}: not a folder (the URL log is a folder: --db or [crawl] db)",
+            db.display()
+        )));
+    }
+    let unusable = |e: std::io::Error| {
+        AppError::Input(format!(
+            "{}: the mirror's folder (--out or [crawl] out) cannot be written: {e}",
+            out.display()
+        ))
+    };
+    std::fs::create_dir_all(out).map_err(unusable)?;
+    let probe = out.join(format!(".crawlspace-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(unusable)?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
 fn no_terminal() -> AppError {
     AppError::Input("the console needs a terminal: run with --headless to crawl without it".into())
 }
@@ -152,6 +177,7 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
         .out
         .clone()
         .unwrap_or_else(|| config.crawl.out.clone());
+    check_folders(&db, &out)?;
     let log = UrlLog::open_reporting(&db, LOG_CACHE_BYTES, &mut |m| report_migration(&db, m))
         .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
     let log = Arc::new(log);

@@ -211,6 +211,15 @@ impl Config {
             let message = format!("user_agent must be at most {MAX_USER_AGENT} characters");
             return Err(("user_agent", message));
         }
+        for text in &c.sitemaps {
+            let fetchable = crate::rules::normalize(text)
+                .is_ok_and(|url| matches!(url.scheme(), "http" | "https"));
+            if !fetchable {
+                // Debug quoting escapes control characters.
+                let message = format!("sitemaps: {text:?} is not an absolute http(s) URL");
+                return Err(("sitemaps", message));
+            }
+        }
         Ok(())
     }
 }
@@ -319,6 +328,16 @@ mod tests {
                 "[crawl]\nstart = []\ncommit_ms = 60001\n",
                 Some(3),
                 "commit_ms must be at most 60000",
+            ),
+            (
+                "[crawl]\nstart = []\nsitemaps = [\"http://h/s.xml\", \"nope\"]\n",
+                Some(3),
+                "sitemaps: \"nope\" is not an absolute http(s) URL",
+            ),
+            (
+                "[crawl]\nsitemaps = [\"ftp://h/s.xml\"]\n",
+                Some(2),
+                "sitemaps: \"ftp://h/s.xml\"",
             ),
             ("[crawl\n", Some(1), "bad TOML"),
             ("[craw]\nx = 1\n", Some(1), "unknown section"),

@@ -458,6 +458,67 @@ fn start_url_errors_name_the_config_line() {
     }
 }
 
+/// Settings a crawl cannot start with are refused before it starts, with
+/// exit status 2 and the file, line or folder named, and leave no log: a
+/// sitemap that is not an http(s) URL, a `--db` that is a file, an `--out`
+/// that cannot be a folder. The rule tools check a config's settings as
+/// the crawl does.
+#[test]
+fn settings_a_crawl_cannot_use_are_refused_before_it_starts() {
+    let ok = "[crawl]\nstart = [\"http://127.0.0.1:9/\"]\n";
+    let (dir, config) = rules_file("c.toml", &format!("{ok}sitemaps = [\"nope\"]\n"));
+    let db = dir.path().join("db");
+    let out = crawl_headless(&config, &db);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("c.toml:3: sitemaps: \"nope\" is not an absolute http(s) URL"),
+        "{err}"
+    );
+    assert!(!db.exists(), "no log made");
+
+    let (dir, config) = rules_file("c.toml", ok);
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").expect("write");
+    let out = crawl_headless(&config, &file);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("a-file: not a folder"), "{err}");
+    let db = dir.path().join("db");
+    let out = run(&[
+        "crawl",
+        "--config",
+        path_str(&config),
+        "--headless",
+        "--db",
+        path_str(&db),
+        "--out",
+        path_str(&file),
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("a-file: the mirror's folder (--out or [crawl] out) cannot be written"),
+        "{err}"
+    );
+    assert!(!db.exists(), "no log made");
+
+    let (_dir, config) = rules_file("c.toml", "[crawl]\nstart = []\n\n[queues]\nuserr = 3\n");
+    for command in ["rules", "explain", "check"] {
+        let mut args = vec![command, "--rules", path_str(&config)];
+        if command == "explain" {
+            args.push("http://h/x");
+        }
+        let out = run_with_stdin(&args, b"http://h/x\n");
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command}: {err}");
+        assert!(
+            err.contains("c.toml:5: unknown key `userr` in [queues]"),
+            "{command}: {err}"
+        );
+    }
+}
+
 #[test]
 fn bad_url_on_the_command_line_exits_2() {
     let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);

@@ -14,6 +14,7 @@ use super::output::{
     RobotsView, TraceCache, VerdictJson, disabled_warnings, escape_control, verdict_robots_text,
     write_json,
 };
+use crate::config::Config;
 use crate::crawl::robots::Robots;
 use crate::rules::dialect::{self, Dialect, DialectChoice, Loaded, write::to_toml};
 use crate::rules::error::RuleFileError;
@@ -79,9 +80,40 @@ fn finish_output(result: io::Result<()>) -> Result<ExitCode, Failure> {
 fn load(args: &RulesArgs) -> Result<(Loaded, CompiledRules), Failure> {
     let path = args.rules.to_string_lossy();
     let loaded = dialect::load(&path, args.dialect)?;
+    // A config is checked as `crawl` checks it: a typo in `[queues]` is an
+    // error here too, not found only when the crawl starts.
+    crawl_config(args, &loaded)?;
     let compiled = CompiledRules::new(&loaded.parsed.rules);
     report(&loaded, &compiled);
     Ok((loaded, compiled))
+}
+
+/// The crawl settings of a native file that is a crawl's config, read as
+/// `crawl` reads them; `None` for a rules file (SPEC 5: `[crawl]
+/// disposition` and rules only), whose defaults say nothing about the
+/// crawl it will be used in, and for other dialects. Any other `[crawl]`
+/// key or a `[queues]` table makes a config, with or without start URLs
+/// (`config/demo.toml` gets its start URL when the demo runs).
+fn crawl_config(args: &RulesArgs, loaded: &Loaded) -> Result<Option<Config>, Failure> {
+    if loaded.dialect != Dialect::Native {
+        return Ok(None);
+    }
+    // Read and parsed already: neither fails now but for a file replaced
+    // meanwhile, which the crawl would read anyway.
+    let Ok(text) = std::fs::read_to_string(&args.rules) else {
+        return Ok(None);
+    };
+    let Ok(table) = toml::from_str::<toml::Table>(&text) else {
+        return Ok(None);
+    };
+    let crawl = table.get("crawl").and_then(toml::Value::as_table);
+    let settings = crawl.is_some_and(|crawl| crawl.keys().any(|key| key != "disposition"));
+    if !settings && !table.contains_key("queues") {
+        return Ok(None);
+    }
+    Config::from_toml(&loaded.file, &text)
+        .map(Some)
+        .map_err(|e| Failure::App(crate::app::AppError::Input(e.to_string())))
 }
 
 fn report(loaded: &Loaded, compiled: &CompiledRules) {
@@ -181,7 +213,10 @@ pub fn explain(
     let robots = robots
         .map(|path| RobotsFile::load(path, &args.rules, loaded.dialect))
         .transpose()?;
-    let limits = depth_limits(args, &loaded);
+    let limits = crawl_config(args, &loaded)?.map(|config| DepthLimits {
+        link: config.crawl.max_link_depth,
+        path: config.crawl.max_path_depth,
+    });
     let mut scratch = compiled.scratch();
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -262,27 +297,6 @@ fn crawler_refusal(url: &url::Url, link_depth: u32, limits: Option<DepthLimits>)
     Some(format!(
         "{beyond}: a crawl with this config logs it as filtered"
     ))
-}
-
-fn depth_limits(args: &RulesArgs, loaded: &Loaded) -> Option<DepthLimits> {
-    if loaded.dialect != Dialect::Native {
-        return None;
-    }
-    let text = std::fs::read_to_string(&args.rules).ok()?;
-    let config = crate::config::Config::from_toml(&loaded.file, &text).ok()?;
-    // A rules file (SPEC 5: `[crawl] disposition` and rules only) is no
-    // crawl's config: its defaults say nothing about the crawl it will be
-    // used in. Any other `[crawl]` key makes it one, with or without start
-    // URLs (`config/demo.toml` gets its start URL when the demo runs).
-    let table: toml::Table = toml::from_str(&text).ok()?;
-    let crawl = table.get("crawl").and_then(toml::Value::as_table);
-    if !crawl.is_some_and(|crawl| crawl.keys().any(|key| key != "disposition")) {
-        return None;
-    }
-    Some(DepthLimits {
-        link: config.crawl.max_link_depth,
-        path: config.crawl.max_path_depth,
-    })
 }
 
 /// Streams stdin to stdout one line at a time: memory stays flat however
