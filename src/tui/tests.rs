@@ -464,6 +464,47 @@ fn explain_view() {
     insta::assert_snapshot!(screen(&a));
 }
 
+/// The text cursor is drawn where typing goes: after Home and Right, in
+/// the Explain URL, the rule form's pattern and the log's text filter.
+#[test]
+fn the_text_cursor_stands_where_typing_goes() {
+    let special =
+        |a: &mut App, code: KeyCode| a.update(Action::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    let mut a = app((120, 36));
+    key(&mut a, '4');
+    for c in "http://a.example/b".chars() {
+        key(&mut a, c);
+    }
+    special(&mut a, KeyCode::Home);
+    key(&mut a, 'X');
+    special(&mut a, KeyCode::Right);
+    let shown = screen(&a);
+    assert!(
+        shown.contains("URL            Xh▏ttp://a.example/b"),
+        "{shown}"
+    );
+
+    let mut a = app((100, 30));
+    key(&mut a, 'G');
+    special(&mut a, KeyCode::Enter);
+    for c in " ab".chars() {
+        key(&mut a, c);
+    }
+    special(&mut a, KeyCode::Left);
+    let shown = screen(&a);
+    assert!(shown.contains("pattern  example.com a▏b "), "{shown}");
+
+    let mut a = app((120, 36));
+    log_view(&mut a, 0);
+    key(&mut a, '/');
+    for c in "ab".chars() {
+        key(&mut a, c);
+    }
+    special(&mut a, KeyCode::Home);
+    let shown = screen(&a);
+    assert!(shown.contains("text filter (regex): ▏ab"), "{shown}");
+}
+
 /// At 80 columns the trace's long lines wrap: the verdict at their end
 /// stays on screen.
 #[test]

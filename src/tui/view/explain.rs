@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 use tui_input::Input;
 
 use super::layout::max_scroll_in;
-use super::safe;
+use super::{around_cursor, safe};
 use crate::tui::app::{App, ExplainFocus};
 
 pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
@@ -20,12 +20,14 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         let active = e.editing && e.focus == focus;
         let scroll = input.visual_scroll(width);
         let shown: String = input.value().chars().skip(scroll).take(width).collect();
-        let mut spans = vec![
-            Span::raw(format!("{label:<15}")).bold(),
-            Span::raw(safe(&shown)),
-        ];
+        let mut spans = vec![Span::raw(format!("{label:<15}")).bold()];
         if active {
+            let (before, after) = around_cursor(&shown, input.cursor().saturating_sub(scroll));
+            spans.push(Span::raw(before));
             spans.push(Span::raw("▏").style(Style::new().slow_blink()));
+            spans.push(Span::raw(after));
+        } else {
+            spans.push(Span::raw(safe(&shown)));
         }
         let l = Line::from(spans);
         if active { l } else { l.dim() }

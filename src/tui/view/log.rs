@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Row, Table, TableState, Wrap};
 
 use super::layout::{bands, log_areas, max_scroll_in};
-use super::{safe, selected_style};
+use super::{safe, selected_style, with_cursor};
 use crate::store::{State, UrlRecord};
 use crate::tui::app::App;
 use crate::tui::log_reader::RecordView;
@@ -134,8 +134,7 @@ fn detail_paragraph(app: &App) -> Paragraph<'_> {
     if let Some(input) = &log.filter_input {
         lines.push(Line::from(vec![
             Span::raw("text filter (regex): ").bold(),
-            Span::raw(safe(input.value())),
-            Span::raw("▏"),
+            Span::raw(with_cursor(input.value(), input.cursor())),
         ]));
         match &log.filter_error {
             Some(e) => lines.push(Line::from(format!("  {}", safe(e))).red()),

@@ -29,6 +29,24 @@ pub fn safe(text: &str) -> String {
     escape_control(text)
 }
 
+/// The two sides of an input's text around its cursor (`cursor` counts
+/// characters, as tui-input's does), each made safe to draw; the view
+/// draws the text cursor `▏` between them, where typing goes.
+pub fn around_cursor(text: &str, cursor: usize) -> (String, String) {
+    let at = text
+        .char_indices()
+        .nth(cursor)
+        .map_or(text.len(), |(i, _)| i);
+    let (before, after) = text.split_at_checked(at).unwrap_or((text, ""));
+    (safe(before), safe(after))
+}
+
+/// An input's text with the text cursor `▏` drawn where typing goes.
+pub fn with_cursor(text: &str, cursor: usize) -> String {
+    let (before, after) = around_cursor(text, cursor);
+    format!("{before}▏{after}")
+}
+
 /// Highlight for the selected row.
 pub(crate) fn selected_style() -> Style {
     Style::new()

@@ -7,7 +7,7 @@ use ratatui::style::{Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::{safe, selected_style};
+use super::{safe, selected_style, with_cursor};
 use crate::tui::app::{Form, FormFocus};
 use crate::tui::traps::TrapHint;
 use crate::tui::whatif::{Change, Report};
@@ -33,10 +33,16 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
         Line::from(spans)
     };
     // The text cursor stands in the input being typed into.
-    let cursor = |f: FormFocus| if focus(f) { "▏" } else { "" };
+    let text = |input: &tui_input::Input, f: FormFocus| {
+        if focus(f) {
+            with_cursor(input.value(), input.cursor())
+        } else {
+            safe(input.value())
+        }
+    };
     let mut lines = vec![row(
         "name",
-        format!("{}{}", safe(form.name.value()), cursor(FormFocus::Name)),
+        text(&form.name, FormFocus::Name),
         FormFocus::Name,
     )];
     match &form.compound {
@@ -57,11 +63,7 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
             ));
             lines.push(row(
                 "pattern",
-                format!(
-                    "{}{}",
-                    safe(form.pattern.value()),
-                    cursor(FormFocus::Pattern)
-                ),
+                text(&form.pattern, FormFocus::Pattern),
                 FormFocus::Pattern,
             ));
             lines.push(row(
