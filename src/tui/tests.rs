@@ -411,6 +411,41 @@ fn queues_view_small() {
     insta::assert_snapshot!(shown);
 }
 
+/// On a short terminal the queues table shows as many queues as fit, in
+/// order and without a gap, the selected one always among them (the
+/// window follows `j`/`k`), and its header while there is room.
+#[test]
+fn a_short_queues_view_keeps_the_selected_queue_in_sight() {
+    let names: Vec<&str> = crate::crawl::frontier::QUEUES
+        .iter()
+        .map(|q| q.name())
+        .collect();
+    for (width, height) in [(80, 20), (80, 18), (80, 17), (60, 15), (40, 10), (60, 8)] {
+        let mut a = app((width, height));
+        key(&mut a, '2');
+        for selected in 0..names.len() {
+            let shown = screen(&a);
+            // The first word of each line inside the queues box.
+            let rows: Vec<&str> = shown
+                .lines()
+                .filter_map(|l| l.trim_matches('"').strip_prefix('│'))
+                .filter_map(|l| l.split_whitespace().next())
+                .take_while(|w| names.contains(w) || *w == "queue")
+                .collect();
+            let queues: Vec<&str> = rows.iter().copied().filter(|w| *w != "queue").collect();
+            let first = names.iter().position(|n| Some(n) == queues.first());
+            let at = format!("{width}x{height}, {} selected:\n{shown}", names[selected]);
+            let first = first.unwrap_or_else(|| panic!("no queue shown at {at}"));
+            assert_eq!(queues, names[first..first + queues.len()], "{at}");
+            assert!(queues.contains(&names[selected]), "{at}");
+            if height >= 17 {
+                assert_eq!(rows.first(), Some(&"queue"), "{at}");
+            }
+            key(&mut a, 'j');
+        }
+    }
+}
+
 #[test]
 fn log_view_with_the_why() {
     let mut a = app((120, 36));

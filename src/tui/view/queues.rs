@@ -16,10 +16,13 @@ use crate::crawl::frontier::QUEUES;
 use crate::tui::app::App;
 
 pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
+    // On a short terminal the queues keep their rows first, then the
+    // hosts; the sparkline goes before either.
+    let spark_height = if area.height >= 9 + 4 + 5 { 5 } else { 0 };
     let [queues, hosts, spark] = Layout::vertical([
-        Constraint::Length(9),
-        Constraint::Min(4),
-        Constraint::Length(5),
+        Constraint::Length(9.min(area.height)),
+        Constraint::Min(0),
+        Constraint::Length(spark_height),
     ])
     .areas(area);
     draw_queues(frame, queues, app);
@@ -50,7 +53,7 @@ fn draw_queues(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let weights = app.queues.weights;
     let total_weight: u64 = weights.iter().map(|&w| u64::from(w)).sum::<u64>().max(1);
     let total_picks: u64 = detail.queues.iter().map(|q| q.picks).sum::<u64>().max(1);
-    let rows = Layout::vertical([Constraint::Length(1); 7]).split(inner);
+    let rows = queue_rows(inner, app.queues.selected);
     let heading = |gauge_heading: &str| {
         format!(
             "{:<13}{:>8}{:>9}{:>9}{:>9}{:>10}{:>8}  {gauge_heading}",
@@ -63,9 +66,11 @@ fn draw_queues(frame: &mut Frame<'_>, area: Rect, app: &App) {
     if header.len() > usize::from(inner.width) {
         header = heading("share");
     }
-    frame.render_widget(Paragraph::new(header).bold(), rows[0]);
+    if let Some(area) = rows.header {
+        frame.render_widget(Paragraph::new(header).bold(), area);
+    }
     for (i, queue) in QUEUES.iter().enumerate() {
-        let Some(&area) = rows.get(i + 1) else { break };
+        let Some(area) = rows.queue(i) else { continue };
         let row = detail.queues.get(i);
         let (length, picks) = row.map_or((0, 0), |r| (r.length, r.picks));
         let configured = u64::from(weights[i]) as f64 / total_weight as f64;
@@ -97,6 +102,43 @@ fn draw_queues(frame: &mut Frame<'_>, area: Rect, app: &App) {
                 .unfilled_symbol(" "),
             gauge,
         );
+    }
+}
+
+/// Where the queues table's lines go in `inner`: the header when there is
+/// room for it and a queue, and as many queues as fit, a window that keeps
+/// the selected one in sight (the others scroll in as `j`/`k` reach them).
+struct QueueRows {
+    header: Option<Rect>,
+    /// The first queue shown, and the area of each shown.
+    first: usize,
+    lines: Vec<Rect>,
+}
+
+impl QueueRows {
+    fn queue(&self, i: usize) -> Option<Rect> {
+        self.lines.get(i.checked_sub(self.first)?).copied()
+    }
+}
+
+fn queue_rows(inner: Rect, selected: usize) -> QueueRows {
+    let line = |y: u16| Rect {
+        y,
+        height: 1,
+        ..inner
+    };
+    let height = usize::from(inner.height);
+    let header = (height >= 2).then(|| line(inner.y));
+    let shown = (height - usize::from(header.is_some())).min(QUEUES.len());
+    let first = (selected + 1)
+        .saturating_sub(shown)
+        .min(QUEUES.len() - shown);
+    let top = inner.y + u16::from(header.is_some());
+    let lines = (0..shown).map(|k| line(top + k as u16)).collect();
+    QueueRows {
+        header,
+        first,
+        lines,
     }
 }
 
