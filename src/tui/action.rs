@@ -15,6 +15,9 @@ use crate::crawl::engine::Stats;
 pub enum Action {
     /// A key press, read according to the current view and mode.
     Key(KeyEvent),
+    /// Text pasted into the terminal (bracketed paste): typed into the
+    /// text input in use, never read as keys.
+    Paste(String),
     /// Mouse wheel up over the screen: scroll the focused list.
     ScrollUp,
     /// Mouse wheel down.

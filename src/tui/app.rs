@@ -48,6 +48,11 @@ const FILE_DIFFERS: &str = "the rules file differs from this list: w saves it; q
 /// then the hints come back.
 const MESSAGE_TICKS: u64 = 80;
 
+/// The most characters one paste types: inputs hold a URL or a pattern,
+/// and each character typed re-checks what the input holds (Explain
+/// judges the URL again), so a mistaken paste of a whole page stops here.
+const MAX_PASTE: usize = 4096;
+
 /// The four views of SPEC §4, in key order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum View {
@@ -225,6 +230,7 @@ impl App {
     pub fn update(&mut self, action: Action) {
         match action {
             Action::Key(key) => self.key(key),
+            Action::Paste(text) => self.paste(&text),
             Action::ScrollUp => self.scroll(true),
             Action::ScrollDown => self.scroll(false),
             Action::Resize(w, h) => {
@@ -412,6 +418,39 @@ impl App {
                 View::Log => self.log_key(key),
                 View::Explain => self.explain_key(key),
             },
+        }
+    }
+
+    /// Pasted text goes into the text input being typed in, as if typed,
+    /// on one line (inputs hold one: line breaks and tabs become spaces)
+    /// and at most [`MAX_PASTE`] characters. Elsewhere it is not read as
+    /// keys, which would run a command for each character.
+    fn paste(&mut self, text: &str) {
+        let typing = match &self.overlay {
+            Overlay::Form(form) => matches!(form.focus, FormFocus::Name | FormFocus::Pattern),
+            Overlay::None => {
+                (self.view == View::Explain && self.explain.editing)
+                    || (self.view == View::Log && self.log.filter_input.is_some())
+            }
+            _ => false,
+        };
+        if !typing {
+            self.message = Some(
+                "nothing to paste into: paste in Explain, a rule's name or pattern (Enter), or the URL log's / filter"
+                    .into(),
+            );
+            return;
+        }
+        let one_line: Vec<&str> = text
+            .split(char::is_control)
+            .filter(|part| !part.is_empty())
+            .collect();
+        let one_line = one_line.join(" ");
+        for c in one_line.chars().take(MAX_PASTE) {
+            self.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        }
+        if one_line.chars().count() > MAX_PASTE {
+            self.message = Some(format!("pasted text cut at {MAX_PASTE} characters"));
         }
     }
 

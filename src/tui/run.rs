@@ -10,7 +10,8 @@ use std::time::Duration;
 use ratatui::Terminal;
 use ratatui::backend::Backend;
 use ratatui::crossterm::event::{
-    self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent, KeyEventKind, MouseEventKind,
+    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    Event as TermEvent, KeyEventKind, MouseEventKind,
 };
 use ratatui::crossterm::execute;
 use tokio::sync::mpsc;
@@ -59,7 +60,7 @@ struct TerminalGuard;
 
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
-        let _ = execute!(io::stdout(), DisableMouseCapture);
+        let _ = execute!(io::stdout(), DisableMouseCapture, DisableBracketedPaste);
         ratatui::restore();
     }
 }
@@ -70,7 +71,9 @@ pub async fn run(console: Console) -> io::Result<()> {
     // ratatui::init installs a panic hook that restores the terminal first.
     let mut terminal = ratatui::init();
     let _guard = TerminalGuard;
-    let _ = execute!(io::stdout(), EnableMouseCapture);
+    // Bracketed paste: pasted text arrives as one event, not as keys
+    // that would each run a command.
+    let _ = execute!(io::stdout(), EnableMouseCapture, EnableBracketedPaste);
     // Input: a thread blocking on the terminal, handing events over a
     // bounded channel; it ends when `stop` is set or the channel closes.
     let (input_tx, input_rx) = mpsc::channel::<TermEvent>(256);
@@ -179,6 +182,7 @@ fn term_action(ev: TermEvent) -> Option<Action> {
             _ => None,
         },
         TermEvent::Resize(w, h) => Some(Action::Resize(w, h)),
+        TermEvent::Paste(text) => Some(Action::Paste(text)),
         _ => None,
     }
 }

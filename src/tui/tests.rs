@@ -708,6 +708,12 @@ fn random_keys_and_news_never_panic() {
                 5 => Action::Refused("busy".into()),
                 6..=10 => Action::Key(KeyEvent::new(*rng.pick(&codes), KeyModifiers::NONE)),
                 11 => Action::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)),
+                12 => {
+                    let tail = ["\n", "\t", "\u{1b}[31m", "é"][rng.below(4)];
+                    let mut text: String = (0..rng.below(12)).map(|_| *rng.pick(&chars)).collect();
+                    text.push_str(tail);
+                    Action::Paste(text)
+                }
                 _ => Action::Key(KeyEvent::new(
                     KeyCode::Char(*rng.pick(&chars)),
                     KeyModifiers::NONE,

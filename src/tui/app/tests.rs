@@ -309,6 +309,39 @@ fn a_finished_crawl_takes_neither_rules_nor_weights() {
     );
 }
 
+/// Pasted text is typed into the input in use, on one line; where no
+/// input is in use it runs nothing (pasting "dd" in the Rules view must
+/// not duplicate a rule twice).
+#[test]
+fn pasted_text_is_typed_into_an_input_and_never_read_as_keys() {
+    let mut app = app();
+    let rules_before = app.rules.edited.clone();
+    app.update(Action::Paste("dd\nxx".into()));
+    assert_eq!(app.rules.edited, rules_before);
+    assert!(!app.rules.dirty());
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("nothing to paste into")),
+        "{:?}",
+        app.message
+    );
+    app.update(ch('4'));
+    app.update(Action::Paste("http://h/a\nhttp://second/\tTAB".into()));
+    assert_eq!(app.explain.url.value(), "http://h/a http://second/ TAB");
+    assert_eq!(
+        app.explain.focus,
+        ExplainFocus::Url,
+        "a tab pasted moves nothing"
+    );
+    app.update(Action::Paste("x".repeat(MAX_PASTE + 10)));
+    assert_eq!(
+        app.explain.url.value().len(),
+        "http://h/a http://second/ TAB".len() + MAX_PASTE
+    );
+    assert!(app.message.as_deref().is_some_and(|m| m.contains("cut at")));
+}
+
 /// Applied rules carry the lines they have in the file as saved: a rule
 /// added before others moves them down, and a new rule has no line until
 /// it is written. The crawl, the Explain view and the traces use them.
