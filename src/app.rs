@@ -217,11 +217,11 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     // Commands to the engine: Ctrl-C, a changed rules file, the console.
     let (control_tx, control_rx) = crate::crawl::engine::control_channel(16);
     let stats = if request.headless {
-        let ctrl_c = control_tx.clone();
+        let stopper = control_tx.clone();
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                let _ = ctrl_c.send(Control::Stop).await;
-            }
+            let signal = termination().await;
+            eprintln!("crawlspace: {signal}: stopping the crawl and writing its log");
+            let _ = stopper.send(Control::Stop).await;
         });
         if request.watch {
             tokio::spawn(watch_rules(request.config_file.clone(), control_tx.clone()));
@@ -266,6 +266,41 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
         );
     }
     Ok(stats)
+}
+
+/// Waits for a request to stop: Ctrl-C (SIGINT), and on Unix SIGTERM (a
+/// plain `kill`, a service manager) and SIGHUP (the terminal closed), so
+/// that each stops the crawl as Ctrl-C does, its log written and its
+/// socket removed. Returns the signal's name. A signal that cannot be
+/// listened for is left at its default.
+pub async fn termination() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{Signal, SignalKind, signal};
+        async fn arrives(signal: Option<Signal>) {
+            match signal {
+                Some(mut signal) => {
+                    signal.recv().await;
+                }
+                None => std::future::pending().await,
+            }
+        }
+        let listen = |kind: SignalKind| arrives(signal(kind).ok());
+        let (term, hup) = (
+            listen(SignalKind::terminate()),
+            listen(SignalKind::hangup()),
+        );
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => "interrupted",
+            _ = term => "terminated (SIGTERM)",
+            _ = hup => "hung up (SIGHUP)",
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "interrupted"
+    }
 }
 
 /// Re-reads the rules when the config file changes on disk and hands them

@@ -10,14 +10,20 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// One console test at a time: two demos crawling at once on two cores
+/// would slow each other's (the rule test needs its pause to land before
+/// the crawl reaches the calendar).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// A tmux session running one command, killed on drop.
 struct Tmux {
     name: String,
 }
 
 impl Tmux {
-    fn start(command: &str) -> Tmux {
-        let name = format!("crawlspace-test-{}", std::process::id());
+    /// `test` tells apart the sessions of tests run at once.
+    fn start(test: &str, command: &str) -> Tmux {
+        let name = format!("crawlspace-{test}-{}", std::process::id());
         let ok = Command::new("tmux")
             .args([
                 "new-session",
@@ -112,6 +118,7 @@ fn a_rule_added_in_the_console_changes_the_running_crawl() {
     if !tmux_available() {
         return;
     }
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().expect("temp dir");
     let bin = env!("CARGO_BIN_EXE_crawlspace");
     // TMPDIR keeps the demo's folder inside the test's own.
@@ -119,7 +126,7 @@ fn a_rule_added_in_the_console_changes_the_running_crawl() {
         "TMPDIR={} {bin} demo; echo EXITED $?; sleep 30",
         dir.path().display()
     );
-    let tmux = Tmux::start(&command);
+    let tmux = Tmux::start("rule", &command);
     tmux.wait_for("the console", |s| {
         s.contains("1 Rules") && s.contains("CRAWLING")
     });
@@ -180,4 +187,43 @@ fn a_rule_added_in_the_console_changes_the_running_crawl() {
     tmux.keys(&["q"]);
     let screen = tmux.wait_for("the exit", |s| s.contains("EXITED"));
     assert!(screen.contains("EXITED 0"), "{screen}");
+}
+
+/// A plain `kill` (SIGTERM) of the console ends it at once, without the
+/// question unsaved edits make `q` ask: the terminal is given back, the
+/// crawl stops and writes its log, and the summary is printed.
+#[test]
+fn sigterm_ends_the_console_and_stops_the_crawl_cleanly() {
+    if !tmux_available() {
+        return;
+    }
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bin = env!("CARGO_BIN_EXE_crawlspace");
+    let pid_file = dir.path().join("pid");
+    let command = format!(
+        "sh -c 'echo $$ > {}; TMPDIR={} exec {bin} demo'; echo EXITED $?; sleep 30",
+        pid_file.display(),
+        dir.path().display()
+    );
+    let tmux = Tmux::start("term", &command);
+    tmux.wait_for("the console", |s| {
+        s.contains("1 Rules") && s.contains("CRAWLING")
+    });
+    // An edit not applied: `q` would ask about it.
+    tmux.keys(&["x"]);
+    tmux.wait_for("the edit", |s| s.contains("EDITED"));
+    let pid = std::fs::read_to_string(&pid_file).expect("pid");
+    let killed = Command::new("kill")
+        .args(["-TERM", pid.trim()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let screen = tmux.wait_for("the exit", |s| s.contains("EXITED"));
+    assert!(screen.contains("EXITED 0"), "{screen}");
+    assert!(
+        screen.contains("crawl stopped with") || screen.contains("crawl finished in"),
+        "{screen}"
+    );
+    assert!(!screen.contains("1 Rules"), "the console is gone: {screen}");
 }

@@ -156,6 +156,19 @@ async fn killed_crawls_resume_to_the_same_log() {
 /// the crawl.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_c_stops_cleanly_and_the_crawl_resumes() {
+    a_signal_stops_cleanly_and_the_crawl_resumes("-INT", "interrupted").await;
+}
+
+/// So does a plain `kill` (SIGTERM), and SIGHUP (its terminal closed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_and_sighup_stop_cleanly_as_ctrl_c_does() {
+    a_signal_stops_cleanly_and_the_crawl_resumes("-TERM", "terminated (SIGTERM)").await;
+    a_signal_stops_cleanly_and_the_crawl_resumes("-HUP", "hung up (SIGHUP)").await;
+}
+
+/// `signal` (as `kill` takes it) sent to a crawl mid-way, which says it
+/// stops because of `said`.
+async fn a_signal_stops_cleanly_and_the_crawl_resumes(signal: &str, said: &str) {
     // Pages other than the first wait at the server until released, so the
     // crawl is mid-way, with requests in flight, when it is interrupted.
     let gate = Arc::new(tokio::sync::Semaphore::new(0));
@@ -200,12 +213,13 @@ async fn ctrl_c_stops_cleanly_and_the_crawl_resumes() {
 
     let mut child = crawl_command(&config, &db, &out)
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("starts");
     // The start page and some of its links have been requested.
     hits.wait_for(|h| *h >= 3).await.expect("server alive");
     let interrupted = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .expect("kill runs");
     assert!(interrupted.success());
@@ -221,6 +235,12 @@ async fn ctrl_c_stops_cleanly_and_the_crawl_resumes() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("crawlspace: {said}: stopping the crawl")),
+        "{stderr}"
+    );
+    assert!(!db.join("log.sock").exists(), "its socket removed");
     // The summary says the crawl stopped with URLs left, and how to go on.
     let summary = String::from_utf8_lossy(&output.stdout);
     assert!(summary.contains("crawl stopped with "), "{summary}");

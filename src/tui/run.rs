@@ -95,9 +95,15 @@ pub async fn run(console: Console) -> io::Result<()> {
             }
         }
     });
-    let result = drive(&mut terminal, console, input_rx).await;
+    // A signal to stop (SIGTERM, SIGHUP; Ctrl-C typed is a key) ends the
+    // console at once, without the questions `q` asks: the caller then
+    // stops the crawl, which writes its log.
+    let result = tokio::select! {
+        result = drive(&mut terminal, console, input_rx) => result.map(|_| ()),
+        _ = crate::app::termination() => Ok(()),
+    };
     stop.store(true, Ordering::Relaxed);
-    result.map(|_| ())
+    result
 }
 
 /// The loop itself, on any ratatui backend (a real terminal, or a test
