@@ -519,6 +519,34 @@ fn settings_a_crawl_cannot_use_are_refused_before_it_starts() {
     }
 }
 
+/// Warnings escape what they quote once (the file's name too), and a rule
+/// switched off on purpose is not warned about on every run.
+#[test]
+fn warnings_escape_once_and_skip_rules_switched_off() {
+    let (_dir, rules) = rules_file(
+        "r\u{1b}[31m.toml",
+        "[[rules]]\nname = \"red\\u001b[31m\"\nmatch = { field = \"path\", regex = '(' }\naction = \"exclude\"\n\n[[rules]]\nname = \"off\"\nenabled = false\naction = \"exclude\"\n  [[rules.rules]]\n  name = \"inside\"\n  action = \"exclude\"\n",
+    );
+    for command in ["rules", "explain"] {
+        let mut args = vec![command, "--rules", path_str(&rules)];
+        if command == "explain" {
+            args.push("http://h/x");
+        }
+        let out = run(&args);
+        let err = text(&out.stderr);
+        assert!(out.status.success(), "{command}: {err}");
+        assert!(
+            err.contains("r\\u{1b}[31m.toml:1: rule 1 \"red\\u{1b}[31m\" is disabled: regex `(` does not compile"),
+            "{command}: {err}"
+        );
+        assert!(!err.contains('\u{1b}'), "{command}: {err}");
+        assert!(
+            !err.contains("switched off") && !err.contains("enclosing"),
+            "{command}: {err}"
+        );
+    }
+}
+
 #[test]
 fn bad_url_on_the_command_line_exits_2() {
     let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);

@@ -117,7 +117,7 @@ fn crawl_config(args: &RulesArgs, loaded: &Loaded) -> Result<Option<Config>, Fai
 }
 
 fn report(loaded: &Loaded, compiled: &CompiledRules) {
-    let file = &loaded.file;
+    let file = &escape_control(&loaded.file);
     for note in &loaded.parsed.notes {
         eprintln!(
             "note: {file}:{}: {}",
@@ -125,7 +125,7 @@ fn report(loaded: &Loaded, compiled: &CompiledRules) {
             escape_control(&note.message)
         );
     }
-    for warning in disabled_warnings(file, compiled) {
+    for warning in disabled_warnings(&loaded.file, compiled) {
         eprintln!("{warning}");
     }
     for lint in lint_rules(&loaded.parsed.rules) {

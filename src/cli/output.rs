@@ -411,12 +411,21 @@ pub fn json_safe(json: &str) -> String {
 /// One warning line per disabled rule, naming the file and line: what
 /// `rules`, `explain`, `check` and a crawl print on stderr.
 pub fn disabled_warnings(file: &str, rules: &CompiledRules) -> Vec<String> {
+    use crate::rules::compile::{ENCLOSING_OFF, SWITCHED_OFF};
     rules
         .disabled()
         .filter_map(|info| {
             let reason = info.disabled.as_deref()?;
+            // A rule switched off on purpose (and what it holds) is no
+            // news on every run; the rule list shows it off.
+            if reason == SWITCHED_OFF || reason == ENCLOSING_OFF {
+                return None;
+            }
+            // Quoted by hand: the name is escaped already, and `{:?}`
+            // would escape its escapes again.
             Some(format!(
-                "warning: {file}:{}: rule {} {:?} is disabled: {}",
+                "warning: {}:{}: rule {} \"{}\" is disabled: {}",
+                escape_control(file),
                 info.line,
                 info.number,
                 escape_control(&info.name),

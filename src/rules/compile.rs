@@ -22,7 +22,7 @@ use rustc_hash::FxHashMap;
 
 use super::index::{Entry, FieldIndex, LiteralOp};
 use builder::Builder;
-pub(crate) use builder::{ENCLOSING_OFF, one_line};
+pub(crate) use builder::{ENCLOSING_OFF, SWITCHED_OFF, one_line};
 
 use super::model::{
     Case, Condition, Disposition, Field, Filter, Flags, Matcher, Priority, Rule, RuleSet, Test,

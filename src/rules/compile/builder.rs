@@ -8,6 +8,8 @@ use super::*;
 
 /// Why a rule nested in a switched-off rule is not evaluated.
 pub(crate) const ENCLOSING_OFF: &str = "its enclosing rule is disabled";
+/// Why a rule written `enabled = false` is not evaluated.
+pub(crate) const SWITCHED_OFF: &str = "switched off (`enabled = false`)";
 
 /// Gathers nodes, rule infos and atoms while walking the rule tree;
 /// [`Builder::finish`] turns them into [`CompiledRules`].
@@ -39,7 +41,7 @@ impl Builder {
                 .as_ref()
                 .map(|c| self.expr(c, id, &mut broken));
             let disabled = if !rule.enabled {
-                Some("switched off (`enabled = false`)".to_string())
+                Some(SWITCHED_OFF.to_string())
             } else if let Some(message) = broken {
                 Some(message)
             } else if parent_disabled {
