@@ -268,6 +268,11 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     Ok(stats)
 }
 
+/// `n` and the noun for that many: "1 error", "2 errors".
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Waits for a request to stop: Ctrl-C (SIGINT), and on Unix SIGTERM (a
 /// plain `kill`, a service manager) and SIGHUP (the terminal closed), so
 /// that each stops the crawl as Ctrl-C does, its log written and its
@@ -391,12 +396,18 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool) -> String {
         ("finished in".to_string(), String::new())
     } else if resumable {
         (
-            format!("stopped with {left} URLs still queued, after"),
+            format!(
+                "stopped with {} still queued, after",
+                counted(left, "URL", "URLs")
+            ),
             "\nresume:  run the same command again: the URL log keeps the queue".to_string(),
         )
     } else {
         (
-            format!("stopped with {left} URLs still queued, after"),
+            format!(
+                "stopped with {} still queued, after",
+                counted(left, "URL", "URLs")
+            ),
             String::new(),
         )
     };
@@ -426,15 +437,15 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool) -> String {
         String::new()
     };
     format!(
-        "crawl {ended} {:.1}s{notes}: {} URLs met, {} fetched, {} saved, {} filtered, {} errors ({} retries), {:.1} URLs/s{rules}\n\
+        "crawl {ended} {:.1}s{notes}: {} met, {} fetched, {} saved, {} filtered, {} ({}), {:.1} URLs/s{rules}\n\
          URL log: {}   (crawlspace log --db {})\nmirror:  {}{resume}",
         s.elapsed.as_secs_f64(),
-        s.discovered,
+        counted(s.discovered, "URL", "URLs"),
         s.fetched,
         s.saved,
         s.filtered,
-        s.errors,
-        s.retries,
+        counted(s.errors, "error", "errors"),
+        counted(s.retries, "retry", "retries"),
         s.rate(),
         db.display(),
         db.display(),

@@ -774,7 +774,7 @@ async fn a_sitemap_index_from_robots_txt_with_a_gzipped_child() {
     let deep2 = c.get(&site.url("/deep2.xml"));
     assert_eq!(
         deep2.reason,
-        "sitemap read: sitemap index: 0 pages, 1 sitemaps; 1 child sitemaps not read: nested deeper than 3 levels"
+        "sitemap read: sitemap index: 0 pages, 1 sitemap; 1 child sitemap not read: nested deeper than 3 levels"
     );
     assert!(!c.records.contains_key(&site.url("/deep3.xml")));
     assert_eq!(site.hits("/deep3.xml"), 0);

@@ -380,10 +380,10 @@ pub fn rules(args: &RulesArgs) -> Result<ExitCode, Failure> {
     let lints = lint_rules(&loaded.parsed.rules);
     let info = compiled.rule_info();
     let mut text = format!(
-        "{} ({} dialect): {} rules, disposition {}\n",
+        "{} ({} dialect): {}, disposition {}\n",
         escape_control(&loaded.file),
         loaded.dialect,
-        info.len(),
+        crate::app::counted(info.len() as u64, "rule", "rules"),
         compiled.disposition().name()
     );
     let width = info

@@ -279,7 +279,11 @@ impl RobotsCache {
                     t.push_str(&format!(", crawl-delay {}", seconds(delay)));
                 }
                 if !robots.sitemaps().is_empty() {
-                    t.push_str(&format!(", {} sitemaps", robots.sitemaps().len()));
+                    let n = robots.sitemaps().len() as u64;
+                    t.push_str(&format!(
+                        ", {}",
+                        crate::app::counted(n, "sitemap", "sitemaps")
+                    ));
                 }
                 t
             }
@@ -366,7 +370,7 @@ mod tests {
         assert!(cache.check(0, &url("http://h/public"), t0).unwrap().allowed);
         assert_eq!(
             cache.describe(0, t0),
-            "parsed: 4 lines, group *, crawl-delay 2s, 1 sitemaps"
+            "parsed: 4 lines, group *, crawl-delay 2s, 1 sitemap"
         );
         // Other hosts are on their own.
         assert_eq!(cache.gate(1, t0), Gate::Fetch);

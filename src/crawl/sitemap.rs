@@ -227,9 +227,10 @@ impl fmt::Display for SitemapReport {
         if self.gzip {
             f.write_str(" (gzip)")?;
         }
-        write!(f, ": {} pages", self.pages)?;
+        let counted = |n: usize, one, many| crate::app::counted(n as u64, one, many);
+        write!(f, ": {}", counted(self.pages, "page", "pages"))?;
         if self.sitemaps > 0 || self.kind == SitemapKind::Index {
-            write!(f, ", {} sitemaps", self.sitemaps)?;
+            write!(f, ", {}", counted(self.sitemaps, "sitemap", "sitemaps"))?;
         }
         if self.skipped > 0 {
             write!(f, ", {} skipped", self.skipped)?;

@@ -208,8 +208,9 @@ pub(crate) fn reason(read: &SitemapRead, too_deep: usize) -> String {
         None => {}
     }
     if too_deep > 0 {
+        let children = crate::app::counted(too_deep as u64, "child sitemap", "child sitemaps");
         text.push_str(&format!(
-            "; {too_deep} child sitemaps not read: nested deeper than {MAX_NESTING} levels"
+            "; {children} not read: nested deeper than {MAX_NESTING} levels"
         ));
     }
     text

@@ -586,8 +586,8 @@ fn nested_indexes_and_gzipped_children() {
         [
             "http://ex.com/sitemap.xml (level 1): sitemap index: 0 pages, 2 sitemaps",
             "http://ex.com/level2.xml (level 2): sitemap index (gzip): 0 pages, 2 sitemaps",
-            "http://ex.com/level3.xml.gz (level 3): urlset (gzip): 1 pages",
-            "http://ex.com/level3-index.xml (level 3): sitemap index: 0 pages, 1 sitemaps",
+            "http://ex.com/level3.xml.gz (level 3): urlset (gzip): 1 page",
+            "http://ex.com/level3-index.xml (level 3): sitemap index: 0 pages, 1 sitemap",
             "http://ex.com/level4.xml: not fetched, nesting over 3",
             "http://ex.com/pages.txt.gz (level 2): text (gzip): 2 pages",
         ]
@@ -790,14 +790,14 @@ fn report_line() {
         parse(urlset("<url><loc>http://ex.com/a</loc></url><url><loc>/rel</loc></url>").as_bytes());
     assert_eq!(
         report.to_string(),
-        "urlset: 1 pages, 1 skipped (e.g. \"/rel\")"
+        "urlset: 1 page, 1 skipped (e.g. \"/rel\")"
     );
     let cut = b"<urlset><url><loc>http://ex.com/a</loc></url>";
     let (_, report) = parse(cut);
     assert_eq!(
         report.to_string(),
         format!(
-            "urlset: 1 pages; file ends at byte {} inside <urlset>",
+            "urlset: 1 page; file ends at byte {} inside <urlset>",
             cut.len()
         )
     );

@@ -152,7 +152,15 @@ fn detail_paragraph(app: &App) -> Paragraph<'_> {
             }
             None => lines.push(Line::from("reading…").dim()),
         },
-        (_, None) => lines.push(Line::from("no URL matches the filters yet").dim()),
+        (_, None) => {
+            // A running crawl may still log one; a finished one will not.
+            let none = if app.crawl.finished {
+                "no URL matches the filters"
+            } else {
+                "no URL matches the filters yet"
+            };
+            lines.push(Line::from(none).dim());
+        }
     }
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
