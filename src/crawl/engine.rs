@@ -644,10 +644,18 @@ impl Engine {
                 self.reap(joined, &mut running, &mut in_flight);
             }
         }
-        // URLs still in flight stay so in the log and are fetched again
-        // on resume.
+        // URLs still in flight when the crawl is stopped go back to the
+        // queue in the log, as a resume would put them (a killed crawl
+        // leaves them in flight, and its resume does this): a log read
+        // after a clean stop shows nothing "being fetched".
         self.commit_deferred();
         tasks.abort_all();
+        if self.stopping
+            && let Err(e) = self.log.requeue_in_flight()
+        {
+            eprintln!("crawlspace: URL log: {e}");
+            self.log_failures += 1;
+        }
         if !self.stopping {
             self.end_refresh();
         }
