@@ -540,6 +540,42 @@ fn the_text_cursor_stands_where_typing_goes() {
     assert!(shown.contains("text filter (regex): ▏ab"), "{shown}");
 }
 
+/// A long name scrolls sideways in the rule form, around its cursor: the
+/// form stays one row a field and its validation line stays in sight.
+#[test]
+fn a_long_name_keeps_the_forms_validation_in_sight() {
+    let mut a = app((80, 24));
+    key(&mut a, 'G');
+    a.update(Action::Key(KeyEvent::new(
+        KeyCode::Enter,
+        KeyModifiers::NONE,
+    )));
+    a.update(Action::Key(KeyEvent::new(
+        KeyCode::BackTab,
+        KeyModifiers::NONE,
+    )));
+    a.update(Action::Key(KeyEvent::new(
+        KeyCode::BackTab,
+        KeyModifiers::NONE,
+    )));
+    a.update(Action::Key(KeyEvent::new(
+        KeyCode::BackTab,
+        KeyModifiers::NONE,
+    )));
+    a.update(Action::Paste(format!("{}END", "long name ".repeat(33))));
+    let shown = screen(&a);
+    assert!(shown.contains("✓ valid"), "{shown}");
+    assert!(
+        shown.contains("END▏"),
+        "the end, where typing goes: {shown}"
+    );
+    a.update(Action::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE)));
+    let shown = screen(&a);
+    assert!(shown.contains("name     host typolong name long name"), "{shown}");
+    assert!(shown.contains("…"), "cut when not typed in: {shown}");
+    assert!(shown.contains("✓ valid"), "{shown}");
+}
+
 /// At 80 columns the trace's long lines wrap: the verdict at their end
 /// stays on screen.
 #[test]

@@ -32,10 +32,24 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
         }
         Line::from(spans)
     };
+    // The popup's inner width, as `popup` will size it.
+    let inner = area
+        .centered(Constraint::Percentage(94), Constraint::Length(1))
+        .width
+        .saturating_sub(2);
+    // Room for an input's text after its label and the cursor: a long
+    // name or pattern scrolls sideways (as Explain's inputs do) rather than
+    // wrap and push the validation below the popup's edge.
+    let room = usize::from(inner.saturating_sub(10)).max(1);
     // The text cursor stands in the input being typed into.
     let text = |input: &tui_input::Input, f: FormFocus| {
         if focus(f) {
-            with_cursor(input.value(), input.cursor())
+            let scroll = input.visual_scroll(room);
+            let shown: String = input.value().chars().skip(scroll).take(room).collect();
+            with_cursor(&shown, input.cursor().saturating_sub(scroll))
+        } else if input.value().chars().count() > room {
+            let shown: String = input.value().chars().take(room.saturating_sub(1)).collect();
+            format!("{}…", safe(&shown))
         } else {
             safe(input.value())
         }
@@ -92,9 +106,12 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
     for lint in &form.lints {
         lines.push(Line::from(format!("⚠ {}", safe(lint))).yellow());
     }
-    let rect = popup(frame, area, lines.len() as u16 + 4);
+    let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
+    // Lints and errors may wrap: the popup is as tall as the wrapped text.
+    let rows = paragraph.line_count(inner);
+    let rect = popup(frame, area, u16::try_from(rows + 2).unwrap_or(u16::MAX));
     frame.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+        paragraph.block(
             Block::bordered().title(" rule · Tab next · ←→ choose · Enter keep · Esc cancel "),
         ),
         rect,
