@@ -38,11 +38,17 @@ pub const RATE_SAMPLES: usize = 120;
 /// Ticks (0.1 s) between rate samples.
 const TICKS_PER_SAMPLE: u64 = 10;
 
-/// What `q` (or Ctrl-C) asks before quitting with rule edits not applied.
-const EDITS_NOT_APPLIED: &str =
-    "rule edits not applied: c applies them, w saves them; q again quits without them";
-/// What `q` (or Ctrl-C) asks before quitting when the rules file differs.
-const FILE_DIFFERS: &str = "the rules file differs from this list: w saves it; q again quits";
+/// What `q` (or Ctrl-C) asks before quitting with rule edits neither
+/// applied nor saved.
+const EDITS_NOT_APPLIED: &str = "rule edits neither applied nor saved: c applies and saves them, w saves them; the same key again quits without them";
+/// ... with rule edits saved but not applied to the running crawl.
+const EDITS_SAVED_NOT_APPLIED: &str =
+    "rule edits saved but not applied to the crawl: c applies them; the same key again quits";
+/// ... when the rules file differs from the list (nothing to apply).
+const FILE_DIFFERS: &str =
+    "the rules file differs from this list: w saves it; the same key again quits";
+/// The questions above: a second `q` or Ctrl-C while one is up quits.
+const QUIT_QUESTIONS: [&str; 3] = [EDITS_NOT_APPLIED, EDITS_SAVED_NOT_APPLIED, FILE_DIFFERS];
 
 /// Ticks a message stays on the status line (8 seconds), unless replaced;
 /// then the hints come back.
@@ -360,10 +366,15 @@ impl App {
     /// not the second ask: edits not applied, or a rules file that differs
     /// from the list (the next run would take the file's rules).
     fn ask_or_quit(&mut self, asked: bool) {
+        // A finished crawl takes no edits: only an unsaved file is worth
+        // asking about then.
+        let applicable = self.rules.dirty() && !self.crawl.finished;
         let question = if asked {
             None
-        } else if self.rules.dirty() {
+        } else if applicable && self.rules.unsaved() {
             Some(EDITS_NOT_APPLIED)
+        } else if applicable {
+            Some(EDITS_SAVED_NOT_APPLIED)
         } else if self.rules.unsaved() {
             Some(FILE_DIFFERS)
         } else {
@@ -385,7 +396,10 @@ impl App {
         // `q` counts as the second only while the question is on screen
         // (the crawl's end, say, can have replaced it).
         let quit_asked = std::mem::take(&mut self.quit_asked)
-            && matches!(self.message.as_deref(), Some(m) if m == EDITS_NOT_APPLIED || m == FILE_DIFFERS);
+            && self
+                .message
+                .as_deref()
+                .is_some_and(|m| QUIT_QUESTIONS.contains(&m));
         // Ctrl-C quits from anywhere, but asks first as `q` does.
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
             self.ask_or_quit(quit_asked);

@@ -571,7 +571,10 @@ fn a_long_name_keeps_the_forms_validation_in_sight() {
     );
     a.update(Action::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE)));
     let shown = screen(&a);
-    assert!(shown.contains("name     host typolong name long name"), "{shown}");
+    assert!(
+        shown.contains("name     host typolong name long name"),
+        "{shown}"
+    );
     assert!(shown.contains("…"), "cut when not typed in: {shown}");
     assert!(shown.contains("✓ valid"), "{shown}");
 }

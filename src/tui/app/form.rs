@@ -285,6 +285,13 @@ impl App {
         };
         let target = form.target.clone();
         self.overlay = Overlay::None;
+        self.message = Some(
+            match target {
+                FormTarget::Edit(_) => "rule changed; c shows what it changes and applies it",
+                FormTarget::New(_) => "rule added; c shows what it changes and applies it",
+            }
+            .into(),
+        );
         match target {
             FormTarget::Edit(path) => {
                 self.rules.edit(|rules| {
@@ -306,6 +313,5 @@ impl App {
                     .edit(|rules| Some(edit::insert_after(rules, at.as_deref(), rule)));
             }
         }
-        self.message = Some("rule changed; c shows what it changes and applies it".into());
     }
 }

@@ -231,8 +231,23 @@ impl App {
         if matches!(
             key.code,
             KeyCode::Char(
-                ' ' | 'a' | 's' | '+' | '=' | '-' | 'l' | 'f' | 'K' | 'J' | '>' | '<' | 'd' | 'x'
+                ' ' | 'a'
+                    | 's'
+                    | '+'
+                    | '='
+                    | '-'
+                    | 'l'
+                    | 'f'
+                    | 'K'
+                    | 'J'
+                    | '>'
+                    | '<'
+                    | 'd'
+                    | 'x'
+                    | 'n'
+                    | 'e'
             ) | KeyCode::Delete
+                | KeyCode::Enter
         ) {
             self.message = None;
         }
@@ -248,12 +263,19 @@ impl App {
             KeyCode::Char(' ') => set(self, &|r| r.enabled = !r.enabled),
             KeyCode::Char('a') => set(self, &|r| r.action = edit::next_action(r.action)),
             KeyCode::Char('s') => set(self, &|r| r.stop = !r.stop),
-            KeyCode::Char('+') | KeyCode::Char('=') => set(self, &|r| {
-                r.priority = edit::step_priority(r.priority, true)
-            }),
-            KeyCode::Char('-') => set(self, &|r| {
-                r.priority = edit::step_priority(r.priority, false)
-            }),
+            KeyCode::Char(c @ ('+' | '=' | '-')) => {
+                let up = c != '-';
+                let now = self.rules.selected_rule().map(|r| r.priority);
+                match now {
+                    // At either end a step changes nothing: said, rather
+                    // than a key that seems to do nothing.
+                    Some(p) if edit::step_priority(p, up) == p => {
+                        let end = if up { "highest" } else { "lowest" };
+                        self.message = Some(format!("the priority is already {end}"));
+                    }
+                    _ => set(self, &|r| r.priority = edit::step_priority(r.priority, up)),
+                }
+            }
             KeyCode::Char('l') => set(self, &|r| r.log = edit::next_log(r.log)),
             KeyCode::Char('f') => set(self, &|r| r.filter = edit::next_filter(r.filter)),
             KeyCode::Char('K') => self.move_selected(|r, p| edit::move_rule(r, p, true)),

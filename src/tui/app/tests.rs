@@ -342,6 +342,53 @@ fn pasted_text_is_typed_into_an_input_and_never_read_as_keys() {
     assert!(app.message.as_deref().is_some_and(|m| m.contains("cut at")));
 }
 
+/// The rule keys say what they did where it would not show: a priority
+/// already at its end, a rule added (not "changed"); opening a form
+/// clears what an earlier key said.
+#[test]
+fn rule_keys_say_what_they_did() {
+    let mut app = app();
+    for _ in 0..5 {
+        app.update(ch('+'));
+    }
+    assert_eq!(
+        app.message.as_deref(),
+        Some("the priority is already highest")
+    );
+    app.update(ch('-'));
+    assert_eq!(app.message, None);
+    for _ in 0..5 {
+        app.update(ch('-'));
+    }
+    assert_eq!(
+        app.message.as_deref(),
+        Some("the priority is already lowest")
+    );
+    app.update(ch('n'));
+    assert_eq!(
+        app.message, None,
+        "a stale message does not stand over the form"
+    );
+    typed(&mut app, "/x");
+    app.update(key(KeyCode::Enter));
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("rule added")),
+        "{:?}",
+        app.message
+    );
+    app.update(key(KeyCode::Enter));
+    app.update(key(KeyCode::Enter));
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("rule changed")),
+        "{:?}",
+        app.message
+    );
+}
+
 /// Applied rules carry the lines they have in the file as saved: a rule
 /// added before others moves them down, and a new rule has no line until
 /// it is written. The crawl, the Explain view and the traces use them.
@@ -1039,7 +1086,7 @@ fn quitting_with_edits_not_applied_asks_again() {
     assert!(!app.should_quit());
     let said = app.message.clone().unwrap_or_default();
     assert!(
-        said.contains("not applied") && said.contains("q again"),
+        said.contains("neither applied nor saved") && said.contains("the same key again quits"),
         "{said}"
     );
     app.update(ch('j'));
@@ -1057,6 +1104,19 @@ fn quitting_with_edits_not_applied_asks_again() {
     assert_eq!(app.message, None);
     app.update(ch('q'));
     assert!(!app.should_quit(), "asked again");
+    // Saved but not applied: the question says only what is left to do.
+    let mut app = self::app();
+    app.update(ch('x'));
+    app.update(ch('w'));
+    app.update(ch('q'));
+    assert_eq!(
+        app.message.as_deref(),
+        Some(
+            "rule edits saved but not applied to the crawl: c applies them; the same key again quits"
+        )
+    );
+    app.update(ch('q'));
+    assert!(app.should_quit());
     let mut app = self::app();
     app.update(ch('q'));
     assert!(app.should_quit(), "nothing to lose: quits at once");
@@ -1094,7 +1154,7 @@ fn ctrl_c_asks_before_losing_edits() {
     assert!(
         app.message
             .as_deref()
-            .is_some_and(|m| m.contains("not applied"))
+            .is_some_and(|m| m.contains("neither applied nor saved"))
     );
     app.update(ctrl_c());
     assert!(app.should_quit());
