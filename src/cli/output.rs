@@ -364,24 +364,7 @@ pub fn escape_control(text: &str) -> String {
     out
 }
 
-/// Characters that draw nothing yet change how the text around them
-/// shows: bidirectional overrides, embeddings, isolates and marks (a title
-/// `\u{202e}gnp.exe` shows as `exe.png`), zero-width spaces and joiners,
-/// the line and paragraph separators, the byte-order mark, and the tag
-/// characters that can hide text.
-pub fn is_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{061c}'
-            | '\u{180e}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{206f}'
-            | '\u{feff}'
-            | '\u{fff9}'..='\u{fffb}'
-            | '\u{e0000}'..='\u{e007f}'
-    )
-}
+pub use crate::rules::is_invisible;
 
 /// Writes `value` as JSON made safe for a terminal ([`json_safe`]), without
 /// a line break.

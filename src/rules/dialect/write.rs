@@ -234,7 +234,7 @@ fn key_text(name: &str) -> String {
 /// A literal string `'...'` when the text allows one (no `'`, no control
 /// characters, which literal strings cannot escape), else a basic string.
 fn pattern(text: &str) -> String {
-    if text.contains('\'') || text.chars().any(char::is_control) {
+    if text.contains('\'') || text.chars().any(needs_escape) {
         basic(text)
     } else {
         format!("'{text}'")
@@ -243,7 +243,8 @@ fn pattern(text: &str) -> String {
 
 /// A TOML basic string. Control characters are escaped even where TOML would
 /// allow them raw (tab, C1 controls), so the file shows them and a terminal
-/// printing it is not driven by them.
+/// printing it is not driven by them; so are the invisible characters of
+/// [`crate::rules::is_invisible`].
 fn basic(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
@@ -254,7 +255,10 @@ fn basic(text: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            c if c.is_control() => {
+            c if needs_escape(c) && u32::from(c) > 0xFFFF => {
+                let _ = write!(out, "\\U{:08X}", u32::from(c));
+            }
+            c if needs_escape(c) => {
                 let _ = write!(out, "\\u{:04X}", u32::from(c));
             }
             c => out.push(c),
@@ -264,12 +268,19 @@ fn basic(text: &str) -> String {
     out
 }
 
+/// Characters written as escapes: control characters, and those that
+/// draw nothing yet reorder or hide the text around them (a name typed
+/// with U+202E would read backwards in an editor, and unseen).
+fn needs_escape(c: char) -> bool {
+    c.is_control() || crate::rules::is_invisible(c)
+}
+
 /// Header text made safe for a comment: TOML forbids control characters
 /// there, so they are shown as `\u{..}` escapes instead.
 fn comment_text(line: &str) -> String {
     line.chars()
         .map(|c| {
-            if c.is_control() && c != '\t' {
+            if needs_escape(c) && c != '\t' {
                 format!("\\u{{{:X}}}", u32::from(c))
             } else {
                 c.to_string()

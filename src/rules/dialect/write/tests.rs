@@ -293,6 +293,21 @@ fn strings_are_readable() {
     assert_eq!(pattern("it's"), r#""it's""#);
     assert_eq!(pattern("a\tb"), r#""a\tb""#);
     assert_eq!(basic("a\"b\\c\nd\u{1}"), r#""a\"b\\c\nd\u0001""#);
+    // Invisible characters are written as escapes too, so that a name
+    // typed with U+202E does not read backwards, unseen, in an editor.
+    assert_eq!(basic("\u{202e}gnp.exe"), r#""\u202Egnp.exe""#);
+    assert_eq!(basic("x\u{e0041}"), r#""x\U000E0041""#);
+    assert_eq!(pattern("/\u{200b}a"), r#""/\u200Ba""#);
+    let mut set = RuleSet::default();
+    let mut rule = Rule::new("\u{202e}gnp.exe \u{e0041}", 0);
+    rule.condition = Some(test(
+        Field::Path,
+        Matcher::Prefix("/\u{200b}".into()),
+        Case::Insensitive,
+    ));
+    set.rules.push(rule);
+    let text = assert_round_trip(&set);
+    assert!(!text.chars().any(crate::rules::is_invisible), "{text}");
     assert_eq!(key_text("Content-Type_2"), "Content-Type_2");
     assert_eq!(key_text("a.b"), r#""a.b""#);
     assert_eq!(key_text(""), r#""""#);
