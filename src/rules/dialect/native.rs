@@ -371,10 +371,22 @@ fn condition(
             }
         },
     };
+    field_takes(field, &matcher).map_err(err)?;
+    Ok(Condition::Test(Test {
+        field,
+        matcher,
+        case,
+    }))
+}
+
+/// Whether `field` can be tested with `matcher`: `cidr` tests only the
+/// address, and the address only `cidr`, `exact` or `regex` (it is no
+/// text to cut into prefixes). The native parser refuses the others, and
+/// so does the console's rule form, whose rules are written in this
+/// format.
+pub fn field_takes(field: Field, matcher: &Matcher) -> Result<(), String> {
     if matches!(matcher, Matcher::Cidr(_)) && field != Field::Address {
-        return Err(err(format!(
-            "`cidr` tests the `address` field, not `{field}`"
-        )));
+        return Err(format!("`cidr` tests the `address` field, not `{field}`"));
     }
     if field == Field::Address
         && !matches!(
@@ -382,16 +394,12 @@ fn condition(
             Matcher::Cidr(_) | Matcher::Exact(_) | Matcher::Regex(_)
         )
     {
-        return Err(err(format!(
+        return Err(format!(
             "the `address` field takes `cidr`, `exact` or `regex`, not `{}`",
             matcher.key()
-        )));
+        ));
     }
-    Ok(Condition::Test(Test {
-        field,
-        matcher,
-        case,
-    }))
+    Ok(())
 }
 
 /// The SPEC §5 example, word for word, comments included; the `write`

@@ -158,6 +158,8 @@ impl Form {
             "cidr" => Matcher::Cidr(text.parse()?),
             _ => Matcher::Range(text.parse()?),
         };
+        // The rules file must read it back.
+        crate::rules::dialect::native::field_takes(self.field(), &matcher)?;
         let test = Test {
             field: self.field(),
             matcher,

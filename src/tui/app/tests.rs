@@ -389,6 +389,53 @@ fn rule_keys_say_what_they_did() {
     );
 }
 
+/// The form takes only what the rules file can read back: an address is
+/// tested with `cidr`, `exact` or `regex`, and `cidr` tests only the
+/// address.
+#[test]
+fn the_form_refuses_a_matcher_its_field_cannot_take() {
+    use crate::rules::model::Field;
+    let at = |key: &str| {
+        MATCHER_KEYS
+            .iter()
+            .position(|k| *k == key)
+            .expect("a matcher")
+    };
+    let address = Field::ALL
+        .iter()
+        .position(|f| *f == Field::Address)
+        .expect("address");
+    let path = Field::ALL
+        .iter()
+        .position(|f| *f == Field::Path)
+        .expect("path");
+    let mut form = Form::new_rule(None);
+    form.name = "r".into();
+    for (field, matcher, pattern, refused) in [
+        (
+            address,
+            "prefix",
+            "[a-",
+            Some("the `address` field takes `cidr`, `exact` or `regex`, not `prefix`"),
+        ),
+        (address, "cidr", "10.0.0.0/8", None),
+        (address, "exact", "10.0.0.1", None),
+        (
+            path,
+            "cidr",
+            "10.0.0.0/8",
+            Some("`cidr` tests the `address` field, not `path`"),
+        ),
+        (path, "prefix", "/a", None),
+    ] {
+        form.field = field;
+        form.matcher = at(matcher);
+        form.pattern = pattern.into();
+        form.validate();
+        assert_eq!(form.error.as_deref(), refused, "{matcher} {pattern}");
+    }
+}
+
 /// Applied rules carry the lines they have in the file as saved: a rule
 /// added before others moves them down, and a new rule has no line until
 /// it is written. The crawl, the Explain view and the traces use them.
