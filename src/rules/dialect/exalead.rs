@@ -128,7 +128,7 @@ fn read_tree(text: &str) -> Result<Vec<Element>, LineError> {
     let lines = LineIndex::new(text);
     let mut reader = Reader::from_str(text);
     let mut stack: Vec<Element> = Vec::new();
-    let mut roots = Vec::new();
+    let mut roots: Vec<Element> = Vec::new();
     loop {
         // No trimming is configured, so the reader stands at the `<` of the
         // next tag here: this is the tag's own position, not the end of it.
@@ -139,6 +139,20 @@ fn read_tree(text: &str) -> Result<Vec<Element>, LineError> {
                 format!("malformed XML: {e}"),
             )
         })?;
+        // XML has one root element: a second is a file cut and pasted
+        // together, whose rules would otherwise join the first's unseen.
+        if let (Event::Start(tag) | Event::Empty(tag), true, Some(first)) =
+            (&event, stack.is_empty(), roots.first())
+        {
+            let name = tag.name().into_inner().to_string();
+            return Err(LineError::new(
+                lines.line(start),
+                format!(
+                    "malformed XML: a second root element <{name}> (the first, <{}>, is at line {}); a file has one",
+                    first.name, first.line
+                ),
+            ));
+        }
         match event {
             Event::Start(tag) => {
                 if stack.len() >= MAX_DEPTH {

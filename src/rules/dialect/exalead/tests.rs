@@ -401,6 +401,15 @@ fn seed_002_wrapper_groups_names_and_nesting() {
 
     // A bare <Rule> root and an empty <Rules/> are both fine.
     assert_eq!(parse_ok("<Rule><Index/></Rule>").rules.rules.len(), 1);
+    // Two roots are not one XML file.
+    for (two, line) in [
+        ("<Rules/>\n<Rules><Rule><Index/></Rule></Rules>", 2),
+        ("<Rules>\n</Rules>\n<Rule/>", 3),
+    ] {
+        let e = parse(two).expect_err(two);
+        assert_eq!(e.line, line, "{two}");
+        assert!(e.message.contains("a second root element"), "{}", e.message);
+    }
     assert!(
         parse_ok("<?xml version=\"1.0\"?>\n<Rules/>")
             .rules
