@@ -391,6 +391,26 @@ pub fn json_safe(json: &str) -> String {
     out
 }
 
+/// The most characters of a name or reason a warning line shows.
+const WARNING_CHARS: usize = 300;
+
+/// `text` escaped ([`escape_control`]) and cut at [`WARNING_CHARS`]
+/// characters, saying how many more there were: a rule named with
+/// megabytes of text (or a regex as long, quoted in its compile error)
+/// makes a warning line, not a screenful.
+pub fn capped(text: &str) -> String {
+    let total = text.chars().count();
+    if total <= WARNING_CHARS {
+        return escape_control(text);
+    }
+    let head: String = text.chars().take(WARNING_CHARS).collect();
+    format!(
+        "{}… ({} more characters)",
+        escape_control(&head),
+        total - WARNING_CHARS
+    )
+}
+
 /// One warning line per disabled rule, naming the file and line: what
 /// `rules`, `explain`, `check` and a crawl print on stderr.
 pub fn disabled_warnings(file: &str, rules: &CompiledRules) -> Vec<String> {
@@ -411,8 +431,8 @@ pub fn disabled_warnings(file: &str, rules: &CompiledRules) -> Vec<String> {
                 escape_control(file),
                 info.line,
                 info.number,
-                escape_control(&info.name),
-                escape_control(reason)
+                capped(&info.name),
+                capped(reason)
             ))
         })
         .collect()
@@ -421,6 +441,20 @@ pub fn disabled_warnings(file: &str, rules: &CompiledRules) -> Vec<String> {
 #[cfg(test)]
 mod escape_tests {
     use super::*;
+
+    /// Warning lines stay lines: long text is cut, and says by how much.
+    #[test]
+    fn long_text_in_a_warning_is_cut() {
+        assert_eq!(capped("a\u{1b}b"), "a\\u{1b}b");
+        let long = "é".repeat(WARNING_CHARS + 700);
+        let cut = capped(&long);
+        assert!(cut.starts_with(&"é".repeat(WARNING_CHARS)), "{cut}");
+        assert!(cut.ends_with("é… (700 more characters)"), "{cut}");
+        assert_eq!(
+            capped(&"x".repeat(WARNING_CHARS)),
+            "x".repeat(WARNING_CHARS)
+        );
+    }
 
     /// Controls and invisible characters become escapes; other text,
     /// right-to-left scripts included, is left alone.
