@@ -547,6 +547,26 @@ fn warnings_escape_once_and_skip_rules_switched_off() {
     }
 }
 
+/// A trace entry that no line of the file holds (Nutch's implied "reject
+/// what no pattern matched") has a null `line` in JSON, as the text says
+/// "(not in the file)".
+#[test]
+fn an_implied_rule_has_no_line_in_json() {
+    let (_dir, rules) = rules_file("regex-urlfilter.txt", "+^http://ok/\n");
+    let out = run(&[
+        "explain",
+        "--rules",
+        path_str(&rules),
+        "--json",
+        "http://other/",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let trace = v["trace"].as_array().expect("trace");
+    let last = trace.last().expect("an entry");
+    assert!(last["line"].is_null(), "{v}");
+    assert_eq!(trace[1]["line"], 1, "{v}");
+}
+
 #[test]
 fn bad_url_on_the_command_line_exits_2() {
     let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);

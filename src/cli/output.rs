@@ -65,7 +65,9 @@ pub struct MetaJson<'a> {
 pub struct TraceJson<'a> {
     pub rule: &'a str,
     pub name: &'a str,
-    pub line: usize,
+    /// The rule's line in its file; null for what no line holds (a
+    /// dialect's implied rule, robots.txt's answer).
+    pub line: Option<usize>,
     pub step: &'static str,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub filtered: bool,
@@ -135,7 +137,7 @@ impl<'a> VerdictJson<'a> {
             self.trace.push(TraceJson {
                 rule: "robots",
                 name: "robots.txt",
-                line: d.line().map_or(0, |l| l as usize),
+                line: d.line().map(|l| l as usize),
                 step: "matched",
                 filtered: false,
                 did: Some("not fetched"),
@@ -186,7 +188,7 @@ fn trace_json<'a>(entry: &TraceEntry, info: &'a RuleInfo) -> TraceJson<'a> {
     TraceJson {
         rule: &info.number,
         name: &info.name,
-        line: info.line,
+        line: (info.line > 0).then_some(info.line),
         step: entry.step.name(),
         filtered: entry.filtered,
         did: (entry.step == Step::Matched).then_some(info.effects.as_str()),

@@ -370,7 +370,7 @@ pub fn export_json(record: &UrlRecord, id: u64) -> Value {
         .iter()
         .map(|t| {
             json!({
-                "rule": t.rule, "name": t.name, "line": t.line,
+                "rule": t.rule, "name": t.name, "line": (t.line > 0).then_some(t.line),
                 "step": t.step, "detail": t.detail,
             })
         })

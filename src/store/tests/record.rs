@@ -45,6 +45,17 @@ fn export_json_has_the_log_keys() {
     assert_eq!(value["error"]["count"], 2);
     assert_eq!(value["trace"][0]["rule"], "3.2");
     assert_eq!(value["trace"][1]["line"], 4);
+    // An entry no file line holds (a crawler layer) has a null line.
+    let mut record = rich("http://j/");
+    record.trace.push(TraceLine {
+        rule: "start".into(),
+        name: "start".into(),
+        line: 0,
+        step: "matched".into(),
+        detail: "a start URL".into(),
+    });
+    let layered = export_json(&record, 12);
+    assert!(layered["trace"][2]["line"].is_null(), "{layered}");
     assert_eq!(value["meta"][1]["value"], "fr");
     assert_eq!(value["priority"], -2);
     assert_eq!(value["referrer"], 42);
