@@ -2,7 +2,7 @@
 //! engine, progress display, Ctrl-C, rules-file watching) and the `log`
 //! command into a listing. The only module that knows every other one.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -220,8 +220,12 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
         let stopper = control_tx.clone();
         tokio::spawn(async move {
             let signal = termination().await;
-            eprintln!("crawlspace: {signal}: stopping the crawl and writing its log");
+            // The stop first: saying so may fail (a closed terminal).
             let _ = stopper.send(Control::Stop).await;
+            let _ = writeln!(
+                std::io::stderr(),
+                "crawlspace: {signal}: stopping the crawl and writing its log"
+            );
         });
         if request.watch {
             tokio::spawn(watch_rules(request.config_file.clone(), control_tx.clone()));
@@ -257,48 +261,43 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     };
     log.flush()
         .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
-    println!("{}", summary(&stats, &db, &out, request.resumable));
+    // Written, not printed: stdout may be gone (a closed terminal, a
+    // closed pipe), and the crawl's log is what matters by now.
+    let mut stdout = std::io::stdout();
+    let _ = writeln!(stdout, "{}", summary(&stats, &db, &out, request.resumable));
     if request.refresh {
-        println!(
-            "refresh: {} URLs deleted in the log   (crawlspace log --db {} --state deleted)",
-            log.counts().deleted,
+        let _ = writeln!(
+            stdout,
+            "refresh: {} deleted in the log   (crawlspace log --db {} --state deleted)",
+            crate::text::counted(log.counts().deleted, "URL", "URLs"),
             db.display()
         );
     }
     Ok(stats)
 }
 
-/// `n` and the noun for that many: "1 error", "2 errors".
-pub fn counted(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 /// Waits for a request to stop: Ctrl-C (SIGINT), and on Unix SIGTERM (a
-/// plain `kill`, a service manager) and SIGHUP (the terminal closed), so
-/// that each stops the crawl as Ctrl-C does, its log written and its
-/// socket removed. Returns the signal's name. A signal that cannot be
-/// listened for is left at its default.
+/// plain `kill`, a service manager), so that either stops the crawl as
+/// Ctrl-C does, its log written and its socket removed. Returns what
+/// arrived. SIGHUP is left alone: `nohup` sets it ignored, and listening
+/// would undo that (a hang-up kills the crawl, which resumes from its log
+/// as after `kill -9`). A signal that cannot be listened for is left at
+/// its default.
 pub async fn termination() -> &'static str {
     #[cfg(unix)]
     {
-        use tokio::signal::unix::{Signal, SignalKind, signal};
-        async fn arrives(signal: Option<Signal>) {
-            match signal {
-                Some(mut signal) => {
-                    signal.recv().await;
+        use tokio::signal::unix::{SignalKind, signal};
+        let term = async {
+            match signal(SignalKind::terminate()) {
+                Ok(mut term) => {
+                    term.recv().await;
                 }
-                None => std::future::pending().await,
+                Err(_) => std::future::pending().await,
             }
-        }
-        let listen = |kind: SignalKind| arrives(signal(kind).ok());
-        let (term, hup) = (
-            listen(SignalKind::terminate()),
-            listen(SignalKind::hangup()),
-        );
+        };
         tokio::select! {
             _ = tokio::signal::ctrl_c() => "interrupted",
             _ = term => "terminated (SIGTERM)",
-            _ = hup => "hung up (SIGHUP)",
         }
     }
     #[cfg(not(unix))]
@@ -398,7 +397,7 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool) -> String {
         (
             format!(
                 "stopped with {} still queued, after",
-                counted(left, "URL", "URLs")
+                crate::text::counted(left, "URL", "URLs")
             ),
             "\nresume:  run the same command again: the URL log keeps the queue".to_string(),
         )
@@ -406,7 +405,7 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool) -> String {
         (
             format!(
                 "stopped with {} still queued, after",
-                counted(left, "URL", "URLs")
+                crate::text::counted(left, "URL", "URLs")
             ),
             String::new(),
         )
@@ -417,7 +416,8 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool) -> String {
         notes.push(format!("{:.1}s of it paused", s.paused_for.as_secs_f64()));
     }
     if s.done_before > 0 {
-        notes.push(format!("{} pages fetched before this run", s.done_before));
+        let pages = crate::text::counted(s.done_before, "page", "pages");
+        notes.push(format!("{pages} fetched before this run"));
     }
     let notes = if notes.is_empty() {
         String::new()
@@ -429,9 +429,20 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool) -> String {
     // surprise found only in its trace.
     let rules = if s.queued_by_new_rules + s.dropped_by_new_rules > 0 {
         format!(
-            "\nrules:   changed: {} filtered URLs queued again, {} queued URLs filtered \
+            "\nrules:   changed: {} filtered {} queued again, {} queued {} filtered \
              (their traces say which rules)",
-            s.queued_by_new_rules, s.dropped_by_new_rules
+            s.queued_by_new_rules,
+            if s.queued_by_new_rules == 1 {
+                "URL"
+            } else {
+                "URLs"
+            },
+            s.dropped_by_new_rules,
+            if s.dropped_by_new_rules == 1 {
+                "URL"
+            } else {
+                "URLs"
+            },
         )
     } else {
         String::new()
@@ -440,12 +451,12 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool) -> String {
         "crawl {ended} {:.1}s{notes}: {} met, {} fetched, {} saved, {} filtered, {} ({}), {:.1} URLs/s{rules}\n\
          URL log: {}   (crawlspace log --db {})\nmirror:  {}{resume}",
         s.elapsed.as_secs_f64(),
-        counted(s.discovered, "URL", "URLs"),
+        crate::text::counted(s.discovered, "URL", "URLs"),
         s.fetched,
         s.saved,
         s.filtered,
-        counted(s.errors, "error", "errors"),
-        counted(s.retries, "retry", "retries"),
+        crate::text::counted(s.errors, "error", "errors"),
+        crate::text::counted(s.retries, "retry", "retries"),
         s.rate(),
         db.display(),
         db.display(),

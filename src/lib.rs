@@ -13,6 +13,7 @@
 //!   `explain`, `check`, `import`, `rules`.
 //! - [`tui`]: the console (ratatui, crossterm): the rules, queues, URL log
 //!   and explain views, fed by the crawl's events.
+//! - [`text`]: wording shared by the layers above (counts and nouns).
 //! - [`app`]: the wiring of the crawl commands (`crawl`, `demo`, the
 //!   console, `log`): config, URL log, engine, progress display, Ctrl-C.
 
@@ -23,4 +24,5 @@ pub mod crawl;
 pub mod demo;
 pub mod rules;
 pub mod store;
+pub mod text;
 pub mod tui;

@@ -349,7 +349,7 @@ fn latin1_site() -> Router {
         .route(
             "/",
             get(move || async move {
-                latin1(b"<title>Caf\xe9</title><a href=\"/caf\xe9.html\">c</a> <a href=\"/rd/bytes\">r</a> <a href=\"/rd/ftp\">f</a>")
+                latin1(b"<title>Caf\xe9</title><a href=\"/caf\xe9.html\">c</a> <a href=\"/rd/bytes\">r</a> <a href=\"/rd/ftp\">f</a> <a href=\"/rd/mailto\">m</a>")
             }),
         )
         // The paths the links resolve to: UTF-8, percent-encoded (routes
@@ -373,6 +373,10 @@ fn latin1_site() -> Router {
         .route(
             "/rd/ftp",
             get(|| async { redirect(StatusCode::MOVED_PERMANENTLY, "ftp://127.0.0.1/x") }),
+        )
+        .route(
+            "/rd/mailto",
+            get(|| async { redirect(StatusCode::FOUND, "mailto:web@example.com") }),
         )
 }
 
@@ -406,7 +410,14 @@ async fn a_declared_charset_and_odd_redirects_are_read_as_browsers_read_them() {
         ftp.reason
     );
     assert!(!records.contains_key("ftp://127.0.0.1/x"));
-    assert_eq!(records.len(), 5, "{:?}", records.keys());
+    // So is one to an address with no host at all.
+    let mailto = get("/rd/mailto");
+    assert_eq!(
+        (mailto.state, mailto.redirect_to.as_deref()),
+        (State::Fetched, Some("mailto:web@example.com"))
+    );
+    assert!(mailto.reason.contains("not followed"), "{}", mailto.reason);
+    assert_eq!(records.len(), 6, "{:?}", records.keys());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -575,7 +575,7 @@ async fn refresh_from_the_command_line() {
     let output = run_cli(cli(&config, dir, true)).await;
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.contains("refresh: 1 URLs deleted in the log"),
+        stdout.contains("refresh: 1 URL deleted in the log"),
         "{stdout}"
     );
     let (records, mark) = records(dir);

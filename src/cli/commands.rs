@@ -383,7 +383,7 @@ pub fn rules(args: &RulesArgs) -> Result<ExitCode, Failure> {
         "{} ({} dialect): {}, disposition {}\n",
         escape_control(&loaded.file),
         loaded.dialect,
-        crate::app::counted(info.len() as u64, "rule", "rules"),
+        crate::text::counted(info.len() as u64, "rule", "rules"),
         compiled.disposition().name()
     );
     let width = info

@@ -316,7 +316,8 @@ pub fn extract(html: &[u8], page_url: &Url, options: &LinkOptions, agent: &str) 
 /// `charset` parameter of its `Content-Type`, as [`charset_of`] reads it):
 /// that charset, when `encoding_rs` knows it and it is ASCII-compatible,
 /// decodes the page and a `<meta charset>` no longer switches it, as in
-/// browsers (the transport's charset wins over the document's).
+/// browsers (the transport's charset wins over the document's, and a
+/// UTF-8 byte-order mark over both).
 pub fn extract_in(
     html: &[u8],
     page_url: &Url,
@@ -324,9 +325,14 @@ pub fn extract_in(
     agent: &str,
     declared: Option<&str>,
 ) -> Page {
-    let declared = declared
-        .and_then(|label| encoding_rs::Encoding::for_label_no_replacement(label.as_bytes()))
-        .filter(|e| e.is_ascii_compatible());
+    let declared = match encoding_rs::Encoding::for_bom(html) {
+        // A byte-order mark wins over the transport's charset, as in
+        // browsers (UTF-16's is not ASCII-compatible: then neither counts).
+        Some((bom, _)) => Some(bom),
+        None => declared
+            .and_then(|label| encoding_rs::Encoding::for_label_no_replacement(label.as_bytes())),
+    }
+    .filter(|e| e.is_ascii_compatible());
     let mut collector = collect::Collector::new(page_url, options, agent.trim(), declared);
     scan::scan(html, &mut collector);
     collector.finish()

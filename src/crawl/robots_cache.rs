@@ -271,8 +271,8 @@ impl RobotsCache {
             RobotsStatus::Parsed(robots) => {
                 let rules = robots.for_agent(&self.user_agent);
                 let mut t = format!(
-                    "parsed: {} lines, group {}",
-                    robots.line_count(),
+                    "parsed: {}, group {}",
+                    crate::text::counted(u64::from(robots.line_count()), "line", "lines"),
                     rules.group().unwrap_or("none (all allowed)")
                 );
                 if let Some(delay) = rules.crawl_delay() {
@@ -282,7 +282,7 @@ impl RobotsCache {
                     let n = robots.sitemaps().len() as u64;
                     t.push_str(&format!(
                         ", {}",
-                        crate::app::counted(n, "sitemap", "sitemaps")
+                        crate::text::counted(n, "sitemap", "sitemaps")
                     ));
                 }
                 t

@@ -227,7 +227,7 @@ impl fmt::Display for SitemapReport {
         if self.gzip {
             f.write_str(" (gzip)")?;
         }
-        let counted = |n: usize, one, many| crate::app::counted(n as u64, one, many);
+        let counted = |n: usize, one, many| crate::text::counted(n as u64, one, many);
         write!(f, ": {}", counted(self.pages, "page", "pages"))?;
         if self.sitemaps > 0 || self.kind == SitemapKind::Index {
             write!(f, ", {}", counted(self.sitemaps, "sitemap", "sitemaps"))?;

@@ -208,7 +208,7 @@ pub(crate) fn reason(read: &SitemapRead, too_deep: usize) -> String {
         None => {}
     }
     if too_deep > 0 {
-        let children = crate::app::counted(too_deep as u64, "child sitemap", "child sitemaps");
+        let children = crate::text::counted(too_deep as u64, "child sitemap", "child sitemaps");
         text.push_str(&format!(
             "; {children} not read: nested deeper than {MAX_NESTING} levels"
         ));

@@ -55,6 +55,16 @@ struct Saves {
     written: std::sync::Mutex<u64>,
 }
 
+/// Bumps a what-if generation when dropped: the running count sees a
+/// newer one and stops.
+struct CancelOnDrop(Arc<AtomicU64>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 /// Restores the terminal when dropped, whatever the exit path.
 struct TerminalGuard;
 
@@ -95,7 +105,7 @@ pub async fn run(console: Console) -> io::Result<()> {
             }
         }
     });
-    // A signal to stop (SIGTERM, SIGHUP; Ctrl-C typed is a key) ends the
+    // A signal to stop (SIGTERM; Ctrl-C typed is a key) ends the
     // console at once, without the questions `q` asks: the caller then
     // stops the crawl, which writes its log.
     let result = tokio::select! {
@@ -132,6 +142,10 @@ where
     // The what-if count in progress; a newer one (or a cancel) bumps it and
     // the old worker stops at its next chunk.
     let whatif_generation = Arc::new(AtomicU64::new(0));
+    // However the loop ends (also dropped mid-way, on a signal), a what-if
+    // count still running stops at its next chunk rather than hold up the
+    // runtime's shutdown.
+    let _cancel_whatif = CancelOnDrop(whatif_generation.clone());
     let saves = Arc::new(Saves::default());
     let mut ticker = tokio::time::interval(TICK);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -175,7 +189,6 @@ where
             .map_err(io::Error::other)?;
         frames += 1;
     }
-    whatif_generation.fetch_add(1, Ordering::Relaxed);
     Ok(frames)
 }
 

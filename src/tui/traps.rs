@@ -104,9 +104,18 @@ fn add_distinct(
 fn summary(key: &str, n: usize) -> String {
     let (kind, what) = key.split_once(' ').unwrap_or((key, ""));
     match kind {
-        "repeat" => format!("{n} URLs repeat the path segment /{what}/ three times or more"),
+        "repeat" => format!(
+            "{} the path segment /{what}/ three times or more",
+            match n {
+                1 => "1 URL repeats".to_string(),
+                n => format!("{n} URLs repeat"),
+            }
+        ),
         "calendar" => format!("{n} different months under {what}: a calendar that keeps going"),
-        _ => format!("{n} query strings on {what}"),
+        _ => format!(
+            "{} on {what}",
+            crate::text::counted(n as u64, "query string", "query strings")
+        ),
     }
 }
 

@@ -358,29 +358,25 @@ impl Engine {
             let message = format!("HTTP {status} without Location");
             return self.failed(item, host, false, message, Some(status), None);
         };
-        let target = item
-            .url
-            .join(&location)
-            .ok()
-            .and_then(|u| normalize(u.as_str()).ok());
+        let joined = item.url.join(&location).ok();
+        // Another scheme (`ftp:`, `mailto:`) is logged with where it
+        // points, as a link to it on a page is not followed: the crawler
+        // fetches http and https only. Checked before normalizing, which
+        // refuses URLs without a host such as `mailto:`.
+        if let Some(other) = joined
+            .as_ref()
+            .filter(|u| !matches!(u.scheme(), "http" | "https"))
+        {
+            let reason = format!(
+                "HTTP {status} redirect to {other} (not followed: only http and https are crawled)"
+            );
+            return self.redirect_logged(item, status, other.to_string(), reason);
+        }
+        let target = joined.and_then(|u| normalize(u.as_str()).ok());
         let Some(target) = target else {
             let message = format!("redirect to a malformed URL {location:?}");
             return self.failed(item, host, false, message, Some(status), None);
         };
-        if !matches!(target.scheme(), "http" | "https") {
-            // Like a link to `ftp:` or `mailto:` on a page, the target is
-            // not met: the crawler fetches http and https only.
-            self.stats.fetched += 1;
-            return self.update_and(item.id, Some(&item), |r| {
-                r.state = State::Fetched;
-                r.status = Some(status);
-                r.fetched_ms = Some(now_ms());
-                r.redirect_to = Some(target.to_string());
-                r.reason = format!(
-                    "HTTP {status} redirect to {target} (not followed: only http and https are crawled)"
-                );
-            });
-        }
         let hops = item.hops + 1;
         if hops > MAX_REDIRECTS {
             let message = format!("more than {MAX_REDIRECTS} redirects");
@@ -397,17 +393,23 @@ impl Engine {
                 kind: item.kind,
             },
         );
+        let reason = if known {
+            format!("HTTP {status} redirect to {target} (already known: a loop or a duplicate)")
+        } else {
+            format!("HTTP {status} redirect to {target}")
+        };
+        self.redirect_logged(item, status, target.to_string(), reason);
+    }
+
+    /// Logs a redirect answer as fetched, with its target and why.
+    fn redirect_logged(&mut self, item: Item, status: u16, target: String, reason: String) {
         self.stats.fetched += 1;
         self.update_and(item.id, Some(&item), |r| {
             r.state = State::Fetched;
             r.status = Some(status);
             r.fetched_ms = Some(now_ms());
-            r.redirect_to = Some(target.to_string());
-            r.reason = if known {
-                format!("HTTP {status} redirect to {target} (already known: a loop or a duplicate)")
-            } else {
-                format!("HTTP {status} redirect to {target}")
-            };
+            r.redirect_to = Some(target);
+            r.reason = reason;
         });
     }
 }

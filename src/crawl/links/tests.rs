@@ -306,6 +306,10 @@ fn the_charset_the_response_declares_decodes_the_page() {
         Some("ISO-8859-1")
     );
     assert_eq!(charset_of("text/html;CHARSET=utf-8 "), Some("utf-8"));
+    // A UTF-8 byte-order mark wins over the declared charset.
+    let bom = "\u{feff}<title>Café</title>".as_bytes();
+    let page = extract_in(bom, &page_url(), &opts(false), "", Some("iso-8859-1"));
+    assert_eq!(page.title.as_deref(), Some("Café"));
     assert_eq!(charset_of("text/html"), None);
 }
 

@@ -392,7 +392,10 @@ impl App {
         if self.crawl.finished {
             // It ended while the what-if was open: the edits are saved,
             // and the hits stay those of the rules the crawl ran with.
-            self.message = Some(FINISHED_APPLY.into());
+            self.message = Some(
+                "the crawl has ended: the edits are saved; the next run on this log judges its URLs by them"
+                    .into(),
+            );
             return;
         }
         let rules = NewRules::new(&self.rules.edited, self.rules.compiled.clone());

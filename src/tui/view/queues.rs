@@ -181,7 +181,7 @@ fn draw_hosts(frame: &mut Frame<'_>, area: Rect, app: &App) {
         .map(|h| {
             let mut state = idle_text(h.idle, app.crawl.stats.paused);
             if h.errors_in_row > 0 {
-                let errors = crate::app::counted(u64::from(h.errors_in_row), "error", "errors");
+                let errors = crate::text::counted(u64::from(h.errors_in_row), "error", "errors");
                 state.push_str(&format!(", {errors} in a row"));
             }
             Row::new(vec![
