@@ -212,9 +212,7 @@ impl Config {
             return Err(("user_agent", message));
         }
         for text in &c.sitemaps {
-            let fetchable = crate::rules::normalize(text)
-                .is_ok_and(|url| matches!(url.scheme(), "http" | "https"));
-            if !fetchable {
+            if sitemap_url(text).is_none() {
                 // Debug quoting escapes control characters.
                 let message = format!("sitemaps: {text:?} is not an absolute http(s) URL");
                 return Err(("sitemaps", message));
@@ -222,6 +220,14 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// A `[crawl] sitemaps` entry as the crawl fetches it: an absolute http(s)
+/// URL, normalized; `None` for anything else (refused with the config).
+pub fn sitemap_url(text: &str) -> Option<url::Url> {
+    crate::rules::normalize(text)
+        .ok()
+        .filter(|url| matches!(url.scheme(), "http" | "https"))
 }
 
 fn a_type(name: &str) -> String {

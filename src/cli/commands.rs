@@ -78,14 +78,20 @@ fn finish_output(result: io::Result<()>) -> Result<ExitCode, Failure> {
 /// Loads and compiles the rules, telling stderr about importer notes,
 /// disabled rules and lint warnings.
 fn load(args: &RulesArgs) -> Result<(Loaded, CompiledRules), Failure> {
+    load_with_config(args).map(|(loaded, compiled, _)| (loaded, compiled))
+}
+
+/// [`load`], with the crawl settings when the file is a crawl's config
+/// ([`crawl_config`]).
+fn load_with_config(args: &RulesArgs) -> Result<(Loaded, CompiledRules, Option<Config>), Failure> {
     let path = args.rules.to_string_lossy();
     let loaded = dialect::load(&path, args.dialect)?;
     // A config is checked as `crawl` checks it: a typo in `[queues]` is an
     // error here too, not found only when the crawl starts.
-    crawl_config(args, &loaded)?;
+    let config = crawl_config(args, &loaded)?;
     let compiled = CompiledRules::new(&loaded.parsed.rules);
     report(&loaded, &compiled);
-    Ok((loaded, compiled))
+    Ok((loaded, compiled, config))
 }
 
 /// The crawl settings of a native file that is a crawl's config, read as
@@ -209,11 +215,11 @@ pub fn explain(
     robots: Option<&Path>,
     urls: &[String],
 ) -> Result<ExitCode, Failure> {
-    let (loaded, compiled) = load(args)?;
+    let (loaded, compiled, config) = load_with_config(args)?;
     let robots = robots
         .map(|path| RobotsFile::load(path, &args.rules, loaded.dialect))
         .transpose()?;
-    let limits = crawl_config(args, &loaded)?.map(|config| DepthLimits {
+    let limits = config.map(|config| DepthLimits {
         link: config.crawl.max_link_depth,
         path: config.crawl.max_path_depth,
     });

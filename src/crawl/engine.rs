@@ -374,9 +374,7 @@ impl Engine {
             .sitemaps
             .iter()
             .map(|text| {
-                normalize(text)
-                    .ok()
-                    .filter(|u| matches!(u.scheme(), "http" | "https"))
+                crate::config::sitemap_url(text)
                     .ok_or_else(|| StartError::Sitemap { url: text.clone() })
             })
             .collect::<Result<Vec<Url>, StartError>>()?;

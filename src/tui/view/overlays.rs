@@ -12,11 +12,18 @@ use crate::tui::app::{Form, FormFocus};
 use crate::tui::traps::TrapHint;
 use crate::tui::whatif::{Change, Report};
 
+/// How wide a popup is in `area`.
+const POPUP_WIDTH: Constraint = Constraint::Percentage(94);
+
+/// The width inside a popup's borders in `area`: what its text wraps at.
+fn popup_inner_width(area: Rect) -> u16 {
+    area.centered(POPUP_WIDTH, Constraint::Length(1))
+        .width
+        .saturating_sub(2)
+}
+
 fn popup(frame: &mut Frame<'_>, area: Rect, height: u16) -> Rect {
-    let rect = area.centered(
-        Constraint::Percentage(94),
-        Constraint::Length(height.min(area.height)),
-    );
+    let rect = area.centered(POPUP_WIDTH, Constraint::Length(height.min(area.height)));
     frame.render_widget(Clear, rect);
     rect
 }
@@ -32,11 +39,7 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
         }
         Line::from(spans)
     };
-    // The popup's inner width, as `popup` will size it.
-    let inner = area
-        .centered(Constraint::Percentage(94), Constraint::Length(1))
-        .width
-        .saturating_sub(2);
+    let inner = popup_inner_width(area);
     // Room for an input's text after its label and the cursor: a long
     // name or pattern scrolls sideways (as Explain's inputs do) rather than
     // wrap and push the validation below the popup's edge.
