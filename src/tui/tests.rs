@@ -569,6 +569,11 @@ fn a_long_name_keeps_the_forms_validation_in_sight() {
         shown.contains("END▏"),
         "the end, where typing goes: {shown}"
     );
+    // Wide characters scroll by the columns they take.
+    a.update(Action::Paste("中".repeat(100)));
+    let shown = screen(&a);
+    assert!(shown.contains("中中中中▏"), "{shown}");
+    assert!(shown.contains("✓ valid"), "{shown}");
     a.update(Action::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE)));
     let shown = screen(&a);
     assert!(

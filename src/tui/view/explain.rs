@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 use tui_input::Input;
 
 use super::layout::max_scroll_in;
-use super::{around_cursor, safe};
+use super::{around_cursor, input_window, safe};
 use crate::tui::app::{App, ExplainFocus};
 
 pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
@@ -18,11 +18,10 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let width = usize::from(inputs.width.saturating_sub(20));
     let line = |label: &'static str, input: &Input, focus: ExplainFocus| {
         let active = e.editing && e.focus == focus;
-        let scroll = input.visual_scroll(width);
-        let shown: String = input.value().chars().skip(scroll).take(width).collect();
+        let (shown, cursor) = input_window(input, width);
         let mut spans = vec![Span::raw(format!("{label:<15}")).bold()];
         if active {
-            let (before, after) = around_cursor(&shown, input.cursor().saturating_sub(scroll));
+            let (before, after) = around_cursor(&shown, cursor);
             spans.push(Span::raw(before));
             spans.push(Span::raw("▏").style(Style::new().slow_blink()));
             spans.push(Span::raw(after));

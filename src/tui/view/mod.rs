@@ -41,6 +41,33 @@ pub fn around_cursor(text: &str, cursor: usize) -> (String, String) {
     (safe(before), safe(after))
 }
 
+/// The part of an input's text that fits `room` columns, scrolled as
+/// tui-input scrolls it to keep the cursor in sight, and the cursor's
+/// place in that part (in characters, for [`around_cursor`]). Widths are
+/// display columns: a CJK character takes two.
+pub fn input_window(input: &tui_input::Input, room: usize) -> (String, usize) {
+    let width = |c: char| ratatui::text::Span::raw(c.to_string()).width();
+    let scroll = input.visual_scroll(room);
+    let mut chars = input.value().chars().peekable();
+    let (mut skipped, mut skipped_width) = (0, 0);
+    while skipped_width < scroll {
+        let Some(c) = chars.next() else { break };
+        skipped_width += width(c);
+        skipped += 1;
+    }
+    let mut shown = String::new();
+    let mut used = 0;
+    while let Some(&c) = chars.peek() {
+        if used + width(c) > room {
+            break;
+        }
+        used += width(c);
+        shown.push(c);
+        chars.next();
+    }
+    (shown, input.cursor().saturating_sub(skipped))
+}
+
 /// An input's text with the text cursor `▏` drawn where typing goes.
 pub fn with_cursor(text: &str, cursor: usize) -> String {
     let (before, after) = around_cursor(text, cursor);

@@ -7,7 +7,7 @@ use ratatui::style::{Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::{safe, selected_style, with_cursor};
+use super::{input_window, safe, selected_style, with_cursor};
 use crate::tui::app::{Form, FormFocus};
 use crate::tui::traps::TrapHint;
 use crate::tui::whatif::{Change, Report};
@@ -47,14 +47,23 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
     // The text cursor stands in the input being typed into.
     let text = |input: &tui_input::Input, f: FormFocus| {
         if focus(f) {
-            let scroll = input.visual_scroll(room);
-            let shown: String = input.value().chars().skip(scroll).take(room).collect();
-            with_cursor(&shown, input.cursor().saturating_sub(scroll))
-        } else if input.value().chars().count() > room {
-            let shown: String = input.value().chars().take(room.saturating_sub(1)).collect();
-            format!("{}…", safe(&shown))
+            let (shown, cursor) = input_window(input, room);
+            with_cursor(&shown, cursor)
         } else {
-            safe(input.value())
+            // The start, as typing from Home would show it.
+            let (shown, _) = input_window(
+                &tui_input::Input::new(input.value().into()).with_cursor(0),
+                room,
+            );
+            if shown.chars().count() < input.value().chars().count() {
+                let cut: String = shown
+                    .chars()
+                    .take(shown.chars().count().saturating_sub(1))
+                    .collect();
+                format!("{}…", safe(&cut))
+            } else {
+                safe(input.value())
+            }
         }
     };
     let mut lines = vec![row(
