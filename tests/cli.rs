@@ -211,22 +211,27 @@ fn explain_text_names_the_configs_depth_limits() {
     );
     let fine = said(&["http://a.test/a"]);
     assert!(!fine.contains("crawler:"), "{fine}");
-    // A rules file is no crawl's config: no depth limits of its own.
-    let (_dir, rules_only) =
-        rules_file("r.toml", "[[rules]]\nname = \"a\"\nset = { save = true }\n");
-    let out = run(&[
-        "explain",
-        "--rules",
-        path_str(&rules_only),
-        "--link-depth",
-        "100",
-        "http://a.test/x",
-    ]);
-    assert!(
-        !text(&out.stdout).contains("crawler:"),
-        "{}",
-        text(&out.stdout)
-    );
+    // A rules file is no crawl's config: no depth limits of its own, also
+    // when its `[crawl]` holds the disposition (all a rules file may hold).
+    for rules_only in [
+        "[[rules]]\nname = \"a\"\nset = { save = true }\n",
+        "[crawl]\ndisposition = \"allow\"\n",
+    ] {
+        let (_dir, rules_only) = rules_file("r.toml", rules_only);
+        let out = run(&[
+            "explain",
+            "--rules",
+            path_str(&rules_only),
+            "--link-depth",
+            "100",
+            "http://a.test/x",
+        ]);
+        assert!(
+            !text(&out.stdout).contains("crawler:"),
+            "{}",
+            text(&out.stdout)
+        );
+    }
     let ftp = said(&["ftp://a.test/x"]);
     assert!(
         ftp.contains("crawler: a ftp URL: the crawler fetches only http and https"),
@@ -243,20 +248,6 @@ fn explain_text_names_the_configs_depth_limits() {
             text(&out.stdout)
         );
     }
-    let (_dir, disposition_only) = rules_file("r.toml", "[crawl]\ndisposition = \"allow\"\n");
-    let out = run(&[
-        "explain",
-        "--rules",
-        path_str(&disposition_only),
-        "--link-depth",
-        "100",
-        "http://a.test/x",
-    ]);
-    assert!(
-        !text(&out.stdout).contains("crawler:"),
-        "{}",
-        text(&out.stdout)
-    );
 }
 
 /// The console without a terminal is refused before anything starts: the

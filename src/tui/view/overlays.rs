@@ -143,8 +143,8 @@ pub fn whatif(frame: &mut Frame<'_>, area: Rect, report: &Report) {
     lines.push(Line::from(progress).bold());
     let changed = report.changed();
     lines.push(Line::from(format!(
-        "{changed} URL{} would change verdict under the edited rules",
-        if changed == 1 { "" } else { "s" }
+        "{} would change verdict under the edited rules",
+        crate::text::counted(changed, "URL", "URLs")
     )));
     for change in Change::ALL {
         let t = report.tally(change);
