@@ -1115,13 +1115,27 @@ fn log_why_tells_everything_about_a_url() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("\n\nhttp://why.test/nowhere: not in the log: the crawl has not met it"),
-        "{stdout}"
+        !stdout.contains("nowhere") && !stdout.ends_with("\n\n"),
+        "a URL not in the log is said on stderr only: {stdout}"
     );
     assert!(
-        text(&out.stderr).contains("http://why.test/nowhere is not in the log in"),
+        text(&out.stderr).contains("http://why.test/nowhere is not in the log in")
+            && text(&out.stderr).contains("the crawl has not met it (`crawlspace explain`"),
         "{}",
         text(&out.stderr)
+    );
+
+    let out = why(&[
+        "--why",
+        "http://why.test/nowhere",
+        "--why",
+        "http://why.test/",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).starts_with("id         1\n"),
+        "no blank line for the URL not in the log: {}",
+        text(&out.stdout)
     );
 
     let out = why(&[

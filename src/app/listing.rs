@@ -182,15 +182,18 @@ fn why_url(text: &str) -> Result<url::Url, AppError> {
 
 /// `--why`: for each URL (normalized as the crawler does), everything the
 /// log holds for it and the referrers that led to it, as the console's
-/// why pane has it, or its JSON line; a URL the log does not hold is said
-/// so, and makes the command fail once all are written.
+/// why pane has it, or its JSON line. A URL the log does not hold makes
+/// the command fail once all are written: said on stderr only in text (as
+/// `ls` says a missing file), and as an error line in JSON, so that a
+/// reader gets a line per URL in the order asked.
 fn write_why(
     source: &Source<'_>,
     request: &ListingRequest,
     out: &mut impl Write,
 ) -> Result<(), AppError> {
     let mut missing = Vec::new();
-    for (i, text) in request.why.iter().enumerate() {
+    let mut written = 0;
+    for text in &request.why {
         let url = why_url(text)?;
         let log = source.log()?;
         let runtime = |e: StoreError| AppError::Runtime(format!("{url}: {e}"));
@@ -203,7 +206,7 @@ fn write_why(
             missing.push(escape_control(url.as_str()));
         }
         // A blank line between two URLs' texts.
-        if i > 0 && !request.json {
+        if written > 0 && !request.json && view.is_some() {
             writeln!(out).map_err(io)?;
         }
         match (view, request.json) {
@@ -215,6 +218,7 @@ fn write_why(
                 for line in why_text(&view) {
                     writeln!(out, "{}", line.trim_end()).map_err(io)?;
                 }
+                written += 1;
             }
             (None, true) => {
                 json_line(
@@ -222,23 +226,20 @@ fn write_why(
                     &serde_json::json!({"url": url.as_str(), "error": "not in the log"}),
                 )?;
             }
-            (None, false) => writeln!(
-                out,
-                "{}: not in the log: the crawl has not met it (`crawlspace explain` tells what the rules would do with it)",
-                escape_control(url.as_str())
-            )
-            .map_err(io)?,
+            (None, false) => {}
         }
     }
     out.flush().map_err(io)?;
+    const HINT: &str =
+        "the crawl has not met it (`crawlspace explain` tells what the rules would do with it)";
     match missing.as_slice() {
         [] => Ok(()),
         [url] => Err(AppError::Runtime(format!(
-            "{url} is not in the log in {}",
+            "{url} is not in the log in {}: {HINT}",
             source.dir.display()
         ))),
         urls => Err(AppError::Runtime(format!(
-            "{} of the {} URLs are not in the log in {}: {}",
+            "{} of the {} URLs are not in the log in {}: {}; {HINT}",
             urls.len(),
             request.why.len(),
             source.dir.display(),

@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use regex::Regex;
 
 pub use explain::{ExplainFocus, ExplainState, Logged};
 pub use form::{Form, FormFocus, MATCHER_KEYS};
@@ -23,6 +24,7 @@ pub use queues::QueuesState;
 pub use rules::RulesState;
 
 use super::action::Action;
+use super::input::insert_text;
 use super::log_reader::{LogQuery, PageFrom};
 use super::save::SaveTarget;
 use super::traps::TrapHint;
@@ -460,10 +462,32 @@ impl App {
             .filter(|part| !part.is_empty())
             .collect();
         let one_line = one_line.join(" ");
-        for c in one_line.chars().take(MAX_PASTE) {
-            self.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        let pasted: String = one_line.chars().take(MAX_PASTE).collect();
+        // Typed in one edit, then checked once, as the last key of typing
+        // it would have.
+        match &mut self.overlay {
+            Overlay::Form(form) => {
+                if form.focus == FormFocus::Name {
+                    insert_text(&mut form.name, &pasted);
+                } else {
+                    insert_text(&mut form.pattern, &pasted);
+                }
+                form.validate();
+            }
+            _ if self.view == View::Explain => {
+                insert_text(self.explain.input(), &pasted);
+                self.explain_now();
+            }
+            _ => {
+                if let Some(input) = &mut self.log.filter_input {
+                    insert_text(input, &pasted);
+                    self.log.filter_error = Regex::new(input.value())
+                        .err()
+                        .map(|e| log::one_line(&e.to_string()));
+                }
+            }
         }
-        if one_line.chars().count() > MAX_PASTE {
+        if pasted.len() < one_line.len() {
             self.message = Some(format!("pasted text cut at {MAX_PASTE} characters"));
         }
     }

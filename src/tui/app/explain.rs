@@ -146,7 +146,7 @@ impl ExplainState {
         };
     }
 
-    fn input(&mut self) -> &mut Input {
+    pub(super) fn input(&mut self) -> &mut Input {
         match self.focus {
             ExplainFocus::Url => &mut self.url,
             ExplainFocus::ContentType => &mut self.content_type,

@@ -422,7 +422,7 @@ impl App {
 }
 
 /// The regex crate's multi-line error as one line.
-fn one_line(text: &str) -> String {
+pub(super) fn one_line(text: &str) -> String {
     text.lines()
         .map(str::trim)
         .rfind(|l| !l.is_empty())

@@ -340,6 +340,24 @@ fn pasted_text_is_typed_into_an_input_and_never_read_as_keys() {
         "http://h/a http://second/ TAB".len() + MAX_PASTE
     );
     assert!(app.message.as_deref().is_some_and(|m| m.contains("cut at")));
+    // At the cursor, not at the end; Explain evaluates what it holds.
+    app.update(key(KeyCode::Home));
+    app.update(Action::Paste("http://x/".into()));
+    assert!(app.explain.url.value().starts_with("http://x/http://h/a "));
+    assert_eq!(app.explain.url.cursor(), "http://x/".len());
+    // The URL log's filter is checked as typed.
+    app.update(key(KeyCode::Esc));
+    app.update(ch('3'));
+    app.update(ch('/'));
+    app.update(Action::Paste("a(b".into()));
+    assert_eq!(
+        app.log.filter_input.as_ref().map(|i| i.value()),
+        Some("a(b")
+    );
+    assert!(app.log.filter_error.is_some(), "an unclosed group is said");
+    app.update(key(KeyCode::End));
+    app.update(Action::Paste(")".into()));
+    assert_eq!(app.log.filter_error, None);
 }
 
 /// The rule keys say what they did where it would not show: a priority
