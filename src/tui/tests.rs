@@ -413,7 +413,8 @@ fn queues_view_small() {
 
 /// On a short terminal the queues table shows as many queues as fit, in
 /// order and without a gap, the selected one always among them (the
-/// window follows `j`/`k`), and its header while there is room.
+/// window follows `j`/`k`, and stays put while the selection moves inside
+/// it), and its header while there is room.
 #[test]
 fn a_short_queues_view_keeps_the_selected_queue_in_sight() {
     let names: Vec<&str> = crate::crawl::frontier::QUEUES
@@ -443,7 +444,31 @@ fn a_short_queues_view_keeps_the_selected_queue_in_sight() {
             }
             key(&mut a, 'j');
         }
+        // Back up: the window holds still until the selection reaches its
+        // top, then follows it one queue at a time.
+        let mut window = shown_queues(&screen(&a), &names);
+        for selected in (0..names.len() - 1).rev() {
+            key(&mut a, 'k');
+            let now = shown_queues(&screen(&a), &names);
+            let at = format!("{width}x{height}, back up to {}", names[selected]);
+            if window.contains(&names[selected]) {
+                assert_eq!(now, window, "{at}: a `k` inside the window scrolls nothing");
+            } else {
+                assert_eq!(now.first(), Some(&names[selected]), "{at}");
+            }
+            window = now;
+        }
     }
+}
+
+/// The queue names in the queues box of a screen, top to bottom.
+fn shown_queues<'a>(shown: &str, names: &[&'a str]) -> Vec<&'a str> {
+    shown
+        .lines()
+        .filter_map(|l| l.trim_matches('"').strip_prefix('│'))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter_map(|w| names.iter().find(|n| **n == w).copied())
+        .collect()
 }
 
 #[test]

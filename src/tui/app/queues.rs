@@ -1,6 +1,8 @@
 //! The Queues view's state and keys: one queue selected, its weight raised
 //! or lowered live (sent to the crawl at once).
 
+use std::cell::Cell;
+
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::{App, Request};
@@ -15,6 +17,9 @@ pub struct QueuesState {
     pub selected: usize,
     /// The weights in force (as last sent to the crawl).
     pub weights: [u32; 6],
+    /// The first queue the view showed last, on a terminal too short for
+    /// all six: where its window starts next frame (the view sets it).
+    pub first_shown: Cell<usize>,
 }
 
 impl QueuesState {
@@ -22,6 +27,7 @@ impl QueuesState {
         QueuesState {
             selected: 0,
             weights,
+            first_shown: Cell::new(0),
         }
     }
 

@@ -53,7 +53,8 @@ fn draw_queues(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let weights = app.queues.weights;
     let total_weight: u64 = weights.iter().map(|&w| u64::from(w)).sum::<u64>().max(1);
     let total_picks: u64 = detail.queues.iter().map(|q| q.picks).sum::<u64>().max(1);
-    let rows = queue_rows(inner, app.queues.selected);
+    let rows = queue_rows(inner, app.queues.selected, app.queues.first_shown.get());
+    app.queues.first_shown.set(rows.first);
     let heading = |gauge_heading: &str| {
         format!(
             "{:<13}{:>8}{:>9}{:>9}{:>9}{:>10}{:>8}  {gauge_heading}",
@@ -107,7 +108,9 @@ fn draw_queues(frame: &mut Frame<'_>, area: Rect, app: &App) {
 
 /// Where the queues table's lines go in `inner`: the header when there is
 /// room for it and a queue, and as many queues as fit, a window that keeps
-/// the selected one in sight (the others scroll in as `j`/`k` reach them).
+/// the selected one in sight. The window starts where it did last frame
+/// (`was_first`) and moves only as far as the selection takes it out, as
+/// lists scroll: `k` inside it moves the highlight, not the rows.
 struct QueueRows {
     header: Option<Rect>,
     /// The first queue shown, and the area of each shown.
@@ -121,7 +124,7 @@ impl QueueRows {
     }
 }
 
-fn queue_rows(inner: Rect, selected: usize) -> QueueRows {
+fn queue_rows(inner: Rect, selected: usize, was_first: usize) -> QueueRows {
     let line = |y: u16| Rect {
         y,
         height: 1,
@@ -130,8 +133,11 @@ fn queue_rows(inner: Rect, selected: usize) -> QueueRows {
     let height = usize::from(inner.height);
     let header = (height >= 2).then(|| line(inner.y));
     let shown = (height - usize::from(header.is_some())).min(QUEUES.len());
-    let first = (selected + 1)
-        .saturating_sub(shown)
+    // Not `clamp`: with no line to show, the lowest start is past the
+    // selection, and `clamp` panics on bounds the wrong way round.
+    let first = was_first
+        .min(selected)
+        .max((selected + 1).saturating_sub(shown))
         .min(QUEUES.len() - shown);
     let top = inner.y + u16::from(header.is_some());
     let lines = (0..shown).map(|k| line(top + k as u16)).collect();
