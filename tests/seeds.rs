@@ -1578,12 +1578,16 @@ action = "exclude"
 "#,
     );
     let info = c.rule_info();
-    let broken = info[0].disabled.as_deref().unwrap_or_default();
+    let broken = info[0].disabled.as_ref().map_or("", |d| d.text());
     assert!(
         broken.contains("(unclosed"),
         "the message names the regex: {broken:?}"
     );
-    assert!(info[1].disabled.is_some(), "enabled = false disables");
+    assert_eq!(
+        info[1].disabled,
+        Some(crawlspace::rules::compile::Disabled::SwitchedOff),
+        "enabled = false disables"
+    );
     assert_eq!(info[2].disabled, None);
     assert_eq!(c.disabled().count(), 2);
     check(

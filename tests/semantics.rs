@@ -6,6 +6,7 @@
 
 use std::net::IpAddr;
 
+use crawlspace::rules::compile::Disabled;
 use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crawlspace::rules::verdict::Step;
 use crawlspace::rules::{CompiledRules, Known, TraceMode, UrlFacts, Verdict, normalize};
@@ -399,10 +400,7 @@ action = "exclude"
     );
     let info = rules.rule_info();
     assert!(
-        info[0]
-            .disabled
-            .as_deref()
-            .is_some_and(|m| m.contains("does not compile"))
+        matches!(&info[0].disabled, Some(Disabled::Broken(m)) if m.contains("does not compile"))
     );
     assert!(info[1].disabled.is_none());
     let v = judge(&rules, "http://h/([unclosed.gif", &Known::default());
@@ -419,7 +417,8 @@ fn too_costly_regex_is_reported_as_such() {
         "[[rules]]\nmatch = { field = \"url\", regex = '(\\w{100}){100}' }\naction = \"exclude\"\n",
     );
     let reason = rules.rule_info()[0].disabled.clone().expect("disabled");
-    assert!(reason.contains("too costly"), "{reason}");
+    assert!(reason.text().contains("too costly"), "{reason:?}");
+    assert!(!reason.on_purpose(), "warned about");
 }
 
 #[test]

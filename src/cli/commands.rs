@@ -416,7 +416,10 @@ pub fn rules(args: &RulesArgs) -> Result<ExitCode, Failure> {
         text.push_str(&format!("{pad}when {}\n", escape_control(&rule.condition)));
         text.push_str(&format!("{pad}then {}\n", escape_control(&rule.effects)));
         if let Some(reason) = &rule.disabled {
-            text.push_str(&format!("{pad}DISABLED: {}\n", escape_control(reason)));
+            text.push_str(&format!(
+                "{pad}DISABLED: {}\n",
+                escape_control(reason.text())
+            ));
         }
         for lint in lints
             .iter()

@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::crawl::robots::RobotsDecision;
+use crate::rules::compile::Disabled;
 use crate::rules::verdict::{Step, TraceEntry, Verdict};
 use crate::rules::{CompiledRules, RuleInfo};
 
@@ -193,7 +194,7 @@ fn trace_json<'a>(entry: &TraceEntry, info: &'a RuleInfo) -> TraceJson<'a> {
         filtered: entry.filtered,
         did: (entry.step == Step::Matched).then_some(info.effects.as_str()),
         why: if entry.step == Step::Disabled {
-            info.disabled.as_deref()
+            info.disabled.as_ref().map(Disabled::text)
         } else {
             None
         },
@@ -334,7 +335,7 @@ pub fn verdict_robots_text(
             Step::NotMatched if entry.filtered => "not matched → FILTERED (must-have)".to_string(),
             Step::Disabled => format!(
                 "disabled: {}",
-                escape_control(i.disabled.as_deref().unwrap_or(""))
+                escape_control(i.disabled.as_ref().map_or("", Disabled::text))
             ),
             step => step.name().replace('-', " "),
         };
@@ -416,14 +417,13 @@ pub fn capped(text: &str) -> String {
 /// One warning line per disabled rule, naming the file and line: what
 /// `rules`, `explain`, `check` and a crawl print on stderr.
 pub fn disabled_warnings(file: &str, rules: &CompiledRules) -> Vec<String> {
-    use crate::rules::compile::{ENCLOSING_OFF, SWITCHED_OFF};
     rules
         .disabled()
         .filter_map(|info| {
-            let reason = info.disabled.as_deref()?;
+            let reason = info.disabled.as_ref()?;
             // A rule switched off on purpose (and what it holds) is no
             // news on every run; the rule list shows it off.
-            if reason == SWITCHED_OFF || reason == ENCLOSING_OFF {
+            if reason.on_purpose() {
                 return None;
             }
             // Quoted by hand: the name is escaped already, and `{:?}`
@@ -434,7 +434,7 @@ pub fn disabled_warnings(file: &str, rules: &CompiledRules) -> Vec<String> {
                 info.line,
                 info.number,
                 capped(&info.name),
-                capped(reason)
+                capped(reason.text())
             ))
         })
         .collect()

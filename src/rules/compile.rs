@@ -22,7 +22,7 @@ use rustc_hash::FxHashMap;
 
 use super::index::{Entry, FieldIndex, LiteralOp};
 use builder::Builder;
-pub(crate) use builder::{ENCLOSING_OFF, SWITCHED_OFF, one_line};
+pub(crate) use builder::one_line;
 
 use super::model::{
     Case, Condition, Disposition, Field, Filter, Flags, Matcher, Priority, Rule, RuleSet, Test,
@@ -79,12 +79,41 @@ pub struct RuleInfo {
     /// 0 for top-level rules.
     pub depth: usize,
     pub parent: Option<u32>,
-    /// Why the rule is not evaluated: switched off, or its regex failed.
-    pub disabled: Option<String>,
+    /// Why the rule is not evaluated, if it is not.
+    pub disabled: Option<Disabled>,
     /// The condition as text (`always` when there is none).
     pub condition: String,
     /// What the rule does when it holds, as text (`exclude, stop`).
     pub effects: String,
+}
+
+/// Why a rule is not evaluated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Disabled {
+    /// Written `enabled = false`.
+    SwitchedOff,
+    /// Nested in a rule that is disabled, for either reason.
+    EnclosingOff,
+    /// Its condition does not compile (a regex the engine refuses): the
+    /// compiler's message.
+    Broken(String),
+}
+
+impl Disabled {
+    /// As the trace, `rules` and the console say it.
+    pub fn text(&self) -> &str {
+        match self {
+            Disabled::SwitchedOff => "switched off (`enabled = false`)",
+            Disabled::EnclosingOff => "its enclosing rule is disabled",
+            Disabled::Broken(message) => message,
+        }
+    }
+
+    /// Off because the rules say so, not because something is wrong:
+    /// no warning is due on every run (the rule list shows it off).
+    pub fn on_purpose(&self) -> bool {
+        !matches!(self, Disabled::Broken(_))
+    }
 }
 
 impl RuleInfo {

@@ -6,11 +6,6 @@
 
 use super::*;
 
-/// Why a rule nested in a switched-off rule is not evaluated.
-pub(crate) const ENCLOSING_OFF: &str = "its enclosing rule is disabled";
-/// Why a rule written `enabled = false` is not evaluated.
-pub(crate) const SWITCHED_OFF: &str = "switched off (`enabled = false`)";
-
 /// Gathers nodes, rule infos and atoms while walking the rule tree;
 /// [`Builder::finish`] turns them into [`CompiledRules`].
 #[derive(Default)]
@@ -41,11 +36,11 @@ impl Builder {
                 .as_ref()
                 .map(|c| self.expr(c, id, &mut broken));
             let disabled = if !rule.enabled {
-                Some(SWITCHED_OFF.to_string())
+                Some(Disabled::SwitchedOff)
             } else if let Some(message) = broken {
-                Some(message)
+                Some(Disabled::Broken(message))
             } else if parent_disabled {
-                Some(ENCLOSING_OFF.to_string())
+                Some(Disabled::EnclosingOff)
             } else {
                 None
             };

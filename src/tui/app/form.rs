@@ -173,8 +173,8 @@ impl Form {
             rules: vec![probe],
             ..RuleSet::default()
         });
-        if let Some(why) = compiled.disabled().next().and_then(|i| i.disabled.clone()) {
-            return Err(why);
+        if let Some(why) = compiled.disabled().next().and_then(|i| i.disabled.as_ref()) {
+            return Err(why.text().to_string());
         }
         Ok(test)
     }

@@ -141,7 +141,7 @@ fn rule_row<'a>(
         .get(r.rows[i].index)
         .and_then(|x| x.disabled.clone());
     // Off with its block is not broken: said, and shown dim below.
-    let block_off = disabled.as_deref() == Some(crate::rules::compile::ENCLOSING_OFF);
+    let block_off = disabled == Some(crate::rules::compile::Disabled::EnclosingOff);
     if block_off && rule.enabled {
         marks.push(Span::styled(" off with its block", Style::new().dim()));
     } else if disabled.is_some() && rule.enabled {
@@ -177,7 +177,7 @@ fn detail_text(app: &App) -> Paragraph<'static> {
             Span::raw(safe(&info.effects)),
         ]));
         if let Some(why) = &info.disabled {
-            lines.push(Line::from(format!("disabled: {}", safe(why))).red());
+            lines.push(Line::from(format!("disabled: {}", safe(why.text()))).red());
         }
         if let Some(Some(why)) = r.shadows.get(i) {
             lines.push(Line::from(safe(why)).magenta());
