@@ -8,6 +8,7 @@ use ratatui::style::Stylize;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
+use super::hang::hang;
 use super::layout::bands;
 use crate::tui::app::{App, View};
 
@@ -119,8 +120,9 @@ pub fn hint(app: &App) -> String {
     }
 }
 
-/// The help for `view`, wrapped as it is drawn (its frame added then).
-fn help_text(view: View) -> Paragraph<'static> {
+/// The help for `view`, wrapped as it is drawn in `columns` (its
+/// frame added then), each key's text hanging under its first line.
+fn help_text(view: View, columns: u16) -> Paragraph<'static> {
     let mut lines = vec![Line::from(format!("{} view", view.title())).bold()];
     let width = keys_for(view)
         .iter()
@@ -136,33 +138,33 @@ fn help_text(view: View) -> Paragraph<'static> {
     for (key, what) in GLOBAL_KEYS {
         lines.push(Line::from(format!("  {key:<width$}  {what}")));
     }
-    Paragraph::new(lines).wrap(Wrap { trim: false })
+    Paragraph::new(hang(lines, columns)).wrap(Wrap { trim: false })
 }
 
-/// The overlay's place in the view's `area`, and how many rows of its text
-/// do not fit inside its frame (how far it can scroll).
-fn placed(area: Rect, text: &Paragraph<'_>) -> (Rect, u16) {
+/// The overlay's place in the view's `area`, its text, and how many rows
+/// of it do not fit inside its frame (how far it can scroll).
+fn placed(area: Rect, view: View) -> (Rect, Paragraph<'static>, u16) {
     let width = area.width.saturating_mul(9) / 10;
+    let text = help_text(view, width.saturating_sub(2));
     let rows = text.line_count(width.saturating_sub(2));
     let height = u16::try_from(rows + 2).unwrap_or(u16::MAX).min(area.height);
     let popup = area.centered(Constraint::Length(width), Constraint::Length(height));
     let shown = usize::from(popup.height.saturating_sub(2));
     let overflow = u16::try_from(rows.saturating_sub(shown)).unwrap_or(u16::MAX);
-    (popup, overflow)
+    (popup, text, overflow)
 }
 
 /// How far the help for `view` scrolls in a terminal of `size`: the rows
 /// its text takes beyond those the overlay shows.
 pub fn max_scroll(view: View, size: (u16, u16)) -> u16 {
     let [_, body, _] = bands(Rect::new(0, 0, size.0, size.1));
-    placed(body, &help_text(view)).1
+    placed(body, view).2
 }
 
 /// The overlay scrolled by `scroll` rows, or by as many as the text still
 /// overflows when the terminal has grown since.
 pub fn draw(frame: &mut Frame<'_>, area: Rect, view: View, scroll: u16) {
-    let text = help_text(view);
-    let (popup, overflow) = placed(area, &text);
+    let (popup, text, overflow) = placed(area, view);
     let title = if overflow > 0 {
         " keys · ↑↓ PgUp PgDn scroll · Esc closes "
     } else {

@@ -8,6 +8,7 @@ use ratatui::style::{Color, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Row, Table, TableState, Wrap};
 
+use super::hang::hang;
 use super::layout::{bands, log_areas, max_scroll_in};
 use super::{safe, selected_style, with_cursor};
 use crate::store::{State, UrlRecord};
@@ -98,7 +99,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
 
     // Never scrolled past its end, even when the terminal grew or the
     // record shrank since the scroll was set.
-    let paragraph = detail_paragraph(app);
+    let paragraph = detail_paragraph(app, detail.width.saturating_sub(2));
     let most = max_scroll_in(&paragraph, detail);
     frame.render_widget(paragraph.scroll((log.detail_scroll.min(most), 0)), detail);
 }
@@ -123,12 +124,16 @@ fn list_block(title: String, dir: Option<&str>, width: u16) -> Block<'static> {
 pub fn detail_max_scroll(app: &App) -> u16 {
     let [_, body, _] = bands(Rect::new(0, 0, app.size.0, app.size.1));
     let [_, detail] = log_areas(body);
-    max_scroll_in(&detail_paragraph(app), detail)
+    max_scroll_in(
+        &detail_paragraph(app, detail.width.saturating_sub(2)),
+        detail,
+    )
 }
 
-/// The detail pane: the text filter being typed, and everything the log
-/// holds for the selected URL.
-fn detail_paragraph(app: &App) -> Paragraph<'_> {
+/// The detail pane, `width` columns inside its frame: the text filter
+/// being typed, and everything the log holds for the selected URL, its
+/// long lines hanging under their values.
+fn detail_paragraph(app: &App, width: u16) -> Paragraph<'_> {
     let log = &app.log;
     let mut lines = Vec::new();
     if let Some(input) = &log.filter_input {
@@ -145,7 +150,7 @@ fn detail_paragraph(app: &App) -> Paragraph<'_> {
         lines.push(Line::from(format!("cannot read the log: {}", safe(e))).red());
     }
     match (&log.record, log.selected_id()) {
-        (Some(view), Some(id)) if view.id == id => lines.extend(record_lines(view)),
+        (Some(view), Some(id)) if view.id == id => lines.extend(hang(record_lines(view), width)),
         (_, Some(_)) => match &log.record_error {
             Some(e) => {
                 lines.push(Line::from(format!("cannot read this record: {}", safe(e))).red())

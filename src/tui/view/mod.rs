@@ -3,6 +3,7 @@
 //! [`safe`] before it reaches the terminal.
 
 mod explain;
+mod hang;
 mod help;
 pub mod layout;
 mod log;
