@@ -119,6 +119,33 @@ fn explain_text_names_the_deciding_rule() {
     );
 }
 
+/// A URL with no host or path (`mailto:`) is said to be one the crawler
+/// skips; the others are still explained, and the command exits 2.
+#[test]
+fn explain_says_a_mailto_link_is_skipped_and_explains_the_rest() {
+    let (_dir, rules) = rules_file("collection.cfg", FUNNELBACK);
+    let out = run(&[
+        "explain",
+        "--rules",
+        path_str(&rules),
+        "mailto:someone@example.com",
+        "http://example.com/orange",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("mailto:someone@example.com: no host or path to judge")
+            && err.contains("the crawler skips such links")
+            && err.contains("1 URL could not be judged"),
+        "{err}"
+    );
+    assert!(
+        text(&out.stdout).contains("http://example.com/orange\n  verdict: FILTERED"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
 #[test]
 fn explain_uses_content_type_address_and_link_depth() {
     let rules_text = r#"

@@ -48,7 +48,11 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Failure::Rules(e) => write!(f, "{e}"),
-            Failure::BadUrls(n) => write!(f, "{n} URL(s) could not be parsed (see above)"),
+            Failure::BadUrls(n) => write!(
+                f,
+                "{} could not be judged (see above)",
+                crate::text::counted(*n as u64, "URL", "URLs")
+            ),
             Failure::Output(e) => write!(f, "cannot write the output: {e}"),
             Failure::Usage(m) => write!(f, "{m}"),
             Failure::App(e) => write!(f, "{e}"),

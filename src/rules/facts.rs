@@ -58,7 +58,11 @@ impl Known {
 pub enum UrlError {
     #[error("not a URL: {0}")]
     Parse(#[from] url::ParseError),
-    #[error("not a fully qualified URL: {0}")]
+    /// `mailto:`, `javascript:`, `data:`: no host or path to judge. The
+    /// crawler skips such links when it reads a page.
+    #[error(
+        "no host or path to judge (a URL like a mailto: or javascript: link): the crawler skips such links when it reads a page, and no rule sees them"
+    )]
     NotHierarchical(String),
 }
 
