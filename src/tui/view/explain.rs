@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use tui_input::Input;
 
+use super::hang::hang;
 use super::layout::max_scroll_in;
 use super::{around_cursor, input_window, safe};
 use crate::tui::app::{App, ExplainFocus};
@@ -46,7 +47,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         inputs,
     );
     // Built once: its scroll limit and its drawing.
-    let verdict = result_paragraph(app);
+    let verdict = result_paragraph(app, result.width.saturating_sub(2));
     let scroll = e.scroll.min(max_scroll_in(&verdict, result));
     frame.render_widget(verdict.scroll((scroll, 0)), result);
 }
@@ -56,18 +57,20 @@ fn areas(area: Rect) -> [Rect; 2] {
     Layout::vertical([Constraint::Length(5), Constraint::Min(3)]).areas(area)
 }
 
-/// The verdict and its trace, then what the crawl did with the URL.
-fn result_paragraph(app: &App) -> Paragraph<'_> {
+/// The verdict and its trace, then what the crawl did with the URL, in
+/// `width` columns.
+fn result_paragraph(app: &App, width: u16) -> Paragraph<'static> {
     let e = &app.explain;
-    let mut lines: Vec<Line<'_>> = e.result.lines().map(|l| Line::from(safe(l))).collect();
+    let mut lines: Vec<Line<'static>> = e.result.lines().map(|l| Line::from(safe(l))).collect();
     // What the crawl did with it, which the rules alone cannot say.
     if let Some(logged) = e.logged_text() {
         lines.push(Line::default());
         lines.extend(logged.lines().map(|l| Line::from(safe(l)).cyan()));
     }
     // Wrapped, not cut: a rule's name and its step can be longer than a
-    // narrow terminal, and the end of the line is the verdict.
-    Paragraph::new(lines)
+    // narrow terminal, and the end of the line is the verdict. A trace
+    // line goes on under its step, a verdict under its text.
+    Paragraph::new(hang(lines, width))
         .wrap(Wrap { trim: false })
         .block(Block::bordered().title(" verdict and trace "))
 }
@@ -78,7 +81,10 @@ pub fn explain_scroll_limits(app: &App) -> (u16, u16) {
     let [_, body, _] = super::layout::bands(Rect::new(0, 0, app.size.0, app.size.1));
     let [_, result] = areas(body);
     (
-        max_scroll_in(&result_paragraph(app), result),
+        max_scroll_in(
+            &result_paragraph(app, result.width.saturating_sub(2)),
+            result,
+        ),
         result.height.saturating_sub(2).max(1),
     )
 }

@@ -36,9 +36,19 @@ pub fn value_column(line: &Line<'_>) -> usize {
     lead
 }
 
+/// The spaces a line starts with.
+fn leading_spaces(line: &Line<'_>) -> usize {
+    line.spans
+        .iter()
+        .flat_map(|s| s.content.chars())
+        .take_while(|c| *c == ' ')
+        .count()
+}
+
 /// `lines` wrapped to `width` columns, each continuation row indented to
-/// the line's [`value_column`] (none when that would leave less than half
-/// the width for text).
+/// the line's [`value_column`], or, when that would leave less than half
+/// the width for text, to its leading spaces (a trace line whose step
+/// column is far right), or not at all.
 pub fn hang(lines: Vec<Line<'static>>, width: u16) -> Vec<Line<'static>> {
     let width = usize::from(width).max(1);
     let mut out = Vec::with_capacity(lines.len());
@@ -47,8 +57,9 @@ pub fn hang(lines: Vec<Line<'static>>, width: u16) -> Vec<Line<'static>> {
             out.push(line);
             continue;
         }
-        let indent = Some(value_column(&line))
-            .filter(|i| *i <= width / 2)
+        let indent = [value_column(&line), leading_spaces(&line)]
+            .into_iter()
+            .find(|i| *i <= width / 2)
             .unwrap_or(0);
         let cells: Vec<(char, Style)> = line
             .spans
@@ -180,6 +191,17 @@ mod tests {
         assert_eq!(wrapped[0].spans[0].content, "reason     ");
         assert_eq!(wrapped[0].spans[0].style, Style::new().dim());
         assert_eq!(wrapped[1].spans[1].style, Style::new());
+    }
+
+    #[test]
+    fn a_far_value_column_falls_back_to_the_leading_spaces() {
+        let line = Line::from(format!(
+            "    #1 \"stay here\" (line 2){}matched → filter must-have",
+            " ".repeat(20)
+        ));
+        let rows = texts(&hang(vec![line], 50));
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        assert_eq!(rows[1], "    matched → filter must-have");
     }
 
     #[test]
