@@ -258,6 +258,11 @@ impl App {
                 self.crawl.stats = stats;
                 self.crawl.finished = true;
                 self.message = Some("the crawl has finished: browse the log, or q to quit".into());
+                // The list as the crawl left it: the ticks refresh it no
+                // more.
+                if self.view == View::Log {
+                    self.log_refresh();
+                }
             }
             Action::LogPage(page) => self.log_page(page),
             Action::Record(id, read) => self.log.take_record(id, read),
@@ -320,7 +325,10 @@ impl App {
                 self.detail_asked = true;
                 self.request(Request::Control(Control::Detail));
             }
-            if self.view == View::Log && self.log.follow && self.ticks.is_multiple_of(5) {
+            // The list, its counts and the selected record as the crawl
+            // writes them: the tail when following, else the same window
+            // (its selection kept).
+            if self.view == View::Log && self.ticks.is_multiple_of(5) {
                 self.log_refresh();
             }
         }

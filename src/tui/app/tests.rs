@@ -674,6 +674,71 @@ fn a_grown_list_is_filled_from_the_end_of_what_matches() {
     assert_eq!(app.log.selected_id(), Some(24), "the selection kept");
 }
 
+/// Off the tail (a state filter, the first page), the list is still read
+/// again as the crawl writes, the same window and selection, and once
+/// more when the crawl ends: it used to keep the rows and counts of the
+/// moment it was opened.
+#[test]
+fn a_list_off_the_tail_is_read_again_as_the_crawl_goes_on() {
+    let mut app = app();
+    app.update(ch('3'));
+    let rows = |ids: &[u64]| -> Vec<(u64, UrlRecord)> {
+        ids.iter()
+            .map(|i| (*i, record(&format!("http://h/{i}"), State::Filtered)))
+            .collect()
+    };
+    answer(&mut app, rows(&[3, 5]));
+    app.update(key(KeyCode::Home));
+    answer(&mut app, rows(&[3, 5]));
+    assert!(!app.log.follow);
+    app.update(ch('j'));
+    assert_eq!(app.log.selected_id(), Some(5));
+    let reread = |app: &mut App| {
+        for _ in 0..5 {
+            app.update(Action::Tick);
+        }
+        app.take_requests()
+            .into_iter()
+            .filter(|r| matches!(r, Request::LogPage { .. }))
+            .last()
+    };
+    let request = reread(&mut app).expect("read again while off the tail");
+    assert!(
+        matches!(
+            request,
+            Request::LogPage {
+                from: PageFrom::After(2),
+                ..
+            }
+        ),
+        "{request:?}"
+    );
+    // The answer's rows (a URL filtered meanwhile) and counts are shown,
+    // the selection kept.
+    let Request::LogPage { seq, from, .. } = request else {
+        unreachable!()
+    };
+    let mut p = page(&app, rows(&[3, 4, 5])).expect("page");
+    (p.seq, p.from, p.total) = (seq, from, 140);
+    app.update(Action::LogPage(p));
+    // Fewer than a screenful: the last page of what matches fills it.
+    answer(&mut app, rows(&[3, 4, 5]));
+    assert_eq!(app.log.rows.len(), 3);
+    assert_eq!(app.log.total, 100, "the counts of the last answer");
+    assert_eq!(app.log.selected_id(), Some(5), "the selection kept");
+    // The end of the crawl reads it once more; then the ticks no longer do.
+    app.update(Action::Finished(crate::crawl::engine::Stats::default()));
+    assert!(
+        app.take_requests()
+            .iter()
+            .any(|r| matches!(r, Request::LogPage { .. }))
+    );
+    assert!(
+        reread(&mut app).is_none(),
+        "a finished crawl writes nothing more"
+    );
+}
+
 /// The selected URL's record is read again when the list shows it moved
 /// on (a queued URL fetched meanwhile), and not on every tick.
 #[test]
