@@ -335,8 +335,11 @@ async fn every_trap_ends_in_a_logged_state() {
     assert_eq!(c.stats.in_flight, 0);
 }
 
-/// A Latin-1 site: pages whose `Content-Type` declares their charset, and
-/// redirects whose `Location` is not UTF-8 or leaves http for ftp.
+/// A Latin-1 site: pages whose `Content-Type` declares their charset,
+/// redirects whose `Location` is not UTF-8 or leaves http for ftp, and
+/// headers with bytes that are not ASCII (an `X-Robots-Tag` with a French
+/// date, a `Content-Type` parameter), under a meta robots that holds an
+/// escape sequence.
 fn latin1_site() -> Router {
     let latin1 = |body: &'static [u8]| {
         (
@@ -349,7 +352,33 @@ fn latin1_site() -> Router {
         .route(
             "/",
             get(move || async move {
-                latin1(b"<title>Caf\xe9</title><a href=\"/caf\xe9.html\">c</a> <a href=\"/rd/bytes\">r</a> <a href=\"/rd/ftp\">f</a> <a href=\"/rd/mailto\">m</a>")
+                latin1(b"<title>Caf\xe9</title><a href=\"/caf\xe9.html\">c</a> <a href=\"/rd/bytes\">r</a> <a href=\"/rd/ftp\">f</a> <a href=\"/rd/mailto\">m</a> <a href=\"/xrt\">x</a> <a href=\"/ct\">t</a>")
+            }),
+        )
+        .route(
+            "/xrt",
+            get(|| async {
+                let robots = axum::http::HeaderValue::from_bytes(
+                    b"noindex, nofollow, unavailable_after: 25 D\xe9c 2030",
+                )
+                .expect("a header value");
+                (
+                    [
+                        (header::CONTENT_TYPE, "text/html".parse().expect("a value")),
+                        (header::HeaderName::from_static("x-robots-tag"), robots),
+                    ],
+                    "<meta name=\"robots\" content=\"noarchive \x1b[31m\"><a href=\"/xrt-leaf\">leaf</a>",
+                )
+                    .into_response()
+            }),
+        )
+        .route("/xrt-leaf", get(|| async { "leaf" }))
+        .route(
+            "/ct",
+            get(|| async {
+                let media = axum::http::HeaderValue::from_bytes(b"text/html; note=\xe9t\xe9")
+                    .expect("a header value");
+                ([(header::CONTENT_TYPE, media)], "<p>typed</p>").into_response()
             }),
         )
         // The paths the links resolve to: UTF-8, percent-encoded (routes
@@ -417,7 +446,37 @@ async fn a_declared_charset_and_odd_redirects_are_read_as_browsers_read_them() {
         (State::Fetched, Some("mailto:web@example.com"))
     );
     assert!(mailto.reason.contains("not followed"), "{}", mailto.reason);
-    assert_eq!(records.len(), 6, "{:?}", records.keys());
+    // An `X-Robots-Tag` with a byte that is not ASCII is obeyed: it used
+    // to be dropped whole, the page saved and its links followed.
+    let xrt = get("/xrt");
+    assert_eq!(xrt.state, State::Fetched, "not saved: {}", xrt.reason);
+    assert!(
+        xrt.reason
+            .contains("links not followed: nofollow (X-Robots-Tag)"),
+        "{}",
+        xrt.reason
+    );
+    let leaf = format!("{origin}/xrt-leaf");
+    assert!(
+        records.get(&leaf).is_none_or(|r| r.status.is_none()),
+        "not fetched: {:?}",
+        records.get(&leaf)
+    );
+    // The record quotes the site's directives with its escape escaped.
+    let robots = xrt.robots.as_deref().unwrap_or_default();
+    assert!(
+        robots.contains("meta robots: noarchive \\u{1b}[31m")
+            && robots.contains("X-Robots-Tag: noindex, nofollow, unavailable_after: 25 Déc 2030"),
+        "{robots}"
+    );
+    assert!(!robots.contains('\u{1b}'), "{robots}");
+    // A `Content-Type` with such a byte still gives its media type.
+    let typed = get("/ct");
+    assert_eq!(
+        typed.content_type.as_deref(),
+        Some("text/html"),
+        "{typed:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -351,23 +351,8 @@ pub fn verdict_robots_text(
     out
 }
 
-/// Replaces control characters with visible escapes so that text from a
-/// URL or a rules file cannot drive the terminal; invisible characters
-/// that reorder or hide text ([`is_invisible`]) are escaped too, so that
-/// what is shown is what the text holds.
-pub fn escape_control(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() || is_invisible(c) {
-            let _ = write!(out, "{}", c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 pub use crate::rules::is_invisible;
+pub use crate::text::escape_control;
 
 /// Writes `value` as JSON made safe for a terminal ([`json_safe`]), without
 /// a line break.

@@ -83,14 +83,16 @@ impl Directives {
     }
 
     /// The robots text of the record: each meta and header as written
-    /// (`meta robots: noindex; X-Robots-Tag: noarchive`).
+    /// (`meta robots: noindex; X-Robots-Tag: noarchive`), with the control
+    /// and invisible characters a site put in them escaped, so that no
+    /// reader of the log gets them raw (as a robots.txt line's).
     pub(crate) fn text(&self) -> Option<String> {
         let mut parts = Vec::new();
         // Meta entries read `name: content` (`robots: noindex`); header
         // entries already read `X-Robots-Tag: value`.
         parts.extend(self.meta.raw.iter().map(|m| format!("meta {m}")));
         parts.extend(self.header.raw.iter().cloned());
-        (!parts.is_empty()).then(|| parts.join("; "))
+        (!parts.is_empty()).then(|| crate::text::escape_control(&parts.join("; ")))
     }
 
     /// Why a page the rules save was not saved, if a directive says so.

@@ -347,28 +347,22 @@ impl Fetcher {
 }
 
 fn header_text(response: &reqwest::Response, name: reqwest::header::HeaderName) -> Option<String> {
-    response
-        .headers()
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map(|s| s.trim().to_string())
+    response.headers().get(name).map(value_text)
 }
 
-/// A `Location` header as text: UTF-8 when it is, else each byte as the
-/// character of that code (the Fetch standard's isomorphic decoding), so
-/// that a Latin-1 `caf\xe9` becomes `café` and then `caf%C3%A9` in the URL,
-/// where `to_str` would give nothing and the redirect look like one
-/// without a `Location`.
-fn location_text(response: &reqwest::Response) -> Option<String> {
-    let bytes = response
-        .headers()
-        .get(reqwest::header::LOCATION)?
-        .as_bytes();
+/// A header's value as text, trimmed: UTF-8 when it is, else each byte as
+/// the character of that code (the Fetch standard's isomorphic decoding).
+/// `HeaderValue::to_str` takes visible ASCII only, so a Latin-1 `caf\xe9`
+/// in a `Location`, or an `é` in an `X-Robots-Tag` date, made the whole
+/// header look absent: a redirect without a target, a `noindex` not
+/// obeyed. Decoded, the `Location` becomes `caf%C3%A9` in the URL.
+fn value_text(value: &reqwest::header::HeaderValue) -> String {
+    let bytes = value.as_bytes();
     let text = match std::str::from_utf8(bytes) {
-        Ok(text) => text.to_owned(),
-        Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => std::borrow::Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()),
     };
-    Some(text.trim().to_owned())
+    text.trim().to_owned()
 }
 
 fn head_of(response: &reqwest::Response) -> Head {
@@ -380,10 +374,9 @@ fn head_of(response: &reqwest::Response) -> Head {
         .map(str::to_owned);
     let content_type = content_type_header
         .map(|t| {
-            t.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
+            // Quoted in the record's reason: a control character a
+            // server sent (a C1 byte, decoded) is kept escaped there.
+            crate::text::escape_control(t.split(';').next().unwrap_or("").trim())
                 .to_ascii_lowercase()
         })
         .filter(|t| !t.is_empty());
@@ -396,7 +389,7 @@ fn head_of(response: &reqwest::Response) -> Head {
         status: response.status().as_u16(),
         content_type,
         charset,
-        location: location_text(response),
+        location: header_text(response, header::LOCATION),
         retry_after,
         etag: header_text(response, header::ETAG),
         last_modified: header_text(response, header::LAST_MODIFIED),
@@ -404,7 +397,7 @@ fn head_of(response: &reqwest::Response) -> Head {
             .headers()
             .get_all("x-robots-tag")
             .iter()
-            .filter_map(|v| v.to_str().ok().map(str::to_string))
+            .map(value_text)
             .collect(),
     }
 }
