@@ -618,6 +618,13 @@ async fn new_rules_drop_queued_urls_they_filter() {
                 r.reason
             );
             assert!(r.trace.iter().any(|t| t.rule == "live-rules"));
+            // Recorded as the new rules judge it, as a URL they filter
+            // when met is: in no queue, neither fetched nor followed.
+            assert_eq!(
+                (r.queue.as_str(), r.fetch, r.follow, r.filtered),
+                ("none", false, false, true),
+                "page {n}"
+            );
         } else {
             assert_eq!(r.state, State::Saved, "page {n}");
         }

@@ -172,8 +172,17 @@ impl Engine {
         self.update_and(item.id, Some(&item), |r| {
             r.state = State::Filtered;
             r.reason = reason;
+            // The new verdict, as a URL these rules filter when it is met
+            // is recorded: in no queue. It used to keep its old queue and
+            // flags, which the filtered state contradicted.
             r.filtered = true;
             r.fetch = false;
+            r.save = verdict.save;
+            r.follow = verdict.follow;
+            r.queue = "none".into();
+            r.priority = verdict.priority;
+            r.meta = verdict.meta.clone();
+            r.source = verdict.source.clone();
             r.trace.push(layer(change.layer(), change.dropped().into()));
             retrace(&mut r.trace, trace);
         });
