@@ -1138,7 +1138,7 @@ fn log_why_tells_everything_about_a_url() {
     assert_eq!(out.status.code(), Some(1), "a URL not in the log fails");
     assert!(stdout.starts_with("id         1\n"), "{stdout}");
     assert!(
-        stdout.contains("referrer   none (a start URL, or found in a sitemap)"),
+        stdout.contains("referrer   none (a start URL, or found in a sitemap or robots.txt)"),
         "{stdout}"
     );
     assert!(

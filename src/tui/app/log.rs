@@ -378,7 +378,12 @@ impl App {
                 let from = id.checked_sub(1).map_or(PageFrom::Start, PageFrom::After);
                 self.log_request(from, Select::Id(id));
             }
-            None => self.message = Some("this URL has no referrer (a start URL)".into()),
+            None => {
+                self.message = Some(
+                    "this URL has no referrer (a start URL, or found in a sitemap or robots.txt)"
+                        .into(),
+                )
+            }
         }
     }
 

@@ -45,15 +45,30 @@ impl App {
         let q = &mut self.queues;
         let old = q.weights[q.selected];
         let mut new = old;
+        // The end a weight key met, if it could not move the weight.
+        let mut at_end = None;
         match key.code {
             KeyCode::Up | KeyCode::Char('k') => q.select_step(true),
             KeyCode::Down | KeyCode::Char('j') => q.select_step(false),
             // Doubling and halving: weights span four orders of magnitude.
             KeyCode::Char('+') | KeyCode::Char('=') | KeyCode::Right => {
-                new = old.saturating_mul(2).clamp(1, MAX_WEIGHT)
+                new = old.saturating_mul(2).clamp(1, MAX_WEIGHT);
+                at_end = Some("highest");
             }
-            KeyCode::Char('-') | KeyCode::Left => new = (old / 2).max(1),
+            KeyCode::Char('-') | KeyCode::Left => {
+                new = (old / 2).max(1);
+                at_end = Some("lowest");
+            }
             _ => {}
+        }
+        let name = crate::crawl::frontier::QUEUES[q.selected].name();
+        if let Some(end) = at_end
+            && new == old
+        {
+            self.message = Some(format!(
+                "weight of {name} is {old} already, the {end} the console sets"
+            ));
+            return;
         }
         if new != old && self.crawl.finished {
             // Weights live in the running crawl only; the config's
@@ -67,9 +82,11 @@ impl App {
         if new != old {
             q.weights[q.selected] = new;
             let weights = q.weights;
-            let name = crate::crawl::frontier::QUEUES[q.selected].name();
             self.request(Request::Control(Control::Weights(weights)));
-            self.message = Some(format!("weight of {name}: {old} → {new}"));
+            // `w` saves rules, not weights: said here, where it is news.
+            self.message = Some(format!(
+                "weight of {name}: {old} → {new}, for this crawl ([queues] in the config sets the next one's)"
+            ));
         }
     }
 }

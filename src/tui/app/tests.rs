@@ -756,7 +756,6 @@ fn the_selected_record_is_read_again_when_it_changes() {
     };
     assert_eq!(records(&mut app), 1, "read once selected");
     assert_eq!(records(&mut app), 0, "not again while unchanged");
-    app.update(ch('G')); // follow: the tail is read again
     answer(&mut app, row(State::Error));
     assert_eq!(records(&mut app), 1, "read again: its state moved on");
     assert_eq!(records(&mut app), 0);
@@ -879,6 +878,23 @@ fn pause_and_weights_are_commands_to_the_crawl() {
             ]))]
         ),
         "{requests:?}"
+    );
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("weight of redirect: 2000 → 4000, for this crawl")),
+        "{:?}",
+        app.message
+    );
+    // At an end, the key says so and sends nothing.
+    for _ in 0..5 {
+        app.update(ch('j'));
+    }
+    app.update(ch('-'));
+    assert!(app.take_requests().is_empty());
+    assert_eq!(
+        app.message.as_deref(),
+        Some("weight of refresh is 1 already, the lowest the console sets")
     );
 }
 

@@ -357,7 +357,7 @@ fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
     if view.chain.is_empty() {
         lines.push(field(
             "referrer",
-            "none (a start URL, or found in a sitemap)".into(),
+            "none (a start URL, or found in a sitemap or robots.txt)".into(),
         ));
     }
     // Nearest first, each the referrer of the one above: one column, so
