@@ -756,6 +756,7 @@ fn the_selected_record_is_read_again_when_it_changes() {
     };
     assert_eq!(records(&mut app), 1, "read once selected");
     assert_eq!(records(&mut app), 0, "not again while unchanged");
+    app.update(ch('G')); // follow: the tail is read again
     answer(&mut app, row(State::Error));
     assert_eq!(records(&mut app), 1, "read again: its state moved on");
     assert_eq!(records(&mut app), 0);
