@@ -492,3 +492,36 @@ fn unicode_case_folding_in_regexes() {
         ],
     );
 }
+
+/// Thousands of `contains` needles that are prefixes of one another
+/// (`/x1`, `/x12`, `/x123`): one automaton holds them, built with the
+/// vendored aho-corasick's linear remapping (vendor/aho-corasick), and
+/// each URL matches exactly the rules whose needle it contains, as the
+/// naive loop finds (`judge` checks both agree).
+#[test]
+fn needles_that_prefix_one_another_match_exactly() {
+    let rules: String = (0..5000)
+        .map(|i| {
+            format!(
+                "[[rules]]\nname = \"x{i}\"\nmatch = {{ field = \"path\", contains = \"/x{i}\" }}\naction = \"exclude\"\n"
+            )
+        })
+        .collect();
+    let rules = compile(&rules);
+    for (url, expected) in [
+        ("http://h/x1234", vec!["2", "13", "124", "1235"]),
+        ("http://h/x4999/x7", vec!["5", "50", "500", "5000", "8"]),
+        ("http://h/y1", vec![]),
+    ] {
+        let v = judge(&rules, url, &Known::default());
+        let mut matched: Vec<String> = steps(&rules, &v)
+            .into_iter()
+            .filter(|(_, step)| *step == Step::Matched)
+            .map(|(number, _)| number)
+            .collect();
+        matched.sort();
+        let mut expected: Vec<String> = expected.into_iter().map(String::from).collect();
+        expected.sort();
+        assert_eq!(matched, expected, "{url}");
+    }
+}
