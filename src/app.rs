@@ -374,7 +374,7 @@ async fn show_progress(mut events: mpsc::Receiver<Event>) {
 
 fn progress_line(s: &Stats) -> String {
     format!(
-        "fetched {}  saved {}  queued {}  in flight {}  filtered {}  errors {}  {:.1} URLs/s  {}s{}",
+        "fetched {}  saved {}  queued {}  in flight {}  filtered {}  errors {}  {:.1} pages/s  {}s{}",
         s.fetched,
         s.saved,
         s.queued,
@@ -448,7 +448,7 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool) -> String {
         String::new()
     };
     format!(
-        "crawl {ended} {:.1}s{notes}: {} met, {} fetched, {} saved, {} filtered, {} ({}), {:.1} URLs/s{rules}\n\
+        "crawl {ended} {:.1}s{notes}: {} met, {} fetched, {} saved, {} filtered, {} ({}), {:.1} pages/s{rules}\n\
          URL log: {}   (crawlspace log --db {})\nmirror:  {}{resume}",
         s.elapsed.as_secs_f64(),
         crate::text::counted(s.discovered, "URL", "URLs"),
