@@ -115,8 +115,13 @@ impl ExplainState {
         };
         // As `explain --content-type` takes it: parameters stripped.
         let content_type = self.content_type.value().trim();
+        // A URL the crawl logged is judged at the link depth it was met at
+        // (a depth rule would otherwise say what the crawl did not);
+        // another, as a link from a start URL, as `explain` takes it.
+        let logged_depth = self.logged_depth(url.as_str());
         let known = Known {
             address,
+            link_depth: logged_depth.unwrap_or(Known::default().link_depth),
             ..Known::default()
         };
         let known = match content_type {
@@ -131,6 +136,25 @@ impl ExplainState {
         // The console's inputs, not the command line's options.
         self.result = verdict_text(url.as_str(), &verdict, rules)
             .replace(PENDING_HINT, "(set the fields above)");
+        // Under the verdict line, which it qualifies.
+        let depth = match logged_depth {
+            Some(depth) => format!("\n  at link depth {depth}, as the crawl's log has it"),
+            None => "\n  at link depth 1 (a link from a start URL)".into(),
+        };
+        let at = self
+            .result
+            .find("\n  verdict:")
+            .and_then(|v| self.result[v + 1..].find('\n').map(|end| v + 1 + end))
+            .unwrap_or(self.result.len());
+        self.result.insert_str(at, &depth);
+    }
+
+    /// The link depth the crawl's log has for `url`, once it answered.
+    fn logged_depth(&self, url: &str) -> Option<u32> {
+        match &self.logged {
+            Some((logged, Ok(Some((_, record))))) if logged == url => Some(record.link_depth),
+            _ => None,
+        }
     }
 
     /// Scrolls the verdict `by` rows, within `most` (its last row at the
@@ -211,8 +235,17 @@ impl App {
         }
     }
 
-    /// The log's answer about a URL typed in Explain.
+    /// The log's answer about a URL typed in Explain: the verdict is
+    /// worked out again at the link depth the log has for it.
     pub(super) fn take_logged(&mut self, url: String, logged: Logged) {
+        let now = self.explain.url_now.as_ref() == Some(&url);
         self.explain.logged = Some((url, logged));
+        if now {
+            let scroll = self.explain.scroll;
+            let rules = self.rules.compiled.clone();
+            self.explain.evaluate(&rules);
+            // An answer does not move what the user scrolled to.
+            self.explain.scroll = scroll;
+        }
     }
 }

@@ -1005,12 +1005,28 @@ fn explain_shows_what_the_crawl_did_with_the_url() {
             step: "disallowed".into(),
             detail: "Disallow: /tmp/".into(),
         }],
+        link_depth: 12,
         ..UrlRecord::default()
     };
+    assert!(
+        app.explain
+            .result
+            .contains("\n  at link depth 1 (a link from a start URL)"),
+        "{}",
+        app.explain.result
+    );
     app.update(Action::Logged(
         "http://h/tmp/x".into(),
         Box::new(Ok(Some((7, record)))),
     ));
+    // Judged again at the depth the crawl met it at.
+    assert!(
+        app.explain
+            .result
+            .contains("\n  at link depth 12, as the crawl's log has it"),
+        "{}",
+        app.explain.result
+    );
     let shown = app.explain.logged_text().expect("answered");
     assert!(
         shown.contains("#7 filtered — disallowed by robots.txt line 3"),
