@@ -278,6 +278,7 @@ impl App {
                 // Not while the list is open: Enter must add what is shown.
                 if !matches!(self.overlay, Overlay::Traps { .. }) {
                     self.traps = hints;
+                    self.drop_hints_in_the_rules();
                 }
             }
             Action::Refused(why) => {
@@ -573,6 +574,18 @@ impl App {
         }
     }
 
+    /// Leaves out the trap hints whose rule the list holds already (added
+    /// from a hint, or written the same): offered again, one would be
+    /// added twice, the second shadowed by the first.
+    fn drop_hints_in_the_rules(&mut self) {
+        let rules = &self.rules.edited.rules;
+        self.traps.retain(|hint| {
+            !rules
+                .iter()
+                .any(|r| r.condition == hint.rule.condition && r.filter == hint.rule.filter)
+        });
+    }
+
     fn traps_key(&mut self, key: KeyEvent) {
         let Overlay::Traps { selected } = &mut self.overlay else {
             return;
@@ -587,6 +600,7 @@ impl App {
                 self.overlay = Overlay::None;
                 if let Some(hint) = self.traps.get(chosen).cloned() {
                     self.rules.add_rule(hint.rule);
+                    self.drop_hints_in_the_rules();
                     self.message = Some(format!(
                         "added the trap rule; press c to see what it changes and apply it ({})",
                         hint.summary

@@ -920,6 +920,15 @@ fn a_trap_hint_becomes_a_rule_with_one_key() {
             .iter()
             .any(|r| r.name == "trap: calendar under /cal/")
     );
+    // Added, the hint is offered no more, nor when the crawl sends it
+    // again: a second Enter would add the same rule twice.
+    assert!(app.traps.is_empty());
+    app.update(Action::Traps(crate::tui::traps::hints(
+        urls.iter().map(String::as_str),
+    )));
+    assert!(app.traps.is_empty(), "{:?}", app.traps);
+    app.update(ch('t'));
+    assert!(matches!(app.overlay, Overlay::None));
 }
 
 #[test]
