@@ -382,6 +382,9 @@ enum Problem {
     AfterHost(char),
     /// A character the field never contains.
     Has(char),
+    /// A character the field holds only percent-encoded (or, in a host,
+    /// as punycode).
+    Encoded(char),
     QueryMark,
     ExtensionDot,
     DomainDot,
@@ -515,6 +518,38 @@ fn authority_start(field: Field, text: &str) -> Option<Problem> {
 /// A character of `text` that the field never contains.
 fn char_problem(field: Field, text: &str) -> Option<Problem> {
     let find = |bad: &[char]| text.chars().find(|c| bad.contains(c)).map(Problem::Has);
+    let shape = shape_problem(field, text, find);
+    shape.or_else(|| encoded_problem(field, text))
+}
+
+/// A character a normalized URL holds only encoded: past ASCII (percent-
+/// encoded in a path or query, punycode in a host) or a space (`%20`).
+/// Only a pattern written encoded can match (`/%C3%BCber`).
+fn encoded_problem(field: Field, text: &str) -> Option<Problem> {
+    let url_text = matches!(
+        field,
+        Field::Url
+            | Field::Path
+            | Field::Query
+            | Field::PathQuery
+            | Field::AuthorityPathQuery
+            | Field::Authority
+            | Field::Host
+            | Field::Extension
+    );
+    url_text
+        .then(|| text.chars().find(|c| !c.is_ascii() || *c == ' '))
+        .flatten()
+        .map(Problem::Encoded)
+}
+
+/// The characters `field` can never hold where they stand, and shapes it
+/// never has, from the field's own syntax.
+fn shape_problem(
+    field: Field,
+    text: &str,
+    find: impl Fn(&[char]) -> Option<Problem>,
+) -> Option<Problem> {
     match field {
         // The fragment is dropped when URLs are normalized (SPEC §1.1).
         Field::Url | Field::Path | Field::Query | Field::PathQuery | Field::AuthorityPathQuery => {
@@ -608,6 +643,7 @@ impl Problem {
                 format!("in {field} the host is followed only by {allowed}, never `{c}`")
             }
             Problem::Has(c) => has_reason(field, *c),
+            Problem::Encoded(c) => encoded_reason(field, *c, value),
             Problem::QueryMark => {
                 let fix = match pattern {
                     Some(_) => after(r"^\?").map(|rest| format!("^{rest}")),
@@ -645,6 +681,33 @@ impl Problem {
             }
         }
     }
+}
+
+fn encoded_reason(field: Field, c: char, value: &str) -> String {
+    let shown = show_char(c);
+    if matches!(field, Field::Host | Field::Authority) && c != ' ' {
+        // The host as the URL parser writes it, when the value is one.
+        let ascii = url::Url::parse(&format!("http://{value}/"))
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string));
+        return match ascii {
+            Some(ascii) if field == Field::Host => format!(
+                "{field} never contains `{shown}`: host names are normalized to ASCII (punycode); write `{}`",
+                show(&ascii)
+            ),
+            _ => format!(
+                "{field} never contains `{shown}`: host names are normalized to ASCII (punycode, `xn--…`)"
+            ),
+        };
+    }
+    let encoded: String = c
+        .encode_utf8(&mut [0; 4])
+        .bytes()
+        .map(|b| format!("%{b:02X}"))
+        .collect();
+    format!(
+        "{field} never contains `{shown}`: normalized URLs hold it percent-encoded, as `{encoded}`; write it so"
+    )
 }
 
 fn has_reason(field: Field, c: char) -> String {

@@ -190,6 +190,8 @@ pub struct App {
     detail_asked: bool,
     /// The what-if count whose reports the overlay shows.
     whatif_seq: u64,
+    /// How far the what-if overlay is scrolled (a short terminal).
+    pub whatif_scroll: u16,
 }
 
 impl App {
@@ -215,6 +217,7 @@ impl App {
             quit_asked: false,
             detail_asked: false,
             whatif_seq: 0,
+            whatif_scroll: 0,
         };
         app.explain.evaluate(&app.rules.compiled);
         app

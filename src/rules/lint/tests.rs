@@ -422,3 +422,45 @@ fn arbitrary_patterns_do_not_panic() {
         }
     }
 }
+
+/// A normalized URL holds non-ASCII characters and spaces only encoded
+/// (percent-encoded in a path or query, punycode in a host): a literal
+/// written with them never matches, and the message gives the encoded form.
+#[test]
+fn characters_a_normalized_url_holds_only_encoded() {
+    let lint = |field: Field, matcher: Matcher| {
+        let t = Test {
+            field,
+            matcher,
+            case: Case::Insensitive,
+        };
+        lint_test(&t)
+    };
+    let found = lint(Field::Path, Matcher::Contains("/über/".into()));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, LintKind::NeverMatches);
+    assert!(
+        found[0].1.contains("path never contains `ü`")
+            && found[0].1.contains("percent-encoded, as `%C3%BC`"),
+        "{found:?}"
+    );
+    let found = lint(Field::Query, Matcher::Exact("q=a b".into()));
+    assert!(found[0].1.contains("`%20`"), "{found:?}");
+    let found = lint(Field::Host, Matcher::Exact("bücher.example".into()));
+    assert!(
+        found[0].1.contains("punycode") && found[0].1.contains("write `xn--bcher-kva.example`"),
+        "{found:?}"
+    );
+    let found = lint(Field::Host, Matcher::Domain("bücher.example".into()));
+    assert_eq!(found.len(), 1, "{found:?}");
+    // Written encoded, they are fine; other fields are not URL text.
+    assert!(lint(Field::Path, Matcher::Contains("/%C3%BCber/".into())).is_empty());
+    assert!(lint(Field::Host, Matcher::Exact("xn--bcher-kva.example".into())).is_empty());
+    assert!(
+        lint(
+            Field::ContentType,
+            Matcher::Exact("text/html; charset=ü".into())
+        )
+        .is_empty()
+    );
+}

@@ -359,6 +359,7 @@ impl App {
             return;
         }
         self.overlay = Overlay::WhatIf(Box::default());
+        self.whatif_scroll = 0;
         self.whatif_seq += 1;
         self.request(Request::WhatIf {
             old: self.rules.applied_compiled.clone(),
@@ -380,7 +381,28 @@ impl App {
                 self.request(Request::CancelWhatIf);
                 self.message = Some("not applied: the crawl keeps its rules".into());
             }
-            _ => {}
+            // A short terminal shows part of it: the samples scroll in.
+            code => {
+                let Overlay::WhatIf(report) = &self.overlay else {
+                    return;
+                };
+                let [_, body, _] = crate::tui::view::layout::bands(ratatui::layout::Rect::new(
+                    0,
+                    0,
+                    self.size.0,
+                    self.size.1,
+                ));
+                let most = crate::tui::view::whatif_max_scroll(report, body);
+                let page = body.height.saturating_sub(4).max(1);
+                let now = self.whatif_scroll.min(most);
+                self.whatif_scroll = match code {
+                    KeyCode::Up | KeyCode::Char('k') => now.saturating_sub(1),
+                    KeyCode::Down | KeyCode::Char('j') => now.saturating_add(1).min(most),
+                    KeyCode::PageUp => now.saturating_sub(page),
+                    KeyCode::PageDown => now.saturating_add(page).min(most),
+                    _ => now,
+                };
+            }
         }
     }
 

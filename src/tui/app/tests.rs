@@ -259,6 +259,44 @@ fn apply_goes_through_the_what_if_then_to_the_crawl_and_the_file() {
     assert!(!app.rules.dirty());
 }
 
+/// On a short terminal the what-if scrolls, within its text: its samples
+/// and its last line come into sight.
+#[test]
+fn the_what_if_scrolls_on_a_short_terminal() {
+    let mut app = app();
+    app.update(Action::Resize(80, 16));
+    app.update(ch('x'));
+    app.update(ch('c'));
+    let tally = || crate::tui::whatif::Tally {
+        seen: 9,
+        queued: 1,
+        fetched: 8,
+        samples: (0..crate::tui::whatif::SAMPLES)
+            .map(|i| format!("http://h/{i}"))
+            .collect(),
+    };
+    let report = crate::tui::whatif::Report {
+        scanned: 9,
+        total: 9,
+        done: true,
+        tallies: [tally(), tally(), tally()],
+    };
+    app.update(Action::WhatIf(app.whatif_seq, Box::new(report)));
+    app.update(ch('j'));
+    assert_eq!(app.whatif_scroll, 1);
+    app.update(ch('k'));
+    app.update(ch('k'));
+    assert_eq!(app.whatif_scroll, 0);
+    for _ in 0..10 {
+        app.update(key(KeyCode::PageDown));
+    }
+    let most = app.whatif_scroll;
+    assert!(most > 1, "{most}");
+    app.update(ch('j'));
+    assert_eq!(app.whatif_scroll, most, "not past the end");
+    assert!(matches!(app.overlay, Overlay::WhatIf(_)), "still open");
+}
+
 /// Once the crawl has ended there is nothing to apply edits or weights
 /// to: `c` and `+` say so and send nothing, `w` still saves, and the rules'
 /// hits stay those of the crawl that ran. So does `y` in a what-if the end

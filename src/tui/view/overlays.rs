@@ -130,7 +130,44 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
     );
 }
 
-pub fn whatif(frame: &mut Frame<'_>, area: Rect, report: &Report) {
+/// The what-if overlay scrolled by `scroll` rows (at most as far as its
+/// text overflows the popup).
+pub fn whatif(frame: &mut Frame<'_>, area: Rect, report: &Report, scroll: u16) {
+    let (paragraph, rows) = whatif_text(report, popup_inner_width(area));
+    let height = u16::try_from(rows + 2).unwrap_or(u16::MAX);
+    let rect = popup(frame, area, height);
+    let overflow = whatif_overflow(rows, rect);
+    let title = if overflow > 0 {
+        " what if these edits were applied? · y apply · n back · ↑↓ more "
+    } else {
+        " what if these edits were applied? · y apply · n back "
+    };
+    frame.render_widget(
+        paragraph
+            .scroll((scroll.min(overflow), 0))
+            // The keys in the title too: on a short terminal the last
+            // line, which names them, is below the overlay's edge.
+            .block(Block::bordered().title(title)),
+        rect,
+    );
+}
+
+/// How far the what-if overlay scrolls in `area`: the rows of its text
+/// that the popup does not show.
+pub fn whatif_max_scroll(report: &Report, area: Rect) -> u16 {
+    let (_, rows) = whatif_text(report, popup_inner_width(area));
+    let height = u16::try_from(rows + 2).unwrap_or(u16::MAX);
+    let rect = area.centered(POPUP_WIDTH, Constraint::Length(height.min(area.height)));
+    whatif_overflow(rows, rect)
+}
+
+fn whatif_overflow(rows: usize, rect: Rect) -> u16 {
+    let shown = usize::from(rect.height.saturating_sub(2));
+    u16::try_from(rows.saturating_sub(shown)).unwrap_or(u16::MAX)
+}
+
+/// The what-if's text, wrapped, and its rows at `width`.
+fn whatif_text(report: &Report, width: u16) -> (Paragraph<'static>, usize) {
     let mut lines = Vec::new();
     let progress = if report.done {
         format!("all {} logged URLs compared", report.scanned)
@@ -167,17 +204,10 @@ pub fn whatif(frame: &mut Frame<'_>, area: Rect, report: &Report) {
         Span::raw("n / Esc").bold(),
         Span::raw(" keep editing"),
     ]));
-    let rect = popup(frame, area, lines.len() as u16 + 2);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: true })
-            // The keys in the title too: on a short terminal the last
-            // line, which names them, is below the overlay's edge.
-            .block(
-                Block::bordered().title(" what if these edits were applied? · y apply · n back "),
-            ),
-        rect,
-    );
+    // Wrapped lines count: the popup is as tall as the text wraps to.
+    let paragraph = Paragraph::new(lines).wrap(Wrap { trim: true });
+    let rows = paragraph.line_count(width);
+    (paragraph, rows)
 }
 
 pub fn traps(frame: &mut Frame<'_>, area: Rect, hints: &[TrapHint], selected: usize) {
@@ -230,14 +260,28 @@ mod tests {
 
     #[test]
     fn the_what_if_names_its_keys_even_when_cut_short() {
-        let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
-        terminal
-            .draw(|frame| super::whatif(frame, Rect::new(0, 1, 80, 21), &full_report()))
-            .expect("draw");
-        let shown = format!("{}", terminal.backend());
+        let area = Rect::new(0, 1, 80, 21);
+        let draw = |scroll: u16| {
+            let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
+            terminal
+                .draw(|frame| super::whatif(frame, area, &full_report(), scroll))
+                .expect("draw");
+            format!("{}", terminal.backend())
+        };
+        let shown = draw(0);
         // The last line, with the keys, is below the edge…
         assert!(!shown.contains("keep editing"), "{shown}");
-        // …and the title still says them.
-        assert!(shown.contains("y apply · n back"), "{shown}");
+        // …and the title still says them, and that it scrolls.
+        assert!(shown.contains("y apply · n back · ↑↓"), "{shown}");
+        // Scrolled to its end, the last line shows; further is the end.
+        let most = super::whatif_max_scroll(&full_report(), area);
+        assert!(most > 0);
+        let end = draw(most);
+        assert!(end.contains("n / Esc keep"), "{end}");
+        assert!(
+            end.contains("↑↓ more ─"),
+            "the title whole at 80 columns: {end}"
+        );
+        assert_eq!(draw(most + 5), end);
     }
 }
