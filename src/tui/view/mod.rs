@@ -156,8 +156,10 @@ fn draw_status(frame: &mut Frame<'_>, area: Rect, app: &App) {
         format!(" {}", figures.join(" "))
     };
     let line = Line::from(vec![state, Span::raw(text)]);
+    let width = usize::from(area.width);
     let message = match &app.message {
-        Some(m) => Line::from(safe(m)).yellow(),
+        // Cut at the edge with a mark, not silently.
+        Some(m) => Line::from(ellipsized(safe(m), width)).yellow(),
         // The views are laid out for 80x24: smaller, they are cut short.
         None if app.size.0 < MIN_SIZE.0 || app.size.1 < MIN_SIZE.1 => Line::from(format!(
             "{}x{} cuts the views short: {}x{} or more shows them whole",
@@ -167,4 +169,42 @@ fn draw_status(frame: &mut Frame<'_>, area: Rect, app: &App) {
         None => Line::from(help::hint(app)).dim(),
     };
     frame.render_widget(Paragraph::new(vec![line, message]), area);
+}
+
+/// `text` in `width` display columns: whole when it fits, else cut short
+/// with `…` as its last column.
+fn ellipsized(text: String, width: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    if Span::raw(text.as_str()).width() <= width {
+        return text;
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ellipsized;
+
+    #[test]
+    fn a_long_message_ends_in_an_ellipsis_at_the_edge() {
+        assert_eq!(ellipsized("short".into(), 10), "short");
+        assert_eq!(ellipsized("exactly 10".into(), 10), "exactly 10");
+        assert_eq!(ellipsized("one word too many".into(), 10), "one word …");
+        // In display columns: a wide character is not split.
+        assert_eq!(ellipsized("中中中中中中".into(), 6), "中中…");
+        assert_eq!(ellipsized("abc".into(), 0), "");
+    }
 }
