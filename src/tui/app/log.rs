@@ -374,6 +374,14 @@ impl App {
         match row.referrer {
             Some(id) => {
                 self.log.follow = false;
+                // The referrer may not pass the filters: they go, and the
+                // message says so (the title alone changed without a word).
+                let q = &self.log.query;
+                if q.state.is_some() || q.queue.is_some() || q.text.is_some() {
+                    self.message = Some(format!(
+                        "filters cleared to show the referrer #{id} (s, Q, / set them again)"
+                    ));
+                }
                 self.log.query = LogQuery::default();
                 let from = id.checked_sub(1).map_or(PageFrom::Start, PageFrom::After);
                 self.log_request(from, Select::Id(id));

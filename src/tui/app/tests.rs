@@ -777,6 +777,27 @@ fn a_list_off_the_tail_is_read_again_as_the_crawl_goes_on() {
     );
 }
 
+/// `r` goes to the referrer; filters it would not pass go, and it says so.
+#[test]
+fn the_referrer_key_says_when_it_clears_the_filters() {
+    let mut app = app();
+    app.update(ch('3'));
+    let mut linked = record("http://h/b", State::Filtered);
+    linked.referrer = Some(3);
+    answer(&mut app, vec![(9, linked.clone())]);
+    app.update(ch('r'));
+    assert_eq!(app.message, None, "no filters, nothing to say");
+    app.update(ch('s')); // a state filter
+    answer(&mut app, vec![(9, linked)]);
+    assert!(app.log.query.state.is_some());
+    app.update(ch('r'));
+    assert!(app.log.query.state.is_none());
+    assert_eq!(
+        app.message.as_deref(),
+        Some("filters cleared to show the referrer #3 (s, Q, / set them again)")
+    );
+}
+
 /// The selected URL's record is read again when the list shows it moved
 /// on (a queued URL fetched meanwhile), and not on every tick.
 #[test]
