@@ -236,6 +236,14 @@ fn explain_text_names_the_configs_depth_limits() {
         long.contains("crawler: beyond max_path_depth 1 (path depth 3)"),
         "{long}"
     );
+    // Past both, both are named: raising one alone would not do.
+    let both = said(&["--link-depth", "5", "http://a.test/a/b/c"]);
+    assert!(
+        both.contains(
+            "crawler: beyond max_link_depth 2 (link depth 5) and max_path_depth 1 (path depth 3)"
+        ),
+        "{both}"
+    );
     let fine = said(&["http://a.test/a"]);
     assert!(!fine.contains("crawler:"), "{fine}");
     // A rules file is no crawl's config: no depth limits of its own, also

@@ -85,19 +85,30 @@ pub(crate) fn beyond_depth(
     max_link_depth: u32,
     max_path_depth: u32,
 ) -> Option<(String, String)> {
-    if link_depth > max_link_depth {
-        return Some((
-            format!("beyond max_link_depth {max_link_depth} (link depth {link_depth})"),
-            format!("link depth {link_depth} > max_link_depth {max_link_depth}"),
-        ));
-    }
     let path_depth = url.path().bytes().filter(|&b| b == b'/').count() as u32;
-    (path_depth > max_path_depth).then(|| {
+    // Both limits when both are passed: raising one alone would not do.
+    let link = (link_depth > max_link_depth).then(|| {
         (
-            format!("beyond max_path_depth {max_path_depth} (path depth {path_depth})"),
+            format!("max_link_depth {max_link_depth} (link depth {link_depth})"),
+            format!("link depth {link_depth} > max_link_depth {max_link_depth}"),
+        )
+    });
+    let path = (path_depth > max_path_depth).then(|| {
+        (
+            format!("max_path_depth {max_path_depth} (path depth {path_depth})"),
             format!("path depth {path_depth} > max_path_depth {max_path_depth}"),
         )
-    })
+    });
+    match (link, path) {
+        (Some((why, detail)), None) | (None, Some((why, detail))) => {
+            Some((format!("beyond {why}"), detail))
+        }
+        (Some(link), Some(path)) => Some((
+            format!("beyond {} and {}", link.0, path.0),
+            format!("{}; {}", link.1, path.1),
+        )),
+        (None, None) => None,
+    }
 }
 
 pub(crate) fn layer(rule: &str, detail: String) -> TraceLine {

@@ -37,7 +37,7 @@ use url::Url;
 use super::{Engine, Item, StartError};
 use crate::crawl::fetch::{Head, Validators};
 use crate::crawl::mirror::{self, Removal};
-use crate::crawl::report::{now_ms, refusal, retrace, set_layer, trace_lines};
+use crate::crawl::report::{beyond_depth, now_ms, refusal, retrace, set_layer, trace_lines};
 use crate::rules::{Known, Queue, TraceMode, UrlFacts};
 use crate::store::{
     Change, ErrorClass, ErrorInfo, Query, State, StoreError, TraceLine, UrlRecord, frontier_slot,
@@ -336,20 +336,7 @@ impl Engine {
             return None;
         }
         let s = &self.plan.settings;
-        let path_depth = url.path().bytes().filter(|&b| b == b'/').count() as u32;
-        if record.link_depth > s.max_link_depth {
-            Some(format!(
-                "beyond max_link_depth {} (link depth {})",
-                s.max_link_depth, record.link_depth
-            ))
-        } else if path_depth > s.max_path_depth {
-            Some(format!(
-                "beyond max_path_depth {} (path depth {path_depth})",
-                s.max_path_depth
-            ))
-        } else {
-            None
-        }
+        beyond_depth(url, record.link_depth, s.max_link_depth, s.max_path_depth).map(|(why, _)| why)
     }
 
     /// When a refresh run ends with nothing left to fetch, the refresh is
