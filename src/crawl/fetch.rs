@@ -350,6 +350,21 @@ fn header_text(response: &reqwest::Response, name: reqwest::header::HeaderName) 
     response.headers().get(name).map(value_text)
 }
 
+/// A validator (`ETag`, `Last-Modified`) or `Retry-After` as sent, when it
+/// is visible ASCII: a validator goes back byte for byte in a conditional
+/// request, which decoded text would not be; one that is not ASCII is not
+/// used.
+fn opaque_header(
+    response: &reqwest::Response,
+    name: reqwest::header::HeaderName,
+) -> Option<String> {
+    response
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(|s| s.trim().to_string())
+}
+
 /// A header's value as text, trimmed: UTF-8 when it is, else each byte as
 /// the character of that code (the Fetch standard's isomorphic decoding).
 /// `HeaderValue::to_str` takes visible ASCII only, so a Latin-1 `caf\xe9`
@@ -381,18 +396,19 @@ fn head_of(response: &reqwest::Response) -> Head {
         })
         .filter(|t| !t.is_empty());
     // Retry-After in seconds; an HTTP date is read as "soon" (one minute).
-    let retry_after = header_text(response, header::RETRY_AFTER).map(|v| match v.parse::<u64>() {
-        Ok(secs) => Duration::from_secs(secs.min(24 * 3600)),
-        Err(_) => Duration::from_secs(60),
-    });
+    let retry_after =
+        opaque_header(response, header::RETRY_AFTER).map(|v| match v.parse::<u64>() {
+            Ok(secs) => Duration::from_secs(secs.min(24 * 3600)),
+            Err(_) => Duration::from_secs(60),
+        });
     Head {
         status: response.status().as_u16(),
         content_type,
         charset,
         location: header_text(response, header::LOCATION),
         retry_after,
-        etag: header_text(response, header::ETAG),
-        last_modified: header_text(response, header::LAST_MODIFIED),
+        etag: opaque_header(response, header::ETAG),
+        last_modified: opaque_header(response, header::LAST_MODIFIED),
         x_robots_tag: response
             .headers()
             .get_all("x-robots-tag")
