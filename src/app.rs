@@ -181,6 +181,9 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     let log = UrlLog::open_reporting(&db, LOG_CACHE_BYTES, &mut |m| report_migration(&db, m))
         .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
     let log = Arc::new(log);
+    // A refresh pass already begun in this log (stopped, now resumed): its
+    // counts are this run's, its deletions the whole pass's.
+    let resumed_refresh = request.refresh && log.refresh_since().ok().flatten().is_some();
     // `crawlspace log` in another terminal reads the log through this.
     #[cfg(unix)]
     let (_readers, no_readers) = match LogServer::start(&db, &log) {
@@ -266,9 +269,14 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     let mut stdout = std::io::stdout();
     let _ = writeln!(stdout, "{}", summary(&stats, &db, &out, request.resumable));
     if request.refresh {
+        let pass = if resumed_refresh {
+            " (a resumed pass: the counts above are this run's, the deletions the whole pass's)"
+        } else {
+            ""
+        };
         let _ = writeln!(
             stdout,
-            "refresh: {} deleted in the log   (crawlspace log --db {} --state deleted)",
+            "refresh: {} deleted in the log{pass}   (crawlspace log --db {} --state deleted)",
             crate::text::counted(log.counts().deleted, "URL", "URLs"),
             db.display()
         );

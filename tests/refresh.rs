@@ -575,8 +575,8 @@ async fn refresh_from_the_command_line() {
     let output = run_cli(cli(&config, dir, true)).await;
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.contains("refresh: 1 URL deleted in the log"),
-        "{stdout}"
+        stdout.contains("refresh: 1 URL deleted in the log   (crawlspace log"),
+        "a pass begun in this run says nothing more: {stdout}"
     );
     let (records, mark) = records(dir);
     assert_eq!(mark, None);
@@ -592,6 +592,20 @@ async fn refresh_from_the_command_line() {
     );
     assert_eq!(records[&format!("{origin}/gone")].state, State::Deleted);
     assert!(!mirror_file(dir, &origin, "/gone").exists());
+
+    // A pass a stopped run began (its start kept in the log) and this one
+    // resumes: the summary says whose counts are whose.
+    {
+        let log = UrlLog::open(&dir.join("db"), 16 << 20).expect("log opens");
+        log.set_refresh_since(Some(1)).expect("written");
+        log.flush().expect("flushed");
+    }
+    let output = run_cli(cli(&config, dir, true)).await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("deleted in the log (a resumed pass: the counts above are this run's"),
+        "{stdout}"
+    );
 }
 
 /// SPEC §3 for a refresh: `kill -9` mid-refresh, then `--refresh` again on
