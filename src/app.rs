@@ -270,7 +270,7 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     let _ = writeln!(stdout, "{}", summary(&stats, &db, &out, request.resumable));
     if request.refresh {
         let pass = if resumed_refresh {
-            " (a resumed pass: the counts above are this run's, the deletions the whole pass's)"
+            " (a resumed pass: the counts above are this run's)"
         } else {
             ""
         };

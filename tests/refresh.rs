@@ -603,7 +603,7 @@ async fn refresh_from_the_command_line() {
     let output = run_cli(cli(&config, dir, true)).await;
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.contains("deleted in the log (a resumed pass: the counts above are this run's"),
+        stdout.contains("deleted in the log (a resumed pass: the counts above are this run's)"),
         "{stdout}"
     );
 }

@@ -99,7 +99,7 @@ pub struct Head {
     /// The media type's `charset` parameter, as sent (decoding a page
     /// in it is link extraction's business).
     pub charset: Option<String>,
-    /// The `Location` header's text ([`location_text`]).
+    /// The `Location` header's text ([`value_text`]).
     pub location: Option<String>,
     pub retry_after: Option<Duration>,
     pub etag: Option<String>,

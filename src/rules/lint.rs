@@ -685,17 +685,23 @@ impl Problem {
 
 fn encoded_reason(field: Field, c: char, value: &str) -> String {
     let shown = show_char(c);
-    if matches!(field, Field::Host | Field::Authority) && c != ' ' {
-        // The host as the URL parser writes it, when the value is one.
-        let ascii = url::Url::parse(&format!("http://{value}/"))
+    if c == ' ' && field == Field::Host {
+        return "host never contains a space".to_string();
+    }
+    // In a host, or the host part of a longer field: punycode, not `%XX`.
+    if let Some(host) = host_part(field, value).filter(|h| h.contains(c))
+        && c != ' '
+    {
+        // The host as the URL parser writes it, when it is one.
+        let ascii = url::Url::parse(&format!("http://{host}/"))
             .ok()
             .and_then(|u| u.host_str().map(str::to_string));
         return match ascii {
-            Some(ascii) if field == Field::Host => format!(
+            Some(ascii) => format!(
                 "{field} never contains `{shown}`: host names are normalized to ASCII (punycode); write `{}`",
-                show(&ascii)
+                show(&value.replacen(host, &ascii, 1))
             ),
-            _ => format!(
+            None => format!(
                 "{field} never contains `{shown}`: host names are normalized to ASCII (punycode, `xn--…`)"
             ),
         };
@@ -708,6 +714,22 @@ fn encoded_reason(field: Field, c: char, value: &str) -> String {
     format!(
         "{field} never contains `{shown}`: normalized URLs hold it percent-encoded, as `{encoded}`; write it so"
     )
+}
+
+/// The host in a literal of `field`: all of a host, the start of an
+/// authority, what follows `scheme://` in a URL; up to a port, a path, a
+/// query or a fragment.
+fn host_part(field: Field, value: &str) -> Option<&str> {
+    let rest = match field {
+        Field::Host => return Some(value),
+        Field::Authority | Field::AuthorityPathQuery => value,
+        Field::Url => value.split_once("://")?.1,
+        _ => return None,
+    };
+    // After any user info.
+    let rest = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
+    let end = rest.find(['/', '?', '#', ':']).unwrap_or(rest.len());
+    Some(&rest[..end])
 }
 
 fn has_reason(field: Field, c: char) -> String {

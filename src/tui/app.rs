@@ -262,8 +262,9 @@ impl App {
                 self.crawl.finished = true;
                 self.message = Some("the crawl has finished: browse the log, or q to quit".into());
                 // The list as the crawl left it: the ticks refresh it no
-                // more.
-                if self.view == View::Log {
+                // more. (A page the user asked for, still on its way,
+                // brings it too.)
+                if self.view == View::Log && !self.log_waiting() {
                     self.log_refresh();
                 }
             }
@@ -332,7 +333,7 @@ impl App {
             // The list, its counts and the selected record as the crawl
             // writes them: the tail when following, else the same window
             // (its selection kept).
-            if self.view == View::Log && self.ticks.is_multiple_of(5) {
+            if self.view == View::Log && self.ticks.is_multiple_of(5) && !self.log_waiting() {
                 self.log_refresh();
             }
         }

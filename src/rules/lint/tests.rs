@@ -453,6 +453,27 @@ fn characters_a_normalized_url_holds_only_encoded() {
     );
     let found = lint(Field::Host, Matcher::Domain("bücher.example".into()));
     assert_eq!(found.len(), 1, "{found:?}");
+    // In the host part of a longer field: punycode too, in place.
+    let found = lint(
+        Field::Url,
+        Matcher::Prefix("http://bücher.example/ü".into()),
+    );
+    assert!(
+        found[0]
+            .1
+            .contains("write `http://xn--bcher-kva.example/ü`"),
+        "{found:?}"
+    );
+    let found = lint(
+        Field::Url,
+        Matcher::Prefix("http://example.com/über".into()),
+    );
+    assert!(found[0].1.contains("`%C3%BC`"), "{found:?}");
+    let found = lint(Field::Host, Matcher::Exact("a b.example".into()));
+    assert!(
+        found[0].1.contains("host never contains a space"),
+        "{found:?}"
+    );
     // Written encoded, they are fine; other fields are not URL text.
     assert!(lint(Field::Path, Matcher::Contains("/%C3%BCber/".into())).is_empty());
     assert!(lint(Field::Host, Matcher::Exact("xn--bcher-kva.example".into())).is_empty());

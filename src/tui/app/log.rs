@@ -74,6 +74,10 @@ pub struct LogState {
     pub dir: Option<String>,
     /// The newest page request; older answers are dropped.
     seq: u64,
+    /// The request last answered: while it is not `seq`, a move the user
+    /// asked for is on its way, and the ticks' refresh waits (its request
+    /// would drop that answer).
+    answered: u64,
     select: Select,
     /// The selected URL as the list showed it when its record was asked
     /// for (id, state, status): asked again when the list shows it moved
@@ -101,6 +105,7 @@ impl Default for LogState {
             error: None,
             dir: None,
             seq: 0,
+            answered: 0,
             select: Select::Last,
             record_asked: None,
             refill: false,
@@ -207,14 +212,25 @@ impl App {
         self.log.refill = true;
     }
 
+    /// Whether a page asked for has not come yet.
+    pub(super) fn log_waiting(&self) -> bool {
+        self.log.answered != self.log.seq
+    }
+
     pub(super) fn log_page(&mut self, page: LogPage) {
         if page.seq != self.log.seq {
             return; // an answer to an older request
         }
+        self.log.answered = page.seq;
         // The window re-read no longer fills the list (the terminal grew,
         // or rows left the filter): the last page of what matches fills it,
         // the selection kept.
         let refresh = std::mem::take(&mut self.log.refill);
+        // A refresh keeps the row selected now: `j`/`k` inside the window
+        // may have moved it since the request.
+        if refresh && let Some(id) = self.log.selected_id() {
+            self.log.select = Select::Id(id);
+        }
         if refresh
             && matches!(page.from, PageFrom::After(_) | PageFrom::Before(_))
             && page.rows.len() < self.page_rows()

@@ -51,12 +51,14 @@ impl App {
             KeyCode::Up | KeyCode::Char('k') => q.select_step(true),
             KeyCode::Down | KeyCode::Char('j') => q.select_step(false),
             // Doubling and halving: weights span four orders of magnitude.
+            // Never the wrong way: a config may set a weight past either
+            // end (0, or over a million), which the keys then leave alone.
             KeyCode::Char('+') | KeyCode::Char('=') | KeyCode::Right => {
-                new = old.saturating_mul(2).clamp(1, MAX_WEIGHT);
+                new = old.max(old.saturating_mul(2).clamp(1, MAX_WEIGHT));
                 at_end = Some("highest");
             }
             KeyCode::Char('-') | KeyCode::Left => {
-                new = (old / 2).max(1);
+                new = old.min((old / 2).max(1));
                 at_end = Some("lowest");
             }
             _ => {}

@@ -777,6 +777,61 @@ fn a_list_off_the_tail_is_read_again_as_the_crawl_goes_on() {
     );
 }
 
+/// The ticks' refresh never drops a page the user asked for (it waits for
+/// its answer), and its own answer keeps the row selected since.
+#[test]
+fn the_refresh_waits_for_a_page_asked_for_and_keeps_the_selection() {
+    let mut app = app();
+    app.update(ch('3'));
+    let rows = |ids: std::ops::RangeInclusive<u64>| -> Vec<(u64, UrlRecord)> {
+        ids.map(|i| (i, record(&format!("http://h/{i}"), State::Fetched)))
+            .collect()
+    };
+    let n = crate::tui::view::layout::log_list_rows(app.size) as u64;
+    answer(&mut app, rows(1..=n));
+    app.update(key(KeyCode::Home)); // asked for; not answered yet
+    let home = app
+        .take_requests()
+        .into_iter()
+        .filter(|r| matches!(r, Request::LogPage { .. }))
+        .last()
+        .expect("Home asks for the first page");
+    for _ in 0..10 {
+        app.update(Action::Tick);
+    }
+    assert!(
+        !app.take_requests()
+            .iter()
+            .any(|r| matches!(r, Request::LogPage { .. })),
+        "no refresh while Home's page is on its way"
+    );
+    let Request::LogPage { seq, from, .. } = home else {
+        unreachable!()
+    };
+    let mut p = page(&app, rows(1..=n)).expect("page");
+    (p.seq, p.from) = (seq, from);
+    app.update(Action::LogPage(p));
+    // Now a refresh goes out; meanwhile the user moves down a row.
+    for _ in 0..5 {
+        app.update(Action::Tick);
+    }
+    let refresh = app
+        .take_requests()
+        .into_iter()
+        .filter(|r| matches!(r, Request::LogPage { .. }))
+        .last()
+        .expect("a refresh");
+    app.update(ch('j'));
+    assert_eq!(app.log.selected_id(), Some(2));
+    let Request::LogPage { seq, from, .. } = refresh else {
+        unreachable!()
+    };
+    let mut p = page(&app, rows(1..=n)).expect("page");
+    (p.seq, p.from) = (seq, from);
+    app.update(Action::LogPage(p));
+    assert_eq!(app.log.selected_id(), Some(2), "the row chosen since");
+}
+
 /// `r` goes to the referrer; filters it would not pass go, and it says so.
 #[test]
 fn the_referrer_key_says_when_it_clears_the_filters() {

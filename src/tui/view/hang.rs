@@ -50,6 +50,16 @@ fn leading_spaces(line: &Line<'_>) -> usize {
 /// the width for text, to its leading spaces (a trace line whose step
 /// column is far right), or not at all.
 pub fn hang(lines: Vec<Line<'static>>, width: u16) -> Vec<Line<'static>> {
+    hang_with(lines, width, value_column)
+}
+
+/// [`hang`] with the value column given by `column_of` (a pane whose
+/// labels may fill their column, leaving one space).
+pub fn hang_with(
+    lines: Vec<Line<'static>>,
+    width: u16,
+    column_of: impl Fn(&Line<'_>) -> usize,
+) -> Vec<Line<'static>> {
     let width = usize::from(width).max(1);
     let mut out = Vec::with_capacity(lines.len());
     for line in lines {
@@ -57,7 +67,7 @@ pub fn hang(lines: Vec<Line<'static>>, width: u16) -> Vec<Line<'static>> {
             out.push(line);
             continue;
         }
-        let indent = [value_column(&line), leading_spaces(&line)]
+        let indent = [column_of(&line), leading_spaces(&line)]
             .into_iter()
             .find(|i| *i <= width / 2)
             .unwrap_or(0);
@@ -93,8 +103,10 @@ fn rows(cells: &[(char, Style)], width: usize, indent: usize) -> Vec<&[(char, St
         };
         let mut used = 0;
         let mut end = start;
-        // Just after the last space seen in the row.
+        // Just after the last space seen in the row past its first text
+        // (a break in the leading spaces would leave the row empty).
         let mut after_space = None;
+        let mut text_seen = false;
         while end < cells.len() {
             let w = cells[end].0.width().unwrap_or(0);
             // At least one character a row, so that a character wider
@@ -104,7 +116,11 @@ fn rows(cells: &[(char, Style)], width: usize, indent: usize) -> Vec<&[(char, St
             }
             used += w;
             if cells[end].0 == ' ' {
-                after_space = Some(end + 1);
+                if text_seen {
+                    after_space = Some(end + 1);
+                }
+            } else {
+                text_seen = true;
             }
             end += 1;
         }
@@ -191,6 +207,14 @@ mod tests {
         assert_eq!(wrapped[0].spans[0].content, "reason     ");
         assert_eq!(wrapped[0].spans[0].style, Style::new().dim());
         assert_eq!(wrapped[1].spans[1].style, Style::new());
+    }
+
+    #[test]
+    fn leading_spaces_are_no_place_to_break() {
+        let line = Line::from(format!("    {}", "w".repeat(30)));
+        let rows = texts(&hang(vec![line], 20));
+        assert!(rows.iter().all(|r| !r.trim().is_empty()), "{rows:?}");
+        assert_eq!(rows[0], format!("    {}", "w".repeat(16)));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use ratatui::style::{Color, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Row, Table, TableState, Wrap};
 
-use super::hang::hang;
+use super::hang::{hang_with, value_column};
 use super::layout::{bands, log_areas, max_scroll_in};
 use super::{safe, selected_style, with_cursor};
 use crate::store::{State, UrlRecord};
@@ -150,7 +150,15 @@ fn detail_paragraph(app: &App, width: u16) -> Paragraph<'_> {
         lines.push(Line::from(format!("cannot read the log: {}", safe(e))).red());
     }
     match (&log.record, log.selected_id()) {
-        (Some(view), Some(id)) if view.id == id => lines.extend(hang(record_lines(view), width)),
+        (Some(view), Some(id)) if view.id == id => {
+            // A label fills its column at most, with one space after it
+            // (`validators`): its value starts at LABEL whatever follows.
+            let column = |line: &Line<'_>| match line.spans.first() {
+                Some(span) if !span.content.starts_with(' ') => LABEL,
+                _ => value_column(line),
+            };
+            lines.extend(hang_with(record_lines(view), width, column));
+        }
         (_, Some(_)) => match &log.record_error {
             Some(e) => {
                 lines.push(Line::from(format!("cannot read this record: {}", safe(e))).red())
@@ -236,9 +244,12 @@ fn clock(ms: u64) -> String {
     )
 }
 
+/// The why pane's label column: labels, then their values.
+const LABEL: usize = 11;
+
 fn field<'a>(name: &'a str, value: String) -> Line<'a> {
     Line::from(vec![
-        Span::raw(format!("{name:<11}")).dim(),
+        Span::raw(format!("{name:<LABEL$}")).dim(),
         Span::raw(value),
     ])
 }
