@@ -282,7 +282,6 @@ impl App {
                 // Not while the list is open: Enter must add what is shown.
                 if !matches!(self.overlay, Overlay::Traps { .. }) {
                     self.traps = hints;
-                    self.drop_hints_in_the_rules();
                 }
             }
             Action::Refused(why) => {
@@ -578,16 +577,20 @@ impl App {
         }
     }
 
-    /// Leaves out the trap hints whose rule the list holds already (added
-    /// from a hint, or written the same): offered again, one would be
-    /// added twice, the second shadowed by the first.
-    fn drop_hints_in_the_rules(&mut self) {
+    /// The trap hints offered: those whose rule the list does not hold
+    /// already (added from a hint, or written the same), which would be
+    /// added twice, the second shadowed by the first. Worked out from the
+    /// list as it is, so that an undo offers a hint again.
+    pub fn trap_hints(&self) -> Vec<&TrapHint> {
         let rules = &self.rules.edited.rules;
-        self.traps.retain(|hint| {
-            !rules
-                .iter()
-                .any(|r| r.condition == hint.rule.condition && r.filter == hint.rule.filter)
-        });
+        self.traps
+            .iter()
+            .filter(|hint| {
+                !rules
+                    .iter()
+                    .any(|r| r.condition == hint.rule.condition && r.filter == hint.rule.filter)
+            })
+            .collect()
     }
 
     fn traps_key(&mut self, key: KeyEvent) {
@@ -597,14 +600,17 @@ impl App {
         match key.code {
             KeyCode::Up | KeyCode::Char('k') => *selected = selected.saturating_sub(1),
             KeyCode::Down | KeyCode::Char('j') => {
-                *selected = (*selected + 1).min(self.traps.len().saturating_sub(1))
+                let offered = self.trap_hints().len();
+                if let Overlay::Traps { selected } = &mut self.overlay {
+                    *selected = (*selected + 1).min(offered.saturating_sub(1));
+                }
             }
             KeyCode::Enter | KeyCode::Char('a') => {
                 let chosen = *selected;
+                let hint = self.trap_hints().get(chosen).map(|h| (*h).clone());
                 self.overlay = Overlay::None;
-                if let Some(hint) = self.traps.get(chosen).cloned() {
+                if let Some(hint) = hint {
                     self.rules.add_rule(hint.rule);
-                    self.drop_hints_in_the_rules();
                     self.message = Some(format!(
                         "added the trap rule; press c to see what it changes and apply it ({})",
                         hint.summary

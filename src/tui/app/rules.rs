@@ -317,7 +317,7 @@ impl App {
             KeyCode::Char('c') => self.start_apply(),
             KeyCode::Char('w') => self.save_rules(),
             KeyCode::Char('t') => {
-                if self.traps.is_empty() {
+                if self.trap_hints().is_empty() {
                     self.message = Some("no trap hints yet: no URL pattern keeps growing".into());
                 } else {
                     self.overlay = Overlay::Traps { selected: 0 };

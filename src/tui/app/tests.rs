@@ -1036,13 +1036,17 @@ fn a_trap_hint_becomes_a_rule_with_one_key() {
     );
     // Added, the hint is offered no more, nor when the crawl sends it
     // again: a second Enter would add the same rule twice.
-    assert!(app.traps.is_empty());
+    assert!(app.trap_hints().is_empty());
     app.update(Action::Traps(crate::tui::traps::hints(
         urls.iter().map(String::as_str),
     )));
-    assert!(app.traps.is_empty(), "{:?}", app.traps);
+    assert!(app.trap_hints().is_empty(), "{:?}", app.trap_hints());
     app.update(ch('t'));
     assert!(matches!(app.overlay, Overlay::None));
+    // Undone, it is offered again, with no new hints from the crawl (a
+    // finished crawl sends none).
+    app.update(ch('u'));
+    assert_eq!(app.trap_hints().len(), 1);
 }
 
 #[test]

@@ -124,9 +124,13 @@ fn rows(cells: &[(char, Style)], width: usize, indent: usize) -> Vec<&[(char, St
             }
             end += 1;
         }
+        // Break at the last space, unless the word after it would not fit
+        // a continuation row either: it would be cut anyway, a row later
+        // (`saved as` over an empty row, then a path cut in two).
         if end < cells.len()
             && cells[end].0 != ' '
             && let Some(after) = after_space
+            && word_width(&cells[after..]) <= width - indent
         {
             end = after;
         }
@@ -139,6 +143,15 @@ fn rows(cells: &[(char, Style)], width: usize, indent: usize) -> Vec<&[(char, St
         }
     }
     rows
+}
+
+/// The display columns of the word `cells` start with.
+fn word_width(cells: &[(char, Style)]) -> usize {
+    cells
+        .iter()
+        .take_while(|(c, _)| *c != ' ')
+        .map(|(c, _)| c.width().unwrap_or(0))
+        .sum()
 }
 
 /// A row's characters as spans, one per run of the same style.
@@ -210,6 +223,19 @@ mod tests {
     }
 
     #[test]
+    fn a_word_no_row_can_hold_goes_on_after_its_label() {
+        let path = format!("/tmp/{}/index.html", "m".repeat(40));
+        let line = Line::from(format!("saved as   {path}"));
+        let rows = texts(&hang(vec![line], 40));
+        assert!(
+            rows[0].starts_with("saved as   /tmp/"),
+            "no empty row: {rows:?}"
+        );
+        let joined: String = rows.iter().map(|r| r.replace(' ', "")).collect();
+        assert_eq!(joined, format!("savedas{path}"));
+    }
+
+    #[test]
     fn leading_spaces_are_no_place_to_break() {
         let line = Line::from(format!("    {}", "w".repeat(30)));
         let rows = texts(&hang(vec![line], 20));
@@ -236,8 +262,8 @@ mod tests {
         let rows = texts(&wrapped);
         assert!(rows.iter().all(|r| r.chars().count() <= 25), "{rows:?}");
         assert!(rows[1..].iter().all(|r| r.starts_with(&" ".repeat(11))));
-        let joined: String = rows.iter().map(|r| r.trim_start()).collect();
-        assert_eq!(joined, format!("url{url}").replace(' ', ""));
+        let joined: String = rows.iter().map(|r| r.replace(' ', "")).collect();
+        assert_eq!(joined, format!("url{url}"));
     }
 
     #[test]

@@ -210,7 +210,7 @@ fn whatif_text(report: &Report, width: u16) -> (Paragraph<'static>, usize) {
     (paragraph, rows)
 }
 
-pub fn traps(frame: &mut Frame<'_>, area: Rect, hints: &[TrapHint], selected: usize) {
+pub fn traps(frame: &mut Frame<'_>, area: Rect, hints: &[&TrapHint], selected: usize) {
     let mut lines = Vec::new();
     for (i, hint) in hints.iter().enumerate() {
         let style = if i == selected {

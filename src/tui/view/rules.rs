@@ -48,10 +48,11 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     } else {
         ""
     };
-    let traps = if app.traps.is_empty() {
+    let offered = app.trap_hints().len();
+    let traps = if offered == 0 {
         String::new()
     } else {
-        format!(" · {} trap hints (t)", app.traps.len())
+        format!(" · {offered} trap hints (t)")
     };
     let title = format!(
         " rules ({}), disposition {}{dirty}{traps} ",
