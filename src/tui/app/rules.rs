@@ -43,6 +43,10 @@ pub struct RulesState {
     /// of each rule an apply left unchanged, carried over from the list
     /// before (by index in the applied list, as `hits`).
     carried: Vec<u64>,
+    /// Per rule of the edited list (by index, as [`CompiledRules`] numbers
+    /// them): the same rule's index in the applied list, if an edit left
+    /// it as it is. While edits are pending, those rules show their hits.
+    unchanged: Vec<Option<usize>>,
     /// URLs the crawl had discovered when the rules were applied: a rule
     /// is only said never to match once new URLs came after that.
     pub discovered_at_apply: u64,
@@ -67,6 +71,7 @@ impl RulesState {
             shadows: Vec::new(),
             hits: None,
             carried: Vec::new(),
+            unchanged: Vec::new(),
             discovered_at_apply: 0,
             applied_version: 0,
             save,
@@ -102,6 +107,7 @@ impl RulesState {
         self.lints = lint_rules(&self.edited);
         self.shadows = shadowed(&self.edited);
         self.compiled = Arc::new(CompiledRules::new(&self.edited));
+        self.unchanged = unchanged_rules(&self.applied, &self.edited);
         self.selected = self.selected.min(self.rows.len().saturating_sub(1));
     }
 
@@ -157,15 +163,18 @@ impl RulesState {
             (detail.rules_version == self.applied_version).then(|| detail.rule_hits.clone());
     }
 
-    /// Hits of the rule in `row` since the console opened, when the
-    /// edited list is the applied one.
+    /// Hits of the rule in `row` since the console opened: of the applied
+    /// rule it is, which while edits are pending only a rule they left as
+    /// it is has (an edited or new rule has none yet).
     pub fn hits_of(&self, row: usize) -> Option<u64> {
-        if self.dirty() {
-            return None;
-        }
         let index = self.rows.get(row)?.index;
-        let since = self.hits.as_ref()?.get(index).copied()?;
-        Some(since + self.carried.get(index).copied().unwrap_or(0))
+        let applied = if self.dirty() {
+            (*self.unchanged.get(index)?)?
+        } else {
+            index
+        };
+        let since = self.hits.as_ref()?.get(applied).copied()?;
+        Some(since + self.carried.get(applied).copied().unwrap_or(0))
     }
 
     /// Lints of the rule in `row`.
@@ -457,6 +466,34 @@ const FINISHED_APPLY: &str =
 /// field, takes that rule's total (each rule of `old` once); the others
 /// start at 0. A rule after an edited one may match other URLs from now
 /// on, but what it matched so far it did match.
+/// For each rule of `new`, in walk order, the index of the same rule (in
+/// every field but where it stands in the file) in `old`, each rule of
+/// `old` taken once. Candidates are found by name, so that a long list
+/// costs no more than a few comparisons a rule.
+fn unchanged_rules(old: &RuleSet, new: &RuleSet) -> Vec<Option<usize>> {
+    let mut by_name: std::collections::HashMap<&str, Vec<(usize, &Rule)>> =
+        std::collections::HashMap::new();
+    let mut index = 0;
+    old.walk(&mut |_, rule| {
+        by_name
+            .entry(rule.name.as_str())
+            .or_default()
+            .push((index, rule));
+        index += 1;
+    });
+    let mut out = Vec::new();
+    new.walk(&mut |_, rule| {
+        let found = by_name.get_mut(rule.name.as_str()).and_then(|candidates| {
+            let at = candidates
+                .iter()
+                .position(|(_, old)| same_rule(old, rule))?;
+            Some(candidates.remove(at).0)
+        });
+        out.push(found);
+    });
+    out
+}
+
 fn carried_hits(old: &RuleSet, totals: &[u64], new: &RuleSet) -> Vec<u64> {
     let mut before: Vec<(&Rule, u64)> = Vec::new();
     old.walk(&mut |_, rule| {
