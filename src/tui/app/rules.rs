@@ -461,11 +461,6 @@ impl App {
 const FINISHED_APPLY: &str =
     "the crawl has ended: w saves the edits; the next run on this log judges its URLs by them";
 
-/// The hits `old` (a rule list, its rules' `totals` in document order)
-/// hands on to `new`: each rule of `new` that `old` had, the same in every
-/// field, takes that rule's total (each rule of `old` once); the others
-/// start at 0. A rule after an edited one may match other URLs from now
-/// on, but what it matched so far it did match.
 /// For each rule of `new`, in walk order, the index of the same rule (in
 /// every field but where it stands in the file) in `old`, each rule of
 /// `old` taken once. Candidates are found by name, so that a long list
@@ -494,6 +489,11 @@ fn unchanged_rules(old: &RuleSet, new: &RuleSet) -> Vec<Option<usize>> {
     out
 }
 
+/// The hits `old` (a rule list, its rules' `totals` in document order)
+/// hands on to `new`: each rule of `new` that `old` had, the same in every
+/// field, takes that rule's total (each rule of `old` once); the others
+/// start at 0. A rule after an edited one may match other URLs from now
+/// on, but what it matched so far it did match.
 fn carried_hits(old: &RuleSet, totals: &[u64], new: &RuleSet) -> Vec<u64> {
     let mut before: Vec<(&Rule, u64)> = Vec::new();
     old.walk(&mut |_, rule| {
