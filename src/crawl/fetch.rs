@@ -391,8 +391,9 @@ fn head_of(response: &reqwest::Response) -> Head {
         .map(|t| {
             // Quoted in the record's reason: a control character a
             // server sent (a C1 byte, decoded) is kept escaped there.
-            crate::text::escape_control(t.split(';').next().unwrap_or("").trim())
-                .to_ascii_lowercase()
+            let mut media = crate::text::escape_control(t.split(';').next().unwrap_or("").trim());
+            media.make_ascii_lowercase();
+            media
         })
         .filter(|t| !t.is_empty());
     // Retry-After in seconds; an HTTP date is read as "soon" (one minute).
