@@ -267,7 +267,11 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     // Written, not printed: stdout may be gone (a closed terminal, a
     // closed pipe), and the crawl's log is what matters by now.
     let mut stdout = std::io::stdout();
-    let _ = writeln!(stdout, "{}", summary(&stats, &db, &out, request.resumable));
+    let _ = writeln!(
+        stdout,
+        "{}",
+        summary(&stats, &db, &out, request.resumable, request.refresh)
+    );
     if request.refresh {
         let pass = if resumed_refresh {
             " (a resumed pass: the counts above are this run's)"
@@ -382,13 +386,19 @@ async fn show_progress(mut events: mpsc::Receiver<Event>) {
 
 fn progress_line(s: &Stats) -> String {
     format!(
-        "fetched {}  saved {}  queued {}  in flight {}  filtered {}  errors {}  {:.1} pages/s  {}s{}",
+        "fetched {}  saved {}  queued {}  in flight {}  filtered {}  errors {}{}  {:.1} pages/s  {}s{}",
         s.fetched,
         s.saved,
         s.queued,
         s.in_flight,
         s.filtered,
         s.errors,
+        // A refresh's pages found gone: not errors (the log says deleted).
+        if s.deleted > 0 {
+            format!("  deleted {}", s.deleted)
+        } else {
+            String::new()
+        },
         s.rate(),
         s.elapsed.as_secs(),
         if s.paused { "  (paused)" } else { "" }
@@ -397,7 +407,7 @@ fn progress_line(s: &Stats) -> String {
 
 /// The closing lines of a crawl. One stopped before its queue ran dry says
 /// how much is left, and how to go on with it.
-fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool) -> String {
+fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool, refresh: bool) -> String {
     let left = s.queued + s.in_flight;
     let (ended, resume) = if left == 0 {
         ("finished in".to_string(), String::new())
@@ -455,11 +465,22 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool) -> String {
     } else {
         String::new()
     };
+    // A refresh re-fetches known URLs: the URLs it met are new ones.
+    let (one, many) = if refresh {
+        ("new URL", "new URLs")
+    } else {
+        ("URL", "URLs")
+    };
+    let deleted = if s.deleted > 0 {
+        format!(", {} deleted", s.deleted)
+    } else {
+        String::new()
+    };
     format!(
-        "crawl {ended} {:.1}s{notes}: {} met, {} fetched, {} saved, {} filtered, {} ({}), {:.1} pages/s{rules}\n\
+        "crawl {ended} {:.1}s{notes}: {} met, {} fetched, {} saved, {} filtered, {} ({}){deleted}, {:.1} pages/s{rules}\n\
          URL log: {}   (crawlspace log --db {})\nmirror:  {}{resume}",
         s.elapsed.as_secs_f64(),
-        crate::text::counted(s.discovered, "URL", "URLs"),
+        crate::text::counted(s.discovered, one, many),
         s.fetched,
         s.saved,
         s.filtered,
@@ -616,18 +637,44 @@ mod tests {
         }
     }
 
+    /// A refresh's summary counts the pages it found gone apart from the
+    /// errors (the log says deleted), and the URLs it met as new ones.
+    #[test]
+    fn a_refresh_summary_counts_deleted_pages_apart() {
+        let (db, out) = (Path::new("db"), Path::new("out"));
+        let stats = Stats {
+            saved: 2900,
+            deleted: 100,
+            ..Stats::default()
+        };
+        let said = summary(&stats, db, out, true, true);
+        assert!(
+            said.starts_with(
+                "crawl finished in 0.0s: 0 new URLs met, 0 fetched, 2900 saved, 0 filtered, \
+                 0 errors (0 retries), 100 deleted, "
+            ),
+            "{said}"
+        );
+        assert!(progress_line(&stats).contains("errors 0  deleted 100  "));
+        let plain = summary(&Stats::default(), db, out, true, false);
+        assert!(
+            plain.contains(": 0 URLs met, ") && !plain.contains("deleted"),
+            "{plain}"
+        );
+    }
+
     /// The summary says what changed rules did, and only when they did.
     #[test]
     fn the_summary_says_what_changed_rules_did() {
         let (db, out) = (Path::new("db"), Path::new("out"));
-        let quiet = summary(&Stats::default(), db, out, true);
+        let quiet = summary(&Stats::default(), db, out, true, false);
         assert!(!quiet.contains("rules:"), "{quiet}");
         let stats = Stats {
             queued_by_new_rules: 5,
             dropped_by_new_rules: 2,
             ..Stats::default()
         };
-        let said = summary(&stats, db, out, true);
+        let said = summary(&stats, db, out, true, false);
         let line = said.lines().nth(1).expect("a second line");
         assert_eq!(
             line,

@@ -25,9 +25,95 @@ pub fn escape_control(text: &str) -> String {
     out
 }
 
+/// Quoted text cut to `max` characters, with `…` when cut: a long regex
+/// or URL quoted in a message leaves room for what is said about it.
+pub fn shortened(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// Why the regex crate refused a pattern, in one line: the reason first,
+/// and where in the pattern when the pattern is one line ("unclosed group
+/// (at character 12)"). The crate's own message quotes the whole pattern
+/// over several lines with a caret under the fault; squeezed onto one line
+/// the caret points at nothing, and a long pattern pushes the reason out
+/// of sight.
+pub fn regex_error(error: &regex::Error) -> String {
+    let text = error.to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(reason) = lines
+        .iter()
+        .find_map(|line| line.trim().strip_prefix("error:"))
+        .map(str::trim)
+    else {
+        // Not a syntax error (a size limit, say): already one sentence,
+        // unless the crate changes its format.
+        return lines
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+    };
+    // A one-line pattern: the header, the pattern indented by four, then
+    // the caret line (a numbered, many-line pattern has more lines).
+    let caret = match lines.as_slice() {
+        [_, pattern, caret, ..] if pattern.starts_with("    ") => caret
+            .trim_start()
+            .starts_with('^')
+            .then(|| caret.chars().take_while(|&c| c == ' ').count())
+            .filter(|&spaces| spaces >= 4),
+        _ => None,
+    };
+    match caret {
+        Some(spaces) => format!("{reason} (at character {})", spaces - 3),
+        None => reason.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::counted;
+    use super::{counted, regex_error, shortened};
+
+    /// The regex crate's error for `pattern` (given as a variable, so that
+    /// clippy does not flag the broken literals on purpose).
+    fn refused(pattern: &str) -> regex::Error {
+        regex::Regex::new(pattern).expect_err(pattern)
+    }
+
+    #[test]
+    fn a_regex_error_says_why_and_where() {
+        let e = refused("example.com(");
+        assert_eq!(regex_error(&e), "unclosed group (at character 12)");
+        let e = refused("ab[c");
+        assert_eq!(regex_error(&e), "unclosed character class (at character 3)");
+        // A pattern over several lines: the reason alone, on one line.
+        for pattern in ["a\n(?x)\n(", "(?x)\n(\n"] {
+            let e = refused(pattern);
+            assert_eq!(regex_error(&e), "unclosed group", "{pattern:?}");
+        }
+        // Too big: the crate's one sentence.
+        let e = regex::RegexBuilder::new("a{1000}{1000}")
+            .size_limit(1000)
+            .build()
+            .unwrap_err();
+        assert!(
+            regex_error(&e).contains("size limit"),
+            "{}",
+            regex_error(&e)
+        );
+    }
+
+    #[test]
+    fn shortened_keeps_short_text_and_marks_a_cut() {
+        assert_eq!(shortened("abc", 3), "abc");
+        assert_eq!(shortened("abcd", 3), "ab…");
+        assert_eq!(shortened("ééééé", 4), "ééé…");
+    }
 
     #[test]
     fn one_and_many() {

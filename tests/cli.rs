@@ -269,7 +269,7 @@ fn explain_text_names_the_configs_depth_limits() {
     }
     let ftp = said(&["ftp://a.test/x"]);
     assert!(
-        ftp.contains("crawler: a ftp URL: the crawler fetches only http and https"),
+        ftp.contains("crawler: scheme `ftp`: the crawler fetches only http and https"),
         "{ftp}"
     );
     // A config without start URLs (the demo's: it gets its start URL when
@@ -633,6 +633,30 @@ fn broken_regex_is_reported_on_stderr_and_the_rest_applies() {
     let out = run_with_stdin(&["check", "--rules", path_str(&rules)], b"http://h/x.gif\n");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["fetch"], false, "the good rule still applies");
+}
+
+/// An empty (or cut) rules file holds no rules, so the disposition
+/// decides every URL: said on stderr, not an error.
+#[test]
+fn an_empty_rules_file_is_said_to_hold_no_rules() {
+    for (name, content) in [("empty.xml", ""), ("blank.cfg", "\n\n")] {
+        let (_dir, rules) = rules_file(name, content);
+        let out = run(&["rules", "--rules", path_str(&rules)]);
+        assert!(out.status.success(), "{name}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "{name}: no rules: every URL gets the disposition `allow`"
+            )),
+            "{name}: {err}"
+        );
+    }
+    let (_dir, rules) = rules_file(
+        "one.toml",
+        "[[rules]]\nname = \"a\"\naction = \"exclude\"\n",
+    );
+    let out = run(&["rules", "--rules", path_str(&rules)]);
+    assert!(!text(&out.stderr).contains("no rules"));
 }
 
 #[test]
@@ -1060,13 +1084,14 @@ fn no_raw_control_characters_reach_the_terminal() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(raw(&stdout), None, "{stdout:?}");
     assert!(stdout.contains("\\u{9b}2J"), "{stdout}");
-    // A bad --grep: the regex crate's message of several lines, on one.
-    let out = run(&["log", "--db", path_str(&db), "--grep", "("]);
+    // A bad --grep: the regex crate's message of several lines, as its
+    // reason and where.
+    let out = run(&["log", "--db", path_str(&db), "--grep", "a("]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(
         err.trim_end(),
-        "crawlspace: --grep: regex parse error: ( ^ error: unclosed group"
+        "crawlspace: --grep: regex `a(` does not compile: unclosed group (at character 2)"
     );
 }
 
@@ -1195,7 +1220,7 @@ fn log_why_tells_everything_about_a_url() {
     let out = why(&["--why", "http://why.test/a", "--why", "http://why.test/b"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out.stderr).contains("2 of the 2 URLs are not in the log in")
+        text(&out.stderr).contains("2 URLs asked are not in the log in")
             && text(&out.stderr).contains(": http://why.test/a, http://why.test/b"),
         "{}",
         text(&out.stderr)

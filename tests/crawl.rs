@@ -1233,3 +1233,61 @@ async fn per_host_bounds_the_requests_a_server_sees_at_once() {
     let busy = &records[&format!("{origin}/p/150")];
     assert_eq!(busy.state, State::Saved, "{}", busy.reason);
 }
+
+/// Serves every connection the same raw bytes (after reading its
+/// request), for answers no HTTP library would send; returns its origin.
+async fn serve_raw(answer: &'static [u8]) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                // The request's head, up to its blank line.
+                let mut head = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match socket.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let _ = socket.write_all(answer).await;
+                let _ = socket.shutdown().await;
+            });
+        }
+    });
+    format!("http://{addr}")
+}
+
+/// A header value with a control character is not HTTP the parser takes:
+/// the page is a permanent error that says so, in the parser's words, not
+/// a "connection error" wrapped in reqwest's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_header_with_a_control_character_is_an_error_that_says_so() {
+    let origin = serve_raw(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/\x1b[31mhtml\r\nContent-Length: 5\r\n\
+          Connection: close\r\n\r\nhello",
+    )
+    .await;
+    let c = crawl(
+        &[format!("{origin}/")],
+        "obey_robots = false\nmax_retries = 2",
+        "",
+    )
+    .await;
+    let records = c.records();
+    let page = record_at(&records, &origin, "/");
+    assert_eq!(page.state, State::Error, "{page:?}");
+    let error = page.error.as_ref().expect("an error");
+    assert_eq!(error.count, 1, "not retried: {page:?}");
+    assert!(
+        page.reason.starts_with(
+            "permanent error: the response is not valid HTTP (a header holding a control character, say): "
+        ) && !page.reason.contains("error sending request"),
+        "{}",
+        page.reason
+    );
+}

@@ -315,7 +315,10 @@ async fn refresh_keeps_unchanged_pages_saves_changed_ones_and_deletes_gone_ones(
     // The site changes; the refresh runs under rules that now drop a page.
     site.run.store(1, Ordering::SeqCst);
     let refresh_started = now_ms();
-    crawl(dir, &home, "", DROP_RULE, true).await;
+    let refresh = crawl(dir, &home, "", DROP_RULE, true).await;
+    // The page gone counts as deleted, not as an error; /busy, given up
+    // after temporary errors with its copy kept, is the one error.
+    assert_eq!((refresh.deleted, refresh.errors), (1, 1), "{refresh:?}");
     let (after, mark) = records(dir);
     assert_eq!(mark, None, "a refresh that ran to the end is over");
 

@@ -57,8 +57,9 @@ impl ListingRequest {
             .as_deref()
             .map(|g| {
                 regex::Regex::new(g).map_err(|e| {
-                    let why = crate::rules::compile::one_line(&e.to_string());
-                    AppError::Input(format!("--grep: {why}"))
+                    let why = crate::text::regex_error(&e);
+                    let shown = crate::text::escape_control(&crate::text::shortened(g, 60));
+                    AppError::Input(format!("--grep: regex `{shown}` does not compile: {why}"))
                 })
             })
             .transpose()?;
@@ -230,20 +231,24 @@ fn write_why(
         }
     }
     out.flush().map_err(io)?;
-    const HINT: &str =
-        "the crawl has not met it (`crawlspace explain` tells what the rules would do with it)";
+    const HINT: &str = "(`crawlspace explain` tells what the rules would do with";
     match missing.as_slice() {
         [] => Ok(()),
         [url] => Err(AppError::Runtime(format!(
-            "{url} is not in the log in {}: {HINT}",
+            "{url} is not in the log in {}: the crawl has not met it {HINT} it)",
             source.dir.display()
         ))),
-        urls => Err(AppError::Runtime(format!(
-            "{} of the {} URLs are not in the log in {}: {}; {HINT}",
-            urls.len(),
-            request.why.len(),
-            source.dir.display(),
-            urls.join(", ")
-        ))),
+        urls => {
+            let of = if urls.len() == request.why.len() {
+                format!("{} URLs asked", urls.len())
+            } else {
+                format!("{} of the {} URLs asked", urls.len(), request.why.len())
+            };
+            Err(AppError::Runtime(format!(
+                "{of} are not in the log in {}: {}; the crawl has not met them {HINT} them)",
+                source.dir.display(),
+                urls.join(", ")
+            )))
+        }
     }
 }

@@ -128,6 +128,14 @@ fn crawl_config(args: &RulesArgs, loaded: &Loaded) -> Result<Option<Config>, Fai
 
 fn report(loaded: &Loaded, compiled: &CompiledRules) {
     let file = &escape_control(&loaded.file);
+    // An empty or cut file reads as no rules, which fetches what the
+    // disposition says: worth a word, since it may be all of the web.
+    if loaded.parsed.rules.rules.is_empty() {
+        eprintln!(
+            "note: {file}: no rules: every URL gets the disposition `{}`",
+            loaded.parsed.rules.disposition.name()
+        );
+    }
     for note in &loaded.parsed.notes {
         eprintln!(
             "note: {file}:{}: {}",
@@ -299,7 +307,7 @@ impl DepthLimits {
 fn crawler_refusal(url: &url::Url, link_depth: u32, limits: Option<DepthLimits>) -> Option<String> {
     if !matches!(url.scheme(), "http" | "https") {
         return Some(format!(
-            "a {} URL: the crawler fetches only http and https, and keeps no link to any other",
+            "scheme `{}`: the crawler fetches only http and https, and keeps no link to any other",
             url.scheme()
         ));
     }

@@ -99,6 +99,9 @@ pub struct Stats {
     pub filtered: u64,
     pub errors: u64,
     pub retries: u64,
+    /// Pages a refresh found gone (a permanent error) and marked deleted;
+    /// not counted in `errors`, as the log's states do not.
+    pub deleted: u64,
     /// Queued URLs that changed rules filtered: rules applied during the
     /// crawl, or a config's rules changed since the log's last run.
     pub dropped_by_new_rules: u64,

@@ -76,6 +76,11 @@ pub enum FetchError {
     Refused(String),
     #[error("connection error: {0}")]
     Connection(String),
+    /// The server's answer is not HTTP the parser accepts: a control
+    /// character in a header value, say. Never retried: the same server
+    /// sends the same bytes.
+    #[error("the response is not valid HTTP (a header holding a control character, say): {0}")]
+    Malformed(String),
     #[error("bad response body: {0}")]
     Body(String),
 }
@@ -428,6 +433,13 @@ fn classify(e: reqwest::Error) -> FetchError {
     }
     let mut source: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(&e);
     while let Some(s) = source {
+        if s.downcast_ref::<hyper::Error>()
+            .is_some_and(hyper::Error::is_parse)
+        {
+            // Its own words: reqwest's wrapping ("error sending request
+            // for url (…)") says nothing the record does not.
+            return FetchError::Malformed(one_line(s));
+        }
         if let Some(io) = s.downcast_ref::<std::io::Error>() {
             use std::io::ErrorKind::*;
             match io.kind() {

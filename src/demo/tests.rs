@@ -325,6 +325,10 @@ async fn only_the_intended_links_are_broken() {
     .collect();
     for category in ["widgets", "gadgets", "gizmos", "doohickeys", "sprockets"] {
         intended.insert(format!("/products/{category}/item-99.html"));
+        // Links the demo rules never fetch (no route serves them).
+        for item in 1..=16 {
+            intended.insert(format!("/cart/add?item={category}-{item:02}"));
+        }
     }
     let intended: BTreeSet<&str> = intended.iter().map(String::as_str).collect();
     assert_eq!(broken, intended);
@@ -453,9 +457,16 @@ fn demo_rules_decide_the_demo_urls() {
         ("/weird?x=%1B%5B31mred", "text/html", "index_follow"),
         ("http://external.invalid/", "text/html", "none filtered"),
         (
-            "ftp://127.0.0.1/file.txt",
-            "text/plain",
+            "/cart/add?item=gadgets-03",
+            "text/html",
             "none filtered unlogged",
+        ),
+        // Off the host too: the host rule's filter keeps a record, and
+        // the cart rule's `stop` comes after it.
+        (
+            "http://external.invalid/cart/add?item=x",
+            "text/html",
+            "none filtered",
         ),
     ];
     for (url, media, expected) in table {

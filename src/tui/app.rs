@@ -49,8 +49,16 @@ const EDITS_SAVED_NOT_APPLIED: &str =
 /// ... when the rules file differs from the list (nothing to apply).
 const FILE_DIFFERS: &str =
     "the rules file differs from this list: w saves it; the same key again quits";
+/// ... (Ctrl-C only: `q` is typed into it) when a rule form is open.
+const FORM_OPEN: &str =
+    "a rule form is open: Esc closes it, Enter keeps the rule; Ctrl-C again quits without it";
 /// The questions above: a second `q` or Ctrl-C while one is up quits.
-const QUIT_QUESTIONS: [&str; 3] = [EDITS_NOT_APPLIED, EDITS_SAVED_NOT_APPLIED, FILE_DIFFERS];
+const QUIT_QUESTIONS: [&str; 4] = [
+    EDITS_NOT_APPLIED,
+    EDITS_SAVED_NOT_APPLIED,
+    FILE_DIFFERS,
+    FORM_OPEN,
+];
 
 /// Ticks a message stays on the status line (8 seconds), unless replaced;
 /// then the hints come back.
@@ -376,6 +384,16 @@ impl App {
         }
     }
 
+    /// What a new edit of the rules can lead to: applied to the running
+    /// crawl (`c`), or, once the crawl has ended, saved for the next run.
+    pub(crate) fn after_an_edit(&self) -> &'static str {
+        if self.crawl.finished {
+            "w saves it for the next run on this log (the crawl has ended)"
+        } else {
+            "c shows what it changes and applies it"
+        }
+    }
+
     /// Quits, unless something would be lost without a word and this is
     /// not the second ask: edits not applied, or a rules file that differs
     /// from the list (the next run would take the file's rules).
@@ -391,6 +409,9 @@ impl App {
             Some(EDITS_SAVED_NOT_APPLIED)
         } else if self.rules.unsaved() {
             Some(FILE_DIFFERS)
+        } else if matches!(self.overlay, Overlay::Form(_)) {
+            // What is typed in it is an edit not made yet.
+            Some(FORM_OPEN)
         } else {
             None
         };
@@ -495,7 +516,7 @@ impl App {
                     insert_text(input, &pasted);
                     self.log.filter_error = Regex::new(input.value())
                         .err()
-                        .map(|e| log::one_line(&e.to_string()));
+                        .map(|e| crate::text::regex_error(&e));
                 }
             }
         }
@@ -612,7 +633,8 @@ impl App {
                 if let Some(hint) = hint {
                     self.rules.add_rule(hint.rule);
                     self.message = Some(format!(
-                        "added the trap rule; press c to see what it changes and apply it ({})",
+                        "added the trap rule; {} ({})",
+                        self.after_an_edit(),
                         hint.summary
                     ));
                 }

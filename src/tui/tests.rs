@@ -78,6 +78,7 @@ fn stats() -> Stats {
         filtered: 64,
         errors: 8,
         retries: 4,
+        deleted: 0,
         dropped_by_new_rules: 0,
         queued_by_new_rules: 0,
         paused: false,
@@ -762,7 +763,7 @@ fn random_keys_and_news_never_panic() {
         let mut a = app((100, 30));
         a.update(Action::Traps(crate::tui::traps::hints(
             (0..30)
-                .map(|i| format!("http://h/cal/{}/01/", 2000 + i))
+                .map(|i| format!("http://h/cal/{}/01/", 2070 + i))
                 .collect::<Vec<_>>()
                 .iter()
                 .map(String::as_str),

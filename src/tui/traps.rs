@@ -18,6 +18,11 @@ pub const MIN_URLS: usize = 12;
 /// spans years.
 pub const MIN_MONTHS: usize = 24;
 
+/// And how far past this month the latest of them must be: a blog's
+/// archive of many years lies in the past, a calendar's links run on into
+/// years that have not come.
+pub const FUTURE_MONTHS: u32 = 12;
+
 /// At most this many hints are shown.
 pub const MAX_HINTS: usize = 6;
 
@@ -37,8 +42,17 @@ pub struct TrapHint {
 /// Group key → (distinct URLs, examples, the proposed rule).
 type Groups = HashMap<String, (HashSet<String>, Vec<String>, Rule)>;
 
-/// Finds growing patterns among `urls` (most recent discoveries).
+/// Finds growing patterns among `urls` (most recent discoveries), dated
+/// paths judged against this month.
 pub fn hints<'a>(urls: impl IntoIterator<Item = &'a str>) -> Vec<TrapHint> {
+    hints_at(urls, this_month())
+}
+
+/// [`hints`], with `now` the month (`2026-11`) a calendar must run
+/// [`FUTURE_MONTHS`] past.
+pub fn hints_at<'a>(urls: impl IntoIterator<Item = &'a str>, now: (u32, u32)) -> Vec<TrapHint> {
+    let (year, month) = now;
+    let horizon = format!("{}-{month:02}", year + FUTURE_MONTHS / 12);
     let mut groups: Groups = HashMap::new();
     for text in urls {
         let Ok(url) = Url::parse(text) else { continue };
@@ -61,17 +75,24 @@ pub fn hints<'a>(urls: impl IntoIterator<Item = &'a str>) -> Vec<TrapHint> {
     let mut found: Vec<TrapHint> = groups
         .into_iter()
         .filter(|(key, (distinct, _, _))| {
-            let min = if key.starts_with("calendar ") {
-                MIN_MONTHS
+            if key.starts_with("calendar ") {
+                // Months as `2031-07`: in order as text.
+                distinct.len() >= MIN_MONTHS
+                    && distinct
+                        .iter()
+                        .max()
+                        .is_some_and(|latest| *latest > horizon)
             } else {
-                MIN_URLS
-            };
-            distinct.len() >= min
+                distinct.len() >= MIN_URLS
+            }
         })
-        .map(|(key, (urls, examples, rule))| TrapHint {
-            summary: summary(&key, urls.len()),
-            examples,
-            rule,
+        .map(|(key, (distinct, examples, rule))| {
+            let latest = distinct.iter().max().cloned().unwrap_or_default();
+            TrapHint {
+                summary: summary(&key, distinct.len(), &latest),
+                examples,
+                rule,
+            }
         })
         .collect();
     found.sort_by(|a, b| b.summary.cmp(&a.summary));
@@ -101,7 +122,35 @@ fn add_distinct(
     }
 }
 
-fn summary(key: &str, n: usize) -> String {
+/// This month by the system clock, as (year, month), UTC.
+fn this_month() -> (u32, u32) {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400);
+    month_of_day(days)
+}
+
+/// The (year, month) of a day counted from 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`, for days after the epoch).
+fn month_of_day(days: u64) -> (u32, u32) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let day_of_era = z % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = year_of_era + era * 400 + u64::from(month <= 2);
+    (
+        u32::try_from(year).unwrap_or(u32::MAX),
+        u32::try_from(month).unwrap_or(1),
+    )
+}
+
+/// `latest`: the group's greatest distinct value (a calendar's latest
+/// month).
+fn summary(key: &str, n: usize, latest: &str) -> String {
     let (kind, what) = key.split_once(' ').unwrap_or((key, ""));
     match kind {
         "repeat" => format!(
@@ -111,7 +160,9 @@ fn summary(key: &str, n: usize) -> String {
                 n => format!("{n} URLs repeat"),
             }
         ),
-        "calendar" => format!("{n} different months under {what}: a calendar that keeps going"),
+        "calendar" => format!(
+            "{n} different months under {what}, up to {latest}: a calendar that keeps going"
+        ),
         _ => format!(
             "{} on {what}",
             crate::text::counted(n as u64, "query string", "query strings")
@@ -303,6 +354,49 @@ mod tests {
             .map(|i| format!("http://h/blog/2023/{:02}/post-{i}.html", 8 + i % 5))
             .collect();
         assert!(hints(urls.iter().map(String::as_str)).is_empty());
+    }
+
+    /// Years of monthly archives in the past are no trap; the same months
+    /// running on past next year are.
+    #[test]
+    fn a_calendar_trap_runs_into_the_future() {
+        let months = |from: u32| -> Vec<String> {
+            (0..48)
+                .map(|i| format!("http://h/blog/{}/{:02}/", from + i / 12, i % 12 + 1))
+                .collect()
+        };
+        let past = months(2021);
+        assert!(hints_at(past.iter().map(String::as_str), (2026, 11)).is_empty());
+        let ahead = months(2025);
+        let found = hints_at(ahead.iter().map(String::as_str), (2026, 11));
+        assert_eq!(
+            found.first().map(|h| h.summary.as_str()),
+            Some("48 different months under /blog/, up to 2028-12: a calendar that keeps going")
+        );
+        // Up to next year's same month is not far enough.
+        let near: Vec<String> = (0..25)
+            .map(|i| {
+                format!(
+                    "http://h/cal/{}/{:02}/",
+                    2024 + (i + 10) / 12,
+                    (i + 10) % 12 + 1
+                )
+            })
+            .collect();
+        assert!(near.last().is_some_and(|u| u.ends_with("/2026/11/")));
+        assert!(hints_at(near.iter().map(String::as_str), (2025, 11)).is_empty());
+    }
+
+    #[test]
+    fn the_month_of_a_day() {
+        assert_eq!(month_of_day(0), (1970, 1));
+        assert_eq!(month_of_day(31), (1970, 2));
+        // 2000-02-29 and 2000-03-01.
+        assert_eq!(month_of_day(11_016), (2000, 2));
+        assert_eq!(month_of_day(11_017), (2000, 3));
+        // 2026-11-27.
+        assert_eq!(month_of_day(20_784), (2026, 11));
+        assert_eq!(month_of_day(20_819), (2027, 1));
     }
 
     #[test]

@@ -168,8 +168,8 @@ impl Engine {
                 count,
                 message: message.clone(),
             };
+            // Counted there: an error, or a page gone (deleted).
             if self.refresh_failed(&item, error, status) {
-                self.stats.errors += 1;
                 return;
             }
         }

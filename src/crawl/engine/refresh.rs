@@ -432,6 +432,7 @@ impl Engine {
                 r.fetched_ms = Some(now_ms());
                 set_outcome(r, format!("temporary errors, given up: {message}; copy kept"));
             });
+            self.stats.errors += 1;
             return true;
         }
         // Inline: one unlink, far less than handing it to another thread.
@@ -464,6 +465,9 @@ impl Engine {
             }
             set_outcome(r, format!("gone: {message}; marked deleted{note}"));
         });
+        // Not an error of the crawl's: the page is gone, and the log says
+        // deleted, not error.
+        self.stats.deleted += 1;
         if removal.is_some() {
             // The file is gone: the record says so now, not with the group
             // (a crash before it would leave a record of a missing copy).

@@ -397,6 +397,12 @@ impl Engine {
     /// at once the next URLs of that host, within `relay::STEADY`, or a
     /// `relay::RUNWAY` while a large group waits to be written (module
     /// `relay`). They are marked in flight when a task starts them.
+    ///
+    /// The URLs of a host are dealt to its tasks one at a time, in turn,
+    /// so that its tasks, fetching side by side, take them about in their
+    /// queue's order: handed out a runway at a time, the second task's
+    /// first URL was 48 places behind the first task's, and a queue with
+    /// several tasks on its host was far from first in, first out.
     pub(super) fn offer_next(&mut self, now: Instant) {
         let reach = if self.group_size() >= RUNWAY_AT {
             RUNWAY
@@ -404,6 +410,9 @@ impl Engine {
             STEADY
         };
         let mut kept = Vec::with_capacity(self.relays.len());
+        // The tasks that may be offered more, by host, hosts in the order
+        // their first task comes.
+        let mut open: Vec<(u32, Vec<Arc<Relay>>)> = Vec::new();
         for (host, relay) in std::mem::take(&mut self.relays) {
             if relay.ended() {
                 continue;
@@ -418,28 +427,35 @@ impl Engine {
                 kept.push((host, relay));
                 continue;
             }
-            if !gate.open(taken) {
-                // A pause asked by one of its tasks is not taken in yet.
-                kept.push((host, relay));
-                continue;
-            }
-            while relay.wants(reach) {
-                let Some((item, robots)) = self.next_job_for(host, now) else {
-                    break;
-                };
-                let next = Next {
-                    item,
-                    rules: self.rules.clone(),
-                    robots,
-                    changes: self.changes_taken,
-                };
-                if let Some(next) = relay.offer(next, reach) {
-                    // The task ended meanwhile.
-                    self.give_back(host, vec![next]);
-                    break;
+            // Unless a pause asked by one of its tasks is not taken in yet.
+            if gate.open(taken) {
+                match open.iter_mut().find(|(h, _)| *h == host) {
+                    Some((_, tasks)) => tasks.push(relay.clone()),
+                    None => open.push((host, vec![relay.clone()])),
                 }
             }
             kept.push((host, relay));
+        }
+        for (host, mut tasks) in open {
+            'deal: while !tasks.is_empty() {
+                // One round: a URL to each task that wants one.
+                tasks.retain(|relay| relay.wants(reach));
+                for relay in &tasks {
+                    let Some((item, robots)) = self.next_job_for(host, now) else {
+                        break 'deal;
+                    };
+                    let next = Next {
+                        item,
+                        rules: self.rules.clone(),
+                        robots,
+                        changes: self.changes_taken,
+                    };
+                    if let Some(next) = relay.offer(next, reach) {
+                        // The task ended meanwhile (it wants no more).
+                        self.give_back(host, vec![next]);
+                    }
+                }
+            }
         }
         self.relays = kept;
     }

@@ -372,9 +372,12 @@ fn compile_regex(pattern: &str, insensitive: bool) -> AtomKind {
             "regex `{pattern}` is too costly to compile: it exceeds the regex size limit of {limit} bytes; \
              simplify it (fewer repetitions like {{1000}}, smaller classes)"
         )),
+        // The pattern shortened, so that a long one leaves the reason in
+        // sight (the edit form and the rule's own line show it whole).
         Err(e) => AtomKind::Broken(format!(
-            "regex `{pattern}` does not compile: {}",
-            one_line(&e.to_string())
+            "regex `{}` does not compile: {}",
+            crate::text::shortened(pattern, 60),
+            crate::text::regex_error(&e)
         )),
     }
 }

@@ -287,13 +287,11 @@ impl App {
         };
         let target = form.target.clone();
         self.overlay = Overlay::None;
-        self.message = Some(
-            match target {
-                FormTarget::Edit(_) => "rule changed; c shows what it changes and applies it",
-                FormTarget::New(_) => "rule added; c shows what it changes and applies it",
-            }
-            .into(),
-        );
+        let done = match target {
+            FormTarget::Edit(_) => "rule changed",
+            FormTarget::New(_) => "rule added",
+        };
+        self.message = Some(format!("{done}; {}", self.after_an_edit()));
         match target {
             FormTarget::Edit(path) => {
                 self.rules.edit(|rules| {

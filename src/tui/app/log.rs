@@ -428,7 +428,7 @@ impl App {
                     match Regex::new(&text) {
                         Ok(re) => self.log.query.text = Some(re),
                         Err(e) => {
-                            self.log.filter_error = Some(one_line(&e.to_string()));
+                            self.log.filter_error = Some(crate::text::regex_error(&e));
                             return;
                         }
                     }
@@ -444,17 +444,8 @@ impl App {
                 // Checked as typed, applied on Enter.
                 self.log.filter_error = Regex::new(input.value())
                     .err()
-                    .map(|e| one_line(&e.to_string()));
+                    .map(|e| crate::text::regex_error(&e));
             }
         }
     }
-}
-
-/// The regex crate's multi-line error as one line.
-pub(super) fn one_line(text: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .rfind(|l| !l.is_empty())
-        .unwrap_or(text)
-        .to_string()
 }

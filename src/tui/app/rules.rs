@@ -337,15 +337,25 @@ impl App {
     }
 
     fn undo_redo(&mut self, undo: bool) {
-        self.message = Some(
-            match (self.rules.step_history(undo), undo) {
-                (true, true) => "undone (U redoes)",
-                (true, false) => "redone (u undoes)",
-                (false, true) => "nothing to undo",
-                (false, false) => "nothing to redo",
-            }
-            .into(),
-        );
+        let stepped = self.rules.step_history(undo);
+        // The selection follows the step back to the rule it changed (a
+        // rule deleted, the one after it): where to look.
+        let at = self
+            .rules
+            .selected_path()
+            .zip(self.rules.selected_rule())
+            .map(|(path, rule)| {
+                let number: Vec<String> = path.iter().map(|n| (n + 1).to_string()).collect();
+                let name = crate::text::shortened(&crate::text::escape_control(&rule.name), 40);
+                format!(", at rule {} \"{name}\"", number.join("."))
+            })
+            .unwrap_or_default();
+        self.message = Some(match (stepped, undo) {
+            (true, true) => format!("undone{at} (U redoes)"),
+            (true, false) => format!("redone{at} (u undoes)"),
+            (false, true) => "nothing to undo".into(),
+            (false, false) => "nothing to redo".into(),
+        });
     }
 
     fn move_selected(&mut self, op: impl FnOnce(&mut RuleSet, &[usize]) -> Option<Vec<usize>>) {

@@ -145,8 +145,8 @@ fn undo_and_redo_select_the_rule_they_change() {
     );
     assert_eq!(
         app.message.as_deref(),
-        Some("undone (U redoes)"),
-        "not `deleted`"
+        Some("undone, at rule 2 \"stay home\" (U redoes)"),
+        "not `deleted`, and where"
     );
     app.update(ch('k'));
     app.update(ch('u'));
@@ -166,7 +166,11 @@ fn undo_and_redo_select_the_rule_they_change() {
     app.update(ch('U'));
     assert_eq!(app.rules.edited.rules.len(), 1, "the deletion redone");
     assert_eq!(selected_name(&app).as_deref(), Some("no pdf"));
-    assert_eq!(app.message.as_deref(), Some("redone (u undoes)"));
+    assert_eq!(
+        app.message.as_deref(),
+        Some("redone, at rule 1 \"no pdf\" (u undoes)"),
+        "a deletion redone selects the rule after it"
+    );
     app.update(ch('U'));
     assert_eq!(app.message.as_deref(), Some("nothing to redo"));
     app.update(ch(' '));
@@ -345,6 +349,23 @@ fn a_finished_crawl_takes_neither_rules_nor_weights() {
         "{:?}",
         app.message
     );
+}
+
+/// Once the crawl has ended, the messages and the hint after an edit
+/// point to `w` (the next run takes the rules from the file), not to `c`.
+#[test]
+fn after_the_crawl_an_edit_points_to_w_not_c() {
+    let mut app = app();
+    assert!(app.after_an_edit().starts_with("c shows what it changes"));
+    app.update(Action::Finished(crate::crawl::engine::Stats::default()));
+    app.update(ch('x'));
+    assert!(app.rules.dirty() && app.rules.unsaved());
+    assert!(
+        app.after_an_edit()
+            .starts_with("w saves it for the next run")
+    );
+    let hint = crate::tui::view::hint(&app);
+    assert!(hint.starts_with("edited: w saves them"), "{hint}");
 }
 
 /// Pasted text is typed into the input in use, on one line; where no
@@ -1019,7 +1040,7 @@ fn a_trap_hint_becomes_a_rule_with_one_key() {
     app.update(ch('t'));
     assert!(matches!(app.overlay, Overlay::None), "no hints yet");
     let urls: Vec<String> = (0..30)
-        .map(|i| format!("http://h/cal/{}/01/", 2000 + i))
+        .map(|i| format!("http://h/cal/{}/01/", 2070 + i))
         .collect();
     app.update(Action::Traps(crate::tui::traps::hints(
         urls.iter().map(String::as_str),
@@ -1463,6 +1484,21 @@ fn ctrl_c_asks_before_losing_edits() {
     let mut app = self::app();
     app.update(ctrl_c());
     assert!(app.should_quit(), "nothing to lose");
+    // A form open, the list as the file has it: what is typed in the
+    // form would be lost.
+    let mut app = self::app();
+    app.update(ch('n'));
+    app.update(ctrl_c());
+    assert!(!app.should_quit());
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("a rule form is open")),
+        "{:?}",
+        app.message
+    );
+    app.update(ctrl_c());
+    assert!(app.should_quit());
 }
 
 /// A message leaves the status line after a few seconds, so that the

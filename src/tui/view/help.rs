@@ -20,7 +20,7 @@ pub const GLOBAL_KEYS: &[(&str, &str)] = &[
     ("?", "this help (Esc closes)"),
     (
         "q / Ctrl-C",
-        "quit: stop the crawl cleanly and flush the log (either asks first while rule edits are not applied or not saved; pressed again, it quits)",
+        "quit: stop the crawl cleanly and flush the log (either asks first while rule edits are not applied or not saved, Ctrl-C also while a rule form is open; pressed again, it quits)",
     ),
     ("mouse wheel", "scroll the list"),
 ];
@@ -104,7 +104,10 @@ pub fn keys_for(view: View) -> &'static [(&'static str, &'static str)] {
 /// The one-line reminder under the status bar.
 pub fn hint(app: &App) -> String {
     match app.view {
-        View::Rules if app.rules.dirty() => {
+        View::Rules if app.rules.dirty() && app.crawl.finished && app.rules.unsaved() => {
+            "edited: w saves them for the next run on this log · u undo · ? all keys".into()
+        }
+        View::Rules if app.rules.dirty() && !app.crawl.finished => {
             "edited, not applied: c what-if and apply · u undo · ? all keys".into()
         }
         View::Rules if app.rules.unsaved() => {

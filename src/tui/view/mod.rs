@@ -21,7 +21,7 @@ use super::app::{App, Overlay, View};
 use crate::cli::escape_control;
 
 pub use explain::explain_scroll_limits;
-pub use help::{GLOBAL_KEYS, keys_for, max_scroll as help_max_scroll};
+pub use help::{GLOBAL_KEYS, hint, keys_for, max_scroll as help_max_scroll};
 pub use log::{detail_max_scroll as log_detail_max_scroll, why_text};
 pub use overlays::whatif_max_scroll;
 

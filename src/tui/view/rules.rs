@@ -1,5 +1,5 @@
 //! The Rules view: the edited rule list with its columns and health
-//! markers, and below it the selected rule in full (condition, effects,
+//! markers, and below it the selected rule in full (name, condition, effects,
 //! lints, why it is disabled or shadowed).
 
 use std::borrow::Cow;
@@ -41,7 +41,14 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         .into_iter()
         .map(|(i, rule, cells)| rule_row(app, i, &r.rows[i].path, rule, cells))
         .collect();
-    let dirty = if r.dirty() {
+    let dirty = if r.dirty() && app.crawl.finished {
+        // Nothing to apply them to: the next run takes them from the file.
+        if r.unsaved() {
+            " · EDITED (w saves)"
+        } else {
+            " · EDITED, saved for the next run"
+        }
+    } else if r.dirty() {
         " · EDITED, not applied (c)"
     } else if r.unsaved() {
         " · not in the rules file (w)"
@@ -171,6 +178,10 @@ fn detail_text(app: &App) -> Paragraph<'static> {
     if let Some(row) = r.rows.get(i)
         && let Some(info) = r.compiled.rule_info().get(row.index)
     {
+        // In full: the list's column cuts long names.
+        if let Some(rule) = r.selected_rule() {
+            lines.push(Line::from(safe(&rule.name)).bold());
+        }
         lines.push(Line::from(vec![
             Span::raw("when ").dim(),
             Span::raw(safe(&info.condition)),

@@ -4,8 +4,13 @@ use std::sync::Arc;
 /// A real engine (config, rules, sled log in a temp folder) for
 /// `http://site.test/`, never started: the tests call `met` directly.
 fn engine(dir: &std::path::Path) -> (Engine, Arc<crate::store::UrlLog>) {
-    let text = "[crawl]\nstart = [\"http://site.test/\"]\n";
-    let config = crate::config::Config::from_toml("t.toml", text).expect("config");
+    engine_with(dir, "")
+}
+
+/// [`engine`] with more `[crawl]` settings.
+fn engine_with(dir: &std::path::Path, settings: &str) -> (Engine, Arc<crate::store::UrlLog>) {
+    let text = format!("[crawl]\nstart = [\"http://site.test/\"]\n{settings}");
+    let config = crate::config::Config::from_toml("t.toml", &text).expect("config");
     let rules = crate::rules::CompiledRules::new(&Default::default());
     let start = super::super::check_start(&rules, &config.crawl.start).expect("start");
     let log = Arc::new(crate::store::UrlLog::open(&dir.join("db"), 16 << 20).expect("log"));
@@ -677,4 +682,42 @@ fn only_discoveries_queued_in_memory_keep_their_record() {
     assert!(engine.recent.get(&id(0)).is_some());
     assert!(engine.recent.get(&id(urls - 1)).is_none(), "left on disk");
     assert!(engine.window.more_on_disk());
+}
+
+/// The next URLs of a host are dealt to its running page tasks in turn,
+/// so that, fetching side by side, they go about in their queue's order
+/// (handed out a task's fill at a time, the second task's first URL was a
+/// whole runway behind the first's).
+#[test]
+fn a_hosts_next_urls_are_dealt_to_its_tasks_in_turn() {
+    use super::super::relay::Relay;
+    let dir = tempfile::tempdir().expect("temp");
+    let (mut engine, _log) = engine_with(dir.path(), "obey_robots = false\n");
+    let url = |p: &str| Url::parse(&format!("http://site.test/{p}")).expect("url");
+    for i in 0..7 {
+        engine.met(url(&format!("p{i}")), None, 1, Origin::Link);
+    }
+    engine.write(&[]);
+    let now = std::time::Instant::now();
+    let host = engine.hosts.find(&url("")).expect("the host");
+    let mut tasks = Vec::new();
+    for _ in 0..2 {
+        let (item, _) = engine.next_job_for(host, now).expect("a queued URL");
+        let relay = Relay::new(item, engine.host_gate(host));
+        engine.relays.push((host, relay.clone()));
+        tasks.push(relay);
+    }
+    engine.offer_next(now);
+    let offered = |relay: &Relay| {
+        let mut paths = Vec::new();
+        relay.each_offered(|item| paths.push(item.url.path().to_string()));
+        paths
+    };
+    let current = |relay: &Relay| relay.current().expect("current").url.path().to_string();
+    assert_eq!(
+        (current(&tasks[0]), current(&tasks[1])),
+        ("/p0".into(), "/p1".into())
+    );
+    assert_eq!(offered(&tasks[0]), ["/p2", "/p4", "/p6"]);
+    assert_eq!(offered(&tasks[1]), ["/p3", "/p5"]);
 }
