@@ -888,7 +888,9 @@ impl Crawl {
 /// Prints one round's figures.
 fn report(pages: u32, raw: &Phase, scanned: &Phase, crawl: &Crawl) {
     let per_thousand = |seconds: f64, pages: u64| seconds * 1000.0 / pages.max(1) as f64;
-    for (name, phase) in [("load generator", raw), ("fetch and scan only", scanned)] {
+    // `--crawl-only` ran neither pass: no lines, and no share of a rate.
+    let passes = [("load generator", raw), ("fetch and scan only", scanned)];
+    for (name, phase) in passes.into_iter().filter(|(_, p)| p.rate.is_finite()) {
         println!(
             "{name}: {:.0} pages/s; its CPU {:.3} s (runtime workers {:.3} s) and the server's {:.3} s per 1,000 pages; cores idle {:.0}%; context switches per page {:.2} and the server's {:.2}",
             phase.rate,
@@ -901,11 +903,15 @@ fn report(pages: u32, raw: &Phase, scanned: &Phase, crawl: &Crawl) {
         );
     }
     let fetched = crawl.fetched;
+    let share = if raw.rate.is_finite() {
+        format!(" ({:.0}% of the load generator)", 100.0 * crawl.rate() / raw.rate)
+    } else {
+        String::new()
+    };
     println!(
-        "crawl: {fetched} pages in {:.1} s = {:.0} pages/s ({:.0}% of the load generator)",
+        "crawl: {fetched} pages in {:.1} s = {:.0} pages/s{share}",
         crawl.secs,
         crawl.rate(),
-        100.0 * crawl.rate() / raw.rate
     );
     println!(
         "crawler CPU: {:.2} s = {:.3} s per 1,000 pages",
