@@ -904,7 +904,10 @@ fn report(pages: u32, raw: &Phase, scanned: &Phase, crawl: &Crawl) {
     }
     let fetched = crawl.fetched;
     let share = if raw.rate.is_finite() {
-        format!(" ({:.0}% of the load generator)", 100.0 * crawl.rate() / raw.rate)
+        format!(
+            " ({:.0}% of the load generator)",
+            100.0 * crawl.rate() / raw.rate
+        )
     } else {
         String::new()
     };

@@ -20,7 +20,7 @@ pub use log_socket::{LogServer, SOCKET_FILE};
 use crate::cli::disabled_warnings;
 use crate::config::Config;
 use crate::crawl::engine::{
-    Control, Engine, Event, NewRules, Plan, StartError, Stats, check_start,
+    Control, Engine, Event, NewRules, Plan, StartError, Stats, check_start, check_start_addresses,
 };
 use crate::rules::CompiledRules;
 use crate::rules::dialect::{Dialect, DialectChoice, parse_text};
@@ -154,14 +154,20 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     if !request.headless && !std::io::stdout().is_terminal() {
         return Err(no_terminal());
     }
-    let start = check_start(&rules, &config.crawl.start).map_err(|e| {
+    let refused = |e: StartError| {
         let url = match &e {
             StartError::StartUrl { url, .. } => url.as_str(),
             _ => "",
         };
         let at = start_line(&request.config_text, url);
         AppError::Input(format!("{}{at}: {e}", request.config_file))
-    })?;
+    };
+    let start = check_start(&rules, &config.crawl.start).map_err(refused)?;
+    // Address rules wait for DNS: the start hosts are resolved for them.
+    let dns_wait = Duration::from_secs(config.crawl.timeout_s.clamp(1, 10));
+    check_start_addresses(&rules, &start, dns_wait)
+        .await
+        .map_err(refused)?;
     if start.is_empty() {
         return Err(AppError::Input(format!(
             "{}{}: [crawl] start lists no URL to begin with",

@@ -474,6 +474,14 @@ fn start_url_errors_name_the_config_line() {
             ":2: start URL http://blocked.test/: the rules do not allow it: rule 1 \"no\" (line 4)",
         ),
         ("[crawl]\nstart = []\n", ":2: [crawl] start lists no URL"),
+        // An address rule decides after DNS: the start host is resolved
+        // for it (an IP literal here, so no lookup leaves the machine).
+        (
+            "[crawl]\nstart = [\"http://127.0.0.1:9/\"]\n\n[[rules]]\nname = \"intranet only\"\n\
+             match = { field = \"address\", cidr = \"10.0.0.0/8\" }\nfilter = \"must-have\"\n",
+            ":2: start URL http://127.0.0.1:9/: the rules do not allow it at its address 127.0.0.1: \
+             rule 1 \"intranet only\" (line 4)",
+        ),
     ];
     for (config_text, said) in cases {
         let (dir, config) = rules_file("c.toml", config_text);
@@ -657,6 +665,29 @@ fn an_empty_rules_file_is_said_to_hold_no_rules() {
     );
     let out = run(&["rules", "--rules", path_str(&rules)]);
     assert!(!text(&out.stderr).contains("no rules"));
+}
+
+/// `rules` shows rule health as the console does: a rule an earlier
+/// `stop` keeps from ever taking effect is marked under it.
+#[test]
+fn rules_marks_a_shadowed_rule() {
+    let (_dir, rules) = rules_file(
+        "s.toml",
+        "[[rules]]\nname = \"a stops\"\nmatch = { field = \"path\", prefix = \"/a/\" }\nstop = true\n\n\
+         [[rules]]\nname = \"never\"\nmatch = { field = \"path\", prefix = \"/a/b/\" }\naction = \"exclude\"\n",
+    );
+    let out = run(&["rules", "--rules", path_str(&rules)]);
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    let never = stdout
+        .find("enabled   never")
+        .map_or("", |at| &stdout[at..]);
+    assert!(
+        never.contains("shadowed: never takes effect: rule 1"),
+        "{stdout}"
+    );
+    let first = &stdout[..stdout.find("#2").unwrap_or(stdout.len())];
+    assert!(!first.contains("shadowed"), "{stdout}");
 }
 
 #[test]

@@ -397,6 +397,9 @@ pub fn rules(args: &RulesArgs) -> Result<ExitCode, Failure> {
     let (loaded, compiled) = load(args)?;
     let lints = lint_rules(&loaded.parsed.rules);
     let info = compiled.rule_info();
+    // Rule health (SPEC §4), in the same walk order as `info`: rules an
+    // earlier `stop` or filter keeps from ever taking effect.
+    let shadows = crate::rules::health::shadowed(&loaded.parsed.rules);
     let mut text = format!(
         "{} ({} dialect): {}, disposition {}\n",
         escape_control(&loaded.file),
@@ -409,7 +412,7 @@ pub fn rules(args: &RulesArgs) -> Result<ExitCode, Failure> {
         .map(|i| i.number.len() + 2 * i.depth)
         .max()
         .unwrap_or(1);
-    for rule in info {
+    for (i, rule) in info.iter().enumerate() {
         let number = format!("{}{}", "  ".repeat(rule.depth), rule.number);
         let state = if rule.disabled.is_some() {
             "disabled"
@@ -432,6 +435,9 @@ pub fn rules(args: &RulesArgs) -> Result<ExitCode, Failure> {
                 "{pad}DISABLED: {}\n",
                 escape_control(reason.text())
             ));
+        }
+        if let Some(Some(why)) = shadows.get(i) {
+            text.push_str(&format!("{pad}shadowed: {}\n", escape_control(why)));
         }
         for lint in lints
             .iter()

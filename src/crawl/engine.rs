@@ -37,6 +37,7 @@ mod window;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -209,45 +210,101 @@ pub fn check_start(rules: &CompiledRules, start: &[String]) -> Result<Vec<Url>, 
                 url: text.clone(),
                 why: "not a fully qualified http(s) URL (scheme, host, and port when not the default)".into(),
             })?;
-        let known = Known {
-            link_depth: 0,
-            ..Known::default()
-        };
-        let verdict = rules.evaluate(
-            &UrlFacts::new(&url, &known),
-            &mut rules.scratch(),
-            TraceMode::Decisive,
-        );
+        let verdict = start_verdict(rules, &url, None);
         if !verdict.fetch {
-            let info = rules.rule_info();
-            let rule = verdict
-                .filtered_by
-                .first()
-                .copied()
-                .or(verdict.fetch_set_by);
-            let why = match rule {
-                Some(r) => {
-                    let i = &info[r as usize];
-                    format!(
-                        "the rules do not allow it: rule {} {:?} ({})",
-                        i.number,
-                        i.name,
-                        i.place()
-                    )
-                }
-                None => format!(
-                    "the rules do not allow it: the disposition is `{}`",
-                    rules.disposition().name()
-                ),
-            };
-            return Err(StartError::StartUrl {
-                url: url.to_string(),
-                why,
-            });
+            return Err(refused_start(rules, &url, &verdict, ""));
         }
         urls.push(url);
     }
     Ok(urls)
+}
+
+/// What `rules` say of start URL `url`, at `address` once known.
+fn start_verdict(rules: &CompiledRules, url: &Url, address: Option<IpAddr>) -> Verdict {
+    let known = Known {
+        link_depth: 0,
+        address,
+        ..Known::default()
+    };
+    rules.evaluate(
+        &UrlFacts::new(url, &known),
+        &mut rules.scratch(),
+        TraceMode::Decisive,
+    )
+}
+
+/// The startup error for a start URL the rules refuse, naming the rule
+/// (or the disposition); `at` tells where that was decided, if not from
+/// the URL alone.
+fn refused_start(rules: &CompiledRules, url: &Url, verdict: &Verdict, at: &str) -> StartError {
+    let info = rules.rule_info();
+    let rule = verdict
+        .filtered_by
+        .first()
+        .copied()
+        .or(verdict.fetch_set_by);
+    let why = match rule.and_then(|r| info.get(r as usize)) {
+        Some(i) => format!(
+            "the rules do not allow it{at}: rule {} {:?} ({})",
+            i.number,
+            i.name,
+            i.place()
+        ),
+        None => format!(
+            "the rules do not allow it{at}: the disposition is `{}`",
+            rules.disposition().name()
+        ),
+    };
+    StartError::StartUrl {
+        url: url.to_string(),
+        why,
+    }
+}
+
+/// Start URLs whose verdict waits for their address (an address rule):
+/// their hosts resolved now, so that one the rules refuse there stops the
+/// crawl before it starts, as [`check_start`] does for the rest. A host
+/// that does not resolve within `timeout` is left to the crawl, which logs
+/// why it could not be fetched.
+pub async fn check_start_addresses(
+    rules: &CompiledRules,
+    start: &[Url],
+    timeout: Duration,
+) -> Result<(), StartError> {
+    for url in start {
+        if !start_verdict(rules, url, None)
+            .pending
+            .contains(crate::rules::verdict::Pending::ADDRESS)
+        {
+            continue;
+        }
+        let address = match url.host() {
+            Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
+            Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
+            Some(url::Host::Domain(name)) => {
+                let port = url.port_or_known_default().unwrap_or(80);
+                let lookup = tokio::net::lookup_host((name, port));
+                match tokio::time::timeout(timeout, lookup).await {
+                    Ok(Ok(mut addrs)) => match addrs.next() {
+                        Some(addr) => addr.ip(),
+                        None => continue,
+                    },
+                    _ => continue,
+                }
+            }
+            None => continue,
+        };
+        let verdict = start_verdict(rules, url, Some(address));
+        if !verdict.fetch {
+            return Err(refused_start(
+                rules,
+                url,
+                &verdict,
+                &format!(" at its address {address}"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The crawl engine; [`Engine::run`] drives it to the end.

@@ -137,7 +137,9 @@ fn record(url: &str, state: State, reason: &str) -> UrlRecord {
         reason: reason.into(),
         fetch: state != State::Filtered,
         save: state == State::Saved,
-        follow: true,
+        // A URL the rules filter keeps no flags (the verdict's effective
+        // ones), as the engine records it.
+        follow: state != State::Filtered,
         filtered: state == State::Filtered,
         queue: if state == State::Filtered {
             "none"

@@ -281,26 +281,23 @@ fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
             Span::raw(format!(" — {}", safe(&r.reason))),
         ]),
     ];
-    let mut flags = Vec::new();
-    for (on, name) in [
-        (r.fetch, "fetch"),
-        (r.save, "save"),
-        (r.follow, "follow"),
-        (r.filtered, "filtered"),
-    ] {
-        if on {
-            flags.push(name);
-        }
-    }
+    let flags: Vec<&str> = [(r.fetch, "fetch"), (r.save, "save"), (r.follow, "follow")]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
+    // A filtered URL with flags on was filtered after the rules let it
+    // through (robots.txt, a depth limit, rel=nofollow): "save + follow +
+    // filtered" read as a contradiction.
+    let verdict = match (r.filtered, flags.is_empty()) {
+        (true, true) => "filtered".to_string(),
+        (true, false) => format!("filtered (the rules alone: {})", flags.join(" + ")),
+        (false, true) => "nothing".to_string(),
+        (false, false) => flags.join(" + "),
+    };
     lines.push(field(
         "verdict",
         format!(
-            "{} · queue {} · priority {} · link depth {}",
-            if flags.is_empty() {
-                "nothing".to_string()
-            } else {
-                flags.join(" + ")
-            },
+            "{verdict} · queue {} · priority {} · link depth {}",
             safe(&r.queue),
             crate::cli::priority_name(r.priority),
             r.link_depth
@@ -483,5 +480,52 @@ mod tests {
         // The widest terminal: two thirds of it no longer overflow.
         assert_eq!(url_width(u16::MAX, 10), (u16::MAX - 23) / 2);
         assert_eq!(url_width(u16::MAX, usize::MAX), (u16::MAX - 23) / 3 * 2);
+    }
+
+    /// A URL filtered after the rules let it through (robots.txt, say)
+    /// keeps the rules' flags: said as what the rules alone would do, not
+    /// as "save + follow + filtered".
+    #[test]
+    fn a_url_filtered_past_the_rules_says_what_the_rules_alone_would_do() {
+        let verdict = |record: crate::store::UrlRecord| {
+            let view = crate::tui::log_reader::RecordView {
+                id: 1,
+                record,
+                chain: Vec::new(),
+            };
+            super::why_text(&view)
+                .into_iter()
+                .find(|l| l.starts_with("verdict"))
+                .expect("a verdict line")
+        };
+        let refused = crate::store::UrlRecord {
+            url: "http://h/tmp/x".into(),
+            save: true,
+            follow: true,
+            filtered: true,
+            queue: "none".into(),
+            ..Default::default()
+        };
+        assert!(
+            verdict(refused.clone())
+                .contains("filtered (the rules alone: save + follow) · queue none"),
+            "{}",
+            verdict(refused)
+        );
+        let by_rule = crate::store::UrlRecord {
+            url: "http://h/x".into(),
+            filtered: true,
+            queue: "none".into(),
+            ..Default::default()
+        };
+        assert!(verdict(by_rule).contains("verdict    filtered · queue none"));
+        let fetched = crate::store::UrlRecord {
+            url: "http://h/y".into(),
+            fetch: true,
+            follow: true,
+            queue: "follow".into(),
+            ..Default::default()
+        };
+        assert!(verdict(fetched).contains("fetch + follow · queue follow"));
     }
 }
