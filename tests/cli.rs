@@ -757,6 +757,17 @@ fn import_prints_native_toml_that_parses_back() {
         .collect();
     assert_eq!(lines[0]["filtered"], false);
     assert_eq!(lines[1]["filtered"], true);
+
+    // A regex the engine refuses (Perl's look-ahead) is said on import, as
+    // the other rule commands say it: the rule copied will be off.
+    let (_dir, perl) = rules_file("f.cfg", "exclude_patterns=regexp:/green/(?!emerald)\n");
+    let out = run(&["import", path_str(&perl)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("f.cfg:1: rule 1 \"exclude_patterns\" is disabled: regex"),
+        "{err}"
+    );
 }
 
 #[test]

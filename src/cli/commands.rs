@@ -137,11 +137,12 @@ fn report(loaded: &Loaded, compiled: &CompiledRules) {
         );
     }
     for note in &loaded.parsed.notes {
-        eprintln!(
-            "note: {file}:{}: {}",
-            note.line,
-            escape_control(&note.message)
-        );
+        // Line 0: about the whole file (an empty one, say).
+        let at = match note.line {
+            0 => String::new(),
+            line => format!(":{line}"),
+        };
+        eprintln!("note: {file}{at}: {}", escape_control(&note.message));
     }
     for warning in disabled_warnings(&loaded.file, compiled) {
         eprintln!("{warning}");
@@ -376,13 +377,9 @@ pub fn check(args: &RulesArgs) -> Result<ExitCode, Failure> {
 pub fn import(choice: DialectChoice, file: &Path) -> Result<ExitCode, Failure> {
     let path = file.to_string_lossy();
     let loaded = dialect::load(&path, choice)?;
-    for note in &loaded.parsed.notes {
-        eprintln!(
-            "note: {path}:{}: {}",
-            note.line,
-            escape_control(&note.message)
-        );
-    }
+    // As the other rule commands do: notes, and the rules that will be off
+    // (a regex the engine refuses) or never match, before they are copied.
+    report(&loaded, &CompiledRules::new(&loaded.parsed.rules));
     let header = format!(
         "imported from {path} ({} dialect) by crawlspace import",
         loaded.dialect

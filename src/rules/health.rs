@@ -3,7 +3,9 @@
 //! whose condition holds wherever this rule's does ends processing first;
 //! an earlier `may-not-have` filter that holds wherever this rule's condition
 //! holds vetoes every URL the rule could act on, and a `must-have` filter
-//! that cannot hold there does the same.
+//! that cannot hold there does the same. In a `first_match` block, an
+//! earlier rule of the block that holds wherever this one does is the one
+//! that takes effect (a catch-all before the rules after it, say).
 //!
 //! "Holds wherever" is decided conservatively from the literals: equal
 //! tests, prefixes of prefixes, exact values inside prefixes, suffixes and
@@ -18,6 +20,8 @@ pub fn shadowed(rules: &RuleSet) -> Vec<Option<String>> {
     let mut out = Vec::new();
     // Earlier rules that may shadow later ones, with their number.
     let mut earlier: Vec<(String, &Rule, Vec<Condition>)> = Vec::new();
+    // The numbers of the blocks with `first_match`.
+    let mut first_match_blocks: Vec<String> = Vec::new();
     walk(
         &rules.rules,
         &mut Vec::new(),
@@ -29,8 +33,12 @@ pub fn shadowed(rules: &RuleSet) -> Vec<Option<String>> {
             let verdict = earlier
                 .iter()
                 .filter(|(n, _, _)| !number.starts_with(&format!("{n}.")))
-                .find_map(|(n, e, e_context)| shadow_reason(n, e, e_context, &own));
+                .find_map(|(n, e, e_context)| shadow_reason(n, e, e_context, &own))
+                .or_else(|| first_match_shadow(number, &earlier, &first_match_blocks, &own));
             out.push(verdict);
+            if rule.first_match {
+                first_match_blocks.push(number.to_string());
+            }
             // Only a rule that is evaluated can shadow: not one switched
             // off, nor one inside a block that is.
             if live {
@@ -105,6 +113,32 @@ fn shadow_reason(
         )),
         _ => None,
     }
+}
+
+/// In a `first_match` block, an earlier rule of the same block that holds
+/// wherever this one does (`own`, its effective condition) is the one
+/// that takes effect: the rest of the block is skipped.
+fn first_match_shadow(
+    number: &str,
+    earlier: &[(String, &Rule, Vec<Condition>)],
+    first_match_blocks: &[String],
+    own: &Condition,
+) -> Option<String> {
+    let (block, _) = number.rsplit_once('.')?;
+    if !first_match_blocks.iter().any(|b| b == block) {
+        return None;
+    }
+    let same_block = |n: &str| n.rsplit_once('.').is_some_and(|(b, _)| b == block);
+    earlier
+        .iter()
+        .filter(|(n, _, _)| same_block(n))
+        .find(|(_, e, e_context)| implies(own, &effective(e, e_context)))
+        .map(|(n, e, _)| {
+            format!(
+                "never takes effect: rule {n} ({}) comes first in its first-match block wherever it holds",
+                e.name
+            )
+        })
 }
 
 /// Whether `a` holding guarantees `b` holds (conservative: false when unsure).
@@ -254,6 +288,21 @@ mod tests {
                 "[[rules]]\nname='block'\nmatch={field='path',prefix='/a/'}\nstop=true\n  [[rules.rules]]\n  name='inner'\n  action='exclude'\n[[rules]]\nname='after'\nmatch={field='path',prefix='/a/b'}\n",
                 &[3],
             ),
+            (
+                "in a first-match block, rules after one that always matches",
+                "[[rules]]\nname='fm'\nfirst_match=true\n  [[rules.rules]]\n  name='always'\n  priority='high'\n  [[rules.rules]]\n  name='later'\n  action='download'\n[[rules]]\nname='outside'\naction='exclude'\n",
+                &[3],
+            ),
+            (
+                "in a first-match block, a narrower rule after a wider one, not the reverse",
+                "[[rules]]\nname='fm'\nfirst_match=true\n  [[rules.rules]]\n  name='ab'\n  match={field='path',prefix='/a/b/'}\n  [[rules.rules]]\n  name='a'\n  match={field='path',prefix='/a/'}\n  [[rules.rules]]\n  name='abc'\n  match={field='path',prefix='/a/b/c'}\n",
+                &[4],
+            ),
+            (
+                "a block without first_match lets every nested rule act",
+                "[[rules]]\nname='block'\n  [[rules.rules]]\n  name='always'\n  priority='high'\n  [[rules.rules]]\n  name='later'\n  action='download'\n",
+                &[],
+            ),
         ];
         for (what, toml, marked) in cases {
             let got: Vec<usize> = health(toml)
@@ -272,6 +321,15 @@ mod tests {
         assert_eq!(
             h[1].as_deref(),
             Some("never takes effect: rule 1 (all) stops first wherever it holds")
+        );
+        let h = health(
+            "[[rules]]\nname='fm'\nfirst_match=true\n  [[rules.rules]]\n  name='any'\n  [[rules.rules]]\n  name='x'\n",
+        );
+        assert_eq!(
+            h[2].as_deref(),
+            Some(
+                "never takes effect: rule 1.1 (any) comes first in its first-match block wherever it holds"
+            )
         );
     }
 }

@@ -154,6 +154,14 @@ fn regex_lints(subject: &Subject, pattern: &str, case: Case) -> Vec<(LintKind, S
     }
     let mut required = Vec::new();
     required_literals(&hir, &mut required);
+    // Unanchored too: a capital the match needs, on a field normalization
+    // lower-cases, compared case-sensitively (`Example` on host).
+    let upper = |text: &String| text.bytes().any(|b| b.is_ascii_uppercase());
+    if case == Case::Sensitive && is_lower_cased(subject.field) && required.iter().any(upper) {
+        let why = Problem::UpperCase.explain(subject, Some(pattern));
+        out.push((LintKind::NeverMatches, format!("{subject}: {why}")));
+        return out;
+    }
     if let Some(problem) = required
         .iter()
         .find_map(|text| char_problem(subject.field, text))

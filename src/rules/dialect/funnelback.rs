@@ -115,6 +115,25 @@ pub fn parse(text: &str) -> Result<Parsed, LineError> {
         ..Parsed::default()
     };
     for (name, filter, setting) in kept {
+        // Seed 004: "Regex and simple include/exclude patterns cannot be
+        // mixed within a single configuration option." A `regexp:` after
+        // a comma is read as the plain text it is, and said so.
+        let mixed = !setting.value.starts_with(REGEXP)
+            && setting
+                .value
+                .split(',')
+                .skip(1)
+                .any(|item| item.trim().starts_with(REGEXP));
+        if mixed {
+            parsed.notes.push(Note {
+                line: setting.line,
+                message: format!(
+                    "{name}: a `regexp:` item after a comma is plain text, not a regex \
+                     (regex and simple patterns cannot be mixed in one option: put the \
+                     regex alone in the value, after `regexp:`)"
+                ),
+            });
+        }
         match condition(setting.value) {
             Some(condition) => {
                 let mut rule = Rule::new(name, setting.line);
@@ -315,6 +334,18 @@ mod tests {
                 vec![3],
                 vec![(INCLUDE, 2), (EXCLUDE, 3)],
             ),
+            // Seed 004: regex and simple patterns are not mixed in one
+            // option; the `regexp:` item stays plain text, and is noted.
+            (
+                "\ninclude_patterns=/Red,/green,regexp:x{1,3}",
+                vec![2],
+                vec![(INCLUDE, 2)],
+            ),
+            (
+                "include_patterns=regexp:a,regexp:b",
+                vec![],
+                vec![(INCLUDE, 1)],
+            ),
         ];
         for (text, note_lines, rules) in cases {
             let Ok(parsed) = parse(text) else {
@@ -336,6 +367,16 @@ mod tests {
         assert_eq!(
             parsed.rules.rules[0].condition,
             Some(Condition::Any(vec![contains("/b")]))
+        );
+        let Ok(parsed) = parse("include_patterns=/a, regexp:b") else {
+            panic!()
+        };
+        assert!(
+            parsed.notes[0]
+                .message
+                .starts_with("include_patterns: a `regexp:` item after a comma is plain text"),
+            "{:?}",
+            parsed.notes
         );
         let Ok(parsed) = parse("crawler.ignore_robots_txt=true") else {
             panic!()

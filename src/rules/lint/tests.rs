@@ -201,6 +201,23 @@ fn literal_and_matcher_cases() {
             Some(NeverMatches),
         ),
         (Path, Matcher::Exact("/A.HTML".into()), Sensitive, None),
+        // Unanchored regexes too: a capital the match needs, on a field
+        // normalization lower-cases.
+        (
+            Host,
+            Matcher::Regex("Example".into()),
+            Sensitive,
+            Some(NeverMatches),
+        ),
+        (
+            Host,
+            Matcher::Regex(r"www\.Example".into()),
+            Sensitive,
+            Some(NeverMatches),
+        ),
+        (Host, Matcher::Regex("Example".into()), Insensitive, None),
+        (Host, Matcher::Regex("(?i)Example".into()), Sensitive, None),
+        (Path, Matcher::Regex("Example".into()), Sensitive, None),
         (
             Path,
             Matcher::Contains("#top".into()),
