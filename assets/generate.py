@@ -14,10 +14,10 @@ What the site holds, and which crawler behaviour each part is there to show:
                          /docs/orphan.html (only in the sitemap)
   /blog/                 96 dated posts /blog/YYYY/MM/slug.html, paginated
                          index, /blog/archive/ by year and month
-  /products/             5 categories x 16 item pages, each with an "add to
-                         cart" link (/cart/add?item=..., which the demo rules
-                         drop without a record); /products/?sort=... variants
-                         (the server ignores the query for files)
+  /products/             5 categories x 16 item pages, the listings with "add
+                         to cart" links (/cart/add?item=..., which the demo
+                         rules drop without a record); /products/?sort=...
+                         variants (the server ignores the query for files)
   /images/               small valid PNG and GIF files, and a gallery page
   /private/              a staff area the demo rules exclude
   /tmp/                  disallowed by robots.txt (one page allowed back)
@@ -328,6 +328,11 @@ def products():
             items.append((f"item-{n:02d}.html", name, price))
         body = f'<p><img src="/images/products/{cat}.png" alt="{cat}" width="8" height="8"></p>'
         body += ul([(h, f"{name}, ${price}") for h, name, price in items])
+        # Links that change state when fetched, on the listing (whose links
+        # the demo rules follow): they drop them without a record.
+        body += "<p>Add to cart: " + " ".join(
+            f'<a href="/cart/add?item={cat}-{n:02d}">{n}</a>' for n in range(1, 17)
+        ) + "</p>"
         # Discontinued: the page is gone, the listing still links to it.
         body += '<p>Discontinued: <a href="item-99.html">the old model</a></p>'
         body += '<p><a href="../">All products</a></p>'
@@ -336,9 +341,6 @@ def products():
             related = [items[(i + 1) % len(items)], items[(i + 5) % len(items)]]
             body = (f'<p><img src="/images/products/{cat}.png" alt="{esc(name)}" '
                     f'width="8" height="8"></p><p>Price: ${price}</p>' + prose(500 + ci * 20 + i))
-            # A link that changes state when fetched: the demo rules drop
-            # it without a record (`log = false`).
-            body += f'<p><a href="/cart/add?item={cat}-{i + 1:02d}">Add to cart</a></p>'
             body += ul([("./", f"All {cat}")] + [(r[0], "Related: " + r[1]) for r in related])
             write(f"products/{cat}/{href}", page(name, body))
 

@@ -392,12 +392,13 @@ async fn show_progress(mut events: mpsc::Receiver<Event>) {
 
 fn progress_line(s: &Stats) -> String {
     format!(
-        "fetched {}  saved {}  queued {}  in flight {}  filtered {}  errors {}{}  {:.1} pages/s  {}s{}",
+        "fetched {}  saved {}  queued {}  in flight {}  filtered {}{}  errors {}{}  {:.1} pages/s  {}s{}",
         s.fetched,
         s.saved,
         s.queued,
         s.in_flight,
         s.filtered,
+        s.unlogged_note(),
         s.errors,
         // A refresh's pages found gone: not errors (the log says deleted).
         if s.deleted > 0 {
@@ -483,13 +484,14 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool, refresh: bool) -> 
         String::new()
     };
     format!(
-        "crawl {ended} {:.1}s{notes}: {} met, {} fetched, {} saved, {} filtered, {} ({}){deleted}, {:.1} pages/s{rules}\n\
+        "crawl {ended} {:.1}s{notes}: {} met, {} fetched, {} saved, {} filtered{}, {} ({}){deleted}, {:.1} pages/s{rules}\n\
          URL log: {}   (crawlspace log --db {})\nmirror:  {}{resume}",
         s.elapsed.as_secs_f64(),
         crate::text::counted(s.discovered, one, many),
         s.fetched,
         s.saved,
         s.filtered,
+        s.unlogged_note(),
         crate::text::counted(s.errors, "error", "errors"),
         crate::text::counted(s.retries, "retry", "retries"),
         s.rate(),
@@ -662,6 +664,14 @@ mod tests {
             "{said}"
         );
         assert!(progress_line(&stats).contains("errors 0  deleted 100  "));
+        let dropped = Stats {
+            filtered: 14,
+            unlogged: 80,
+            ..Stats::default()
+        };
+        let said = summary(&dropped, db, out, true, false);
+        assert!(said.contains(", 14 filtered (+80 not logged), "), "{said}");
+        assert!(progress_line(&dropped).contains("filtered 14 (+80 not logged)  errors"));
         let plain = summary(&Stats::default(), db, out, true, false);
         assert!(
             plain.contains(": 0 URLs met, ") && !plain.contains("deleted"),

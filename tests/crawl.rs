@@ -485,6 +485,14 @@ async fn a_5mb_page_is_read_whole_within_a_larger_cap() {
     let rules = "[[rules]]\nname = \"only big\"\nmatch = { any = [ { field = \"path\", exact = \"/\" }, { field = \"path\", prefix = \"/big\" } ] }\nfilter = \"must-have\"\nlog = false\n";
     let c = crawl(&[format!("{origin}/")], "max_body_bytes = 10485760", rules).await;
     let records = c.records();
+    // The links the rule drops without a record are counted apart from
+    // the log's filtered URLs.
+    let filtered = records
+        .values()
+        .filter(|r| r.state == State::Filtered)
+        .count() as u64;
+    assert_eq!(c.stats.filtered, filtered, "{:?}", c.stats);
+    assert!(c.stats.unlogged > 0, "{:?}", c.stats);
     let big = &records[&format!("{origin}/big")];
     assert_eq!(big.state, State::Saved);
     assert!(big.size.is_some_and(|s| s > 5_000_000), "{big:?}");

@@ -100,6 +100,10 @@ pub struct Stats {
     pub filtered: u64,
     pub errors: u64,
     pub retries: u64,
+    /// Links met to URLs the rules filter without a record (`log =
+    /// false`): not in `filtered`, which counts the log's filtered URLs.
+    /// Each link counts, since nothing remembers such a URL was met.
+    pub unlogged: u64,
     /// Pages a refresh found gone (a permanent error) and marked deleted;
     /// not counted in `errors`, as the log's states do not.
     pub deleted: u64,
@@ -118,6 +122,16 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// ` (+N not logged)`, for after the filtered count, when links to
+    /// URLs the rules keep no record of were met (empty otherwise).
+    pub fn unlogged_note(&self) -> String {
+        if self.unlogged > 0 {
+            format!(" (+{} not logged)", self.unlogged)
+        } else {
+            String::new()
+        }
+    }
+
     /// URLs fetched (and saved) per second by this run, paused time left
     /// out.
     pub fn rate(&self) -> f64 {

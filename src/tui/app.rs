@@ -344,7 +344,9 @@ impl App {
                 self.log_refresh();
             }
         }
-        if self.ticks.is_multiple_of(TICKS_PER_SAMPLE) {
+        // A finished crawl's graph stays as it ended: zeros scrolling in
+        // would push its history, and its peak, out of the window.
+        if self.ticks.is_multiple_of(TICKS_PER_SAMPLE) && !self.crawl.finished {
             let s = &self.crawl.stats;
             let done = s.fetched + s.saved + s.errors;
             let c = &mut self.crawl;

@@ -79,6 +79,7 @@ fn stats() -> Stats {
         errors: 8,
         retries: 4,
         deleted: 0,
+        unlogged: 0,
         dropped_by_new_rules: 0,
         queued_by_new_rules: 0,
         paused: false,
@@ -297,6 +298,28 @@ fn screen(app: &App) -> String {
     let mut terminal = Terminal::new(TestBackend::new(app.size.0, app.size.1)).expect("terminal");
     terminal.draw(|f| super::view::draw(f, app)).expect("draw");
     format!("{}", terminal.backend())
+}
+
+/// A rule with a long name and a lint, selected at 80x24: the box under
+/// the list grows so that the name, the condition and the lint's reason
+/// all show (a fixed box showed the name alone).
+#[test]
+fn the_rule_box_grows_for_a_long_name() {
+    let long = format!(
+        "{} end-of-name",
+        "a long rule name that says a lot ".repeat(8)
+    );
+    let text = format!(
+        "[[rules]]\nname = \"{long}\"\nmatch = {{ field = \"host\", regex = 'www.example.com' }}\naction = \"exclude\"\n"
+    );
+    let rules = native::parse(&text).expect("rules").rules;
+    let save = SaveTarget::for_config(std::path::Path::new("c.toml"), &text);
+    let mut app = App::new("crawlspace/0.1".into(), rules, save, [1; 6]);
+    app.update(Action::Resize(80, 24));
+    let shown = screen(&app);
+    assert!(shown.contains("end-of-name"), "{shown}");
+    assert!(shown.contains("when host regex"), "{shown}");
+    assert!(shown.contains("lint: "), "{shown}");
 }
 
 /// A trace layer whose id is its name, longer than the id column, reads

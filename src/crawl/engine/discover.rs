@@ -221,7 +221,8 @@ impl Engine {
             self.count_hits(&verdict);
         }
         if refused.is_some() && !verdict.log && !veto {
-            self.stats.filtered += 1;
+            // No record, so no dedupe either: counted apart, per link met.
+            self.stats.unlogged += 1;
             return None; // the rules say: no record kept
         }
         let queue = match origin {

@@ -133,7 +133,9 @@ impl LogState {
             parts.push(format!("queue {q}"));
         }
         if let Some(t) = &self.query.text {
-            parts.push(format!("text /{}/", t.as_str()));
+            // In backquotes: a regex is often a path, and `/…/` around
+            // `/tmp/` read as `//tmp//`.
+            parts.push(format!("text `{}`", t.as_str()));
         }
         if parts.is_empty() {
             "all URLs".into()
@@ -253,6 +255,12 @@ impl App {
             && page.rows.len() < self.log.rows.len()
             && matches!(page.from, PageFrom::Before(_) | PageFrom::After(_));
         if short {
+            // A jump to one URL (`r`) that lies within a page of the end:
+            // the last page holds it. Kept as a step would be, the window
+            // stayed where it was and its last row was selected instead.
+            if let Select::Id(id) = self.log.select {
+                return self.log_request(PageFrom::End, Select::Id(id));
+            }
             let paging = matches!(self.log.select, Select::Row(_));
             match (page.from, paging) {
                 (PageFrom::Before(_), true) => self.log_request(PageFrom::Start, Select::First),

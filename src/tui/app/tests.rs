@@ -358,6 +358,8 @@ fn after_the_crawl_an_edit_points_to_w_not_c() {
     let mut app = app();
     assert!(app.after_an_edit().starts_with("c shows what it changes"));
     app.update(Action::Finished(crate::crawl::engine::Stats::default()));
+    let hint = crate::tui::view::hint(&app);
+    assert!(hint.contains("n new · w save"), "no edits yet: {hint}");
     app.update(ch('x'));
     assert!(app.rules.dirty() && app.rules.unsaved());
     assert!(
@@ -874,6 +876,53 @@ fn the_referrer_key_says_when_it_clears_the_filters() {
     );
 }
 
+/// `r` to a referrer within a page of the log's end selects it: the page
+/// from it is short, and the last page, which holds it, is read instead
+/// (the window used to stay put with its last row selected).
+#[test]
+fn the_referrer_key_near_the_end_selects_the_referrer() {
+    let mut app = app();
+    app.update(ch('3'));
+    let n = crate::tui::view::layout::log_list_rows(app.size) as u64;
+    let rows = |ids: std::ops::RangeInclusive<u64>| -> Vec<(u64, UrlRecord)> {
+        ids.map(|i| {
+            let mut r = record(&format!("http://h/{i}"), State::Fetched);
+            r.referrer = i.checked_sub(2).filter(|&p| p > 0);
+            (i, r)
+        })
+        .collect()
+    };
+    answer(&mut app, rows(1..=n));
+    app.update(key(KeyCode::End));
+    answer(&mut app, rows(1..=n));
+    assert_eq!(app.log.selected_id(), Some(n));
+    app.update(ch('r'));
+    let jump = answer(&mut app, rows(n - 2..=n));
+    assert!(
+        matches!(
+            jump,
+            Request::LogPage {
+                from: PageFrom::After(_),
+                ..
+            }
+        ),
+        "{jump:?}"
+    );
+    let end = answer(&mut app, rows(1..=n));
+    assert!(
+        matches!(
+            end,
+            Request::LogPage {
+                from: PageFrom::End,
+                ..
+            }
+        ),
+        "{end:?}"
+    );
+    assert_eq!(app.log.selected_id(), Some(n - 2), "the referrer");
+    assert_eq!(app.log.rows.len(), n as usize, "a full window");
+}
+
 /// The selected URL's record is read again when the list shows it moved
 /// on (a queued URL fetched meanwhile), and not on every tick.
 #[test]
@@ -1359,6 +1408,31 @@ fn a_resumed_crawls_first_counters_are_baselines() {
     assert_eq!(app.crawl.rates.back(), Some(&0), "no peak of 400");
     assert_eq!(app.rules.discovered_at_apply, 500);
     assert_eq!(app.message, None, "no rules changed");
+}
+
+/// A finished crawl's rate graph stays as it ended: no zeros scroll in to
+/// push its history and peak out of the window.
+#[test]
+fn a_finished_crawls_rate_graph_holds_still() {
+    let mut app = app();
+    let stats = |fetched| crate::crawl::engine::Stats {
+        fetched,
+        ..Default::default()
+    };
+    app.update(Action::Stats(stats(0)));
+    for n in 1..=3 {
+        app.update(Action::Stats(stats(n * 20)));
+        for _ in 0..10 {
+            app.update(Action::Tick);
+        }
+    }
+    let graph = app.crawl.rates.clone();
+    assert_eq!(graph.back(), Some(&20));
+    app.update(Action::Finished(stats(60)));
+    for _ in 0..100 {
+        app.update(Action::Tick);
+    }
+    assert_eq!(app.crawl.rates, graph);
 }
 
 /// A crawl started with rules that differ from those its log was crawled

@@ -113,6 +113,10 @@ pub fn hint(app: &App) -> String {
         View::Rules if app.rules.unsaved() => {
             "the rules file holds other rules: w saves these · ? all keys".into()
         }
+        // Once the crawl has ended there is nothing to apply edits to.
+        View::Rules if app.crawl.finished => {
+            "Space on/off · a action · s stop · Enter edit · n new · w save · ? keys".into()
+        }
         View::Rules => {
             "Space on/off · a action · s stop · Enter edit · n new · c apply · ? keys".into()
         }

@@ -140,7 +140,7 @@ fn draw_status(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let figures = [
         format!("fetched {}", s.fetched),
         format!("saved {}", s.saved),
-        format!("filtered {}", s.filtered),
+        format!("filtered {}{}", s.filtered, s.unlogged_note()),
         format!("errors {}", s.errors),
         format!("queued {}", s.queued),
         format!("{:.1}/s", s.rate()),

@@ -21,8 +21,21 @@ const HEADERS: [&str; 9] = [
     "#", "on", "action", "stop", "prio", "log", "filter", "hits", "rule",
 ];
 
+/// Rows of the box under the list at least (frame included), and the
+/// share of the view it may grow to for a long name or many markers.
+const DETAIL_ROWS: u16 = 7;
+
 pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
-    let [list, detail] = Layout::vertical([Constraint::Min(5), Constraint::Length(7)]).areas(area);
+    // The selected rule in full: the box grows for what it holds (a long
+    // name wraps over several rows), up to half the view, so that its
+    // condition and the reasons for its markers stay in sight.
+    let detail_box = detail_text(app);
+    let needed = u16::try_from(detail_box.line_count(area.width.saturating_sub(2)))
+        .unwrap_or(u16::MAX)
+        .saturating_add(2);
+    let height = needed.clamp(DETAIL_ROWS, (area.height / 2).max(DETAIL_ROWS));
+    let [list, detail] =
+        Layout::vertical([Constraint::Min(5), Constraint::Length(height)]).areas(area);
     let r = &app.rules;
     let header = Row::new(HEADERS).style(Style::new().bold().underlined());
     // Each row's cells are made once: measured for the column widths, then
@@ -59,7 +72,10 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let traps = if offered == 0 {
         String::new()
     } else {
-        format!(" · {offered} trap hints (t)")
+        format!(
+            " · {} (t)",
+            crate::text::counted(offered as u64, "trap hint", "trap hints")
+        )
     };
     let title = format!(
         " rules ({}), disposition {}{dirty}{traps} ",
@@ -77,7 +93,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         .block(Block::bordered().title(title));
     let mut state = TableState::default().with_selected(Some(r.selected));
     frame.render_stateful_widget(table, list, &mut state);
-    frame.render_widget(detail_text(app), detail);
+    frame.render_widget(detail_box, detail);
 }
 
 /// The texts of the columns before the rule's name.
