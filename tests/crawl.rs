@@ -1030,6 +1030,41 @@ async fn a_url_waiting_to_be_retried_stays_queued_when_the_crawl_stops() {
     assert_eq!(log.frontier_len(), 1, "still in the saved queue");
 }
 
+/// `/dir` and `/dir/` map to one mirror file; a site that serves them
+/// different pages keeps both copies, each record naming its own file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_urls_of_one_mirror_file_keep_both_copies() {
+    let origin = serve(
+        Router::new()
+            .route(
+                "/",
+                get(|| async { html("<a href=\"/dir\">a</a> <a href=\"/dir/\">b</a>".into()) }),
+            )
+            .route("/dir", get(|| async { html("NOSLASH".into()) }))
+            .route("/dir/", get(|| async { html("SLASH".into()) })),
+    )
+    .await;
+    let c = crawl(&[format!("{origin}/")], "obey_robots = false", "").await;
+    let records = c.records();
+    let copy = |path: &str| {
+        let r = record_at(&records, &origin, path);
+        assert_eq!(r.state, State::Saved, "{r:?}");
+        let saved = r.saved_path.clone().expect("saved");
+        (
+            saved.clone(),
+            std::fs::read_to_string(&saved).expect("the copy"),
+        )
+    };
+    let (bare_path, bare) = copy("/dir");
+    let (slash_path, slash) = copy("/dir/");
+    assert_ne!(bare_path, slash_path);
+    assert!(bare.contains("NOSLASH"), "{bare}");
+    assert!(
+        slash.contains("SLASH") && !slash.contains("NOSLASH"),
+        "{slash}"
+    );
+}
+
 /// A page the mirror cannot write is still logged, as fetched, with why it
 /// was not saved.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -24,11 +24,14 @@
 //!   Rust versions, so a refresh overwrites the same file); files keep a
 //!   short extension after the hash.
 //!
-//! Two URLs share a file only when they are equal after percent-decoding
-//! (`/%41` and `/A`), differ only in scheme (http and https share a host
-//! folder, as in wget), or are the same directory page (`/a`, `/a/` and
-//! `/a/index.html` all land in `a/index.html`); empty segments are skipped
-//! (`/a//b` is `/a/b`). A host `h` on a non-default port `p` goes to `h_p`
+//! Two URLs map to one name only when they are equal after
+//! percent-decoding (`/%41` and `/A`), differ only in scheme (http and
+//! https share a host folder, as in wget), or are the same directory page
+//! (`/a`, `/a/` and `/a/index.html` all map to `a/index.html`); empty
+//! segments are skipped (`/a//b` is `/a/b`). Most sites serve such URLs
+//! one page, but not all: when a second URL of a name is saved in the same
+//! run, it goes beside the first (`a/index~HASH.html`, the hash of its
+//! URL), never over it, and its record names that file. A host `h` on a non-default port `p` goes to `h_p`
 //! (an `_` inside a host name is written `%5F` to keep that unambiguous).
 //! Very deep URLs can still exceed the platform's whole-path limit; `save`
 //! then fails for that URL only.
@@ -84,7 +87,13 @@ pub fn save(out: &Path, url: &Url, body: &[u8]) -> std::io::Result<PathBuf> {
     /// Tells concurrent saves' temporary files apart within this process.
     static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
 
-    let path = path_for(out, url);
+    let mut path = path_for(out, url);
+    // Another URL of this run saved at the same place (`/a` after `/a/`):
+    // this one goes beside it instead of over it.
+    let url_hash = fnv1a(url.as_str().as_bytes());
+    if !OWNERS.claim(fnv1a(path.as_os_str().as_encoded_bytes()), url_hash) {
+        path = beside(&path, url_hash);
+    }
     let Some(parent) = path.parent() else {
         return Err(std::io::Error::other("mirror path has no parent"));
     };
@@ -109,6 +118,72 @@ pub fn save(out: &Path, url: &Url, body: &[u8]) -> std::io::Result<PathBuf> {
     }
 }
 
+/// Slots of [`OWNERS`]: 65,536 pairs of hashes, 1 MiB, made on the first
+/// save.
+const OWNER_SLOTS: usize = 1 << 16;
+
+/// Which URL saved each mirror file in this process, as (path hash, URL
+/// hash) pairs in a table that keeps the latest per slot: two URLs that map
+/// to one file (`/a`, `/a/` and `/a/index.html`; `/%41` and `/A`; http and
+/// https) must not overwrite each other's copy, and the memory stays the
+/// same however many pages are saved. A pair pushed out of its slot by
+/// another file's is forgotten, so a clash between saves far apart can go
+/// unseen; a save of the same URL again (a refresh) is never a clash.
+static OWNERS: Owners = Owners(std::sync::Mutex::new(Vec::new()));
+
+struct Owners(std::sync::Mutex<Vec<(u64, u64)>>);
+
+impl Owners {
+    /// Records `url` as the writer of `path` (both hashed); false when
+    /// another URL wrote it, which then keeps it.
+    fn claim(&self, path: u64, url: u64) -> bool {
+        // A poisoned lock only means a save panicked meanwhile: the table
+        // itself is always whole.
+        let mut slots = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if slots.is_empty() {
+            slots.resize(OWNER_SLOTS, (0, 0));
+        }
+        let Some(slot) = slots.get_mut(path as usize % OWNER_SLOTS) else {
+            return true;
+        };
+        if slot.0 == path && slot.1 != url {
+            return false;
+        }
+        *slot = (path, url);
+        true
+    }
+}
+
+/// The file beside `path` for the URL hashed `url_hash`: its name with
+/// `~hash` before the extension (`index.html` → `index~…html`), the query
+/// part after `@` kept; `~` is never in a name the mapping makes otherwise,
+/// except a shortened one's, whose hash is of the whole name.
+fn beside(path: &Path, url_hash: u64) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (base, query) = match name.split_once('@') {
+        Some((base, query)) => (base, Some(query)),
+        None => (name.as_str(), None),
+    };
+    let mut named = match base.rsplit_once('.') {
+        Some((stem, ext)) => format!("{stem}~{url_hash:016x}.{ext}"),
+        None => format!("{base}~{url_hash:016x}"),
+    };
+    if let Some(query) = query {
+        named.push('@');
+        named.push_str(query);
+    }
+    if named.len() > MAX_COMPONENT {
+        named = shorten(&named, Role::File);
+    }
+    path.with_file_name(named)
+}
+
 /// What [`remove`] found at a URL's place in the mirror.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Removal {
@@ -119,12 +194,23 @@ pub enum Removal {
 }
 
 /// Removes the saved copy of `url` under `out`: a page that a refresh found
-/// gone from the site (SPEC §2.4). Only ever the file [`path_for`] names,
-/// which is strictly inside `out`; a directory or a symbolic link in its
-/// place is not something the mirror wrote, so it is left alone (an
-/// error). Folders emptied by the removal stay.
-pub fn remove(out: &Path, url: &Url) -> std::io::Result<Removal> {
-    let path = path_for(out, url);
+/// gone from the site (SPEC §2.4). The file its record names (`saved`:
+/// beside another URL's, maybe) when that lies strictly inside `out`, else
+/// the one [`path_for`] names; a directory or a symbolic link in its place
+/// is not something the mirror wrote, so it is left alone (an error).
+/// Folders emptied by the removal stay.
+pub fn remove(out: &Path, url: &Url, saved: Option<&str>) -> std::io::Result<Removal> {
+    let inside = |p: &&Path| {
+        p.starts_with(out)
+            && p.strip_prefix(out).is_ok_and(|rest| {
+                rest.components().count() > 0
+                    && rest.components().all(|c| matches!(c, Component::Normal(_)))
+            })
+    };
+    let path = match saved.map(Path::new).filter(inside) {
+        Some(path) => path.to_path_buf(),
+        None => path_for(out, url),
+    };
     match std::fs::symlink_metadata(&path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Removal::Missing(path)),
         Err(e) => Err(e),
@@ -515,11 +601,14 @@ mod tests {
         let path = save(out.path(), &page, b"page").unwrap();
         save(out.path(), &child, b"child").unwrap();
         assert_eq!(
-            remove(out.path(), &page).unwrap(),
+            remove(out.path(), &page, None).unwrap(),
             Removal::Removed(path.clone())
         );
         assert!(!path.exists());
-        assert_eq!(remove(out.path(), &page).unwrap(), Removal::Missing(path));
+        assert_eq!(
+            remove(out.path(), &page, None).unwrap(),
+            Removal::Missing(path)
+        );
         // The page's folder and the other page in it stay.
         assert_eq!(
             std::fs::read(out.path().join("ex.com/a/b.html")).unwrap(),
@@ -528,7 +617,53 @@ mod tests {
         // A folder where the file would be is not the mirror's: left alone.
         let dir_page = Url::parse("http://ex.com/c.html").unwrap();
         std::fs::create_dir_all(out.path().join("ex.com/c.html")).unwrap();
-        assert!(remove(out.path(), &dir_page).is_err());
+        assert!(remove(out.path(), &dir_page, None).is_err());
         assert!(out.path().join("ex.com/c.html").is_dir());
+    }
+
+    /// Two URLs of one file (`/a` and `/a/`) keep both copies: the second
+    /// goes beside the first, and its removal takes its own file.
+    #[test]
+    fn urls_sharing_a_file_keep_both_copies() {
+        let out = tempfile::tempdir().unwrap();
+        let slash = Url::parse("http://ex.com/dir/").unwrap();
+        let bare = Url::parse("http://ex.com/dir").unwrap();
+        let first = save(out.path(), &slash, b"SLASH").unwrap();
+        let second = save(out.path(), &bare, b"BARE").unwrap();
+        assert_ne!(first, second);
+        assert_eq!(std::fs::read(&first).unwrap(), b"SLASH");
+        assert_eq!(std::fs::read(&second).unwrap(), b"BARE");
+        let name = second.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("index~") && name.ends_with(".html"),
+            "{name}"
+        );
+        assert_eq!(second.parent(), first.parent());
+        // Saved again (a refresh), each keeps its own file.
+        assert_eq!(save(out.path(), &slash, b"SLASH 2").unwrap(), first);
+        assert_eq!(save(out.path(), &bare, b"BARE 2").unwrap(), second);
+        // A query keeps its place after `@`.
+        let q = beside(Path::new("/o/h/p.html@a=1"), 0xab);
+        assert_eq!(q, Path::new("/o/h/p~00000000000000ab.html@a=1"));
+        // Removing the second takes its own file, as its record names it.
+        let saved = second.to_string_lossy().into_owned();
+        assert_eq!(
+            remove(out.path(), &bare, Some(&saved)).unwrap(),
+            Removal::Removed(second.clone())
+        );
+        assert!(first.exists());
+        // A record's path outside `out` is not followed.
+        let outside = tempfile::NamedTempFile::new().unwrap();
+        let elsewhere = outside.path().to_string_lossy().into_owned();
+        assert_eq!(
+            remove(out.path(), &slash, Some(&elsewhere)).unwrap(),
+            Removal::Removed(first.clone())
+        );
+        assert!(outside.path().exists());
+        let sneaky = format!("{}/ex.com/../../x", out.path().display());
+        assert!(matches!(
+            remove(out.path(), &slash, Some(&sneaky)).unwrap(),
+            Removal::Missing(_)
+        ));
     }
 }

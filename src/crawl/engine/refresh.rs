@@ -438,8 +438,8 @@ impl Engine {
         // Inline: one unlink, far less than handing it to another thread.
         let removal = record
             .saved_path
-            .as_ref()
-            .map(|_| mirror::remove(&self.plan.out, &item.url));
+            .as_deref()
+            .map(|saved| mirror::remove(&self.plan.out, &item.url, Some(saved)));
         let (note, gone) = match &removal {
             None => (String::new(), true),
             Some(Ok(Removal::Removed(path))) => {
