@@ -549,19 +549,6 @@ fn cli(config: &Path, dir: &Path, refresh: bool) -> Command {
     command
 }
 
-async fn run_cli(mut command: Command) -> std::process::Output {
-    let output = tokio::task::spawn_blocking(move || command.output())
-        .await
-        .expect("joins")
-        .expect("runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
 /// `crawlspace crawl --headless --refresh`, the real binary.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refresh_from_the_command_line() {
@@ -571,11 +558,11 @@ async fn refresh_from_the_command_line() {
     let dir = dir.path();
     let config = dir.join("crawl.toml");
     std::fs::write(&config, format!("[crawl]\nstart = [\"{origin}/\"]\n")).expect("config");
-    run_cli(cli(&config, dir, false)).await;
+    util::run_to_the_end(cli(&config, dir, false)).await;
     let etag_copy = std::fs::read(mirror_file(dir, &origin, "/etag")).expect("saved");
 
     site.run.store(1, Ordering::SeqCst);
-    let output = run_cli(cli(&config, dir, true)).await;
+    let output = util::run_to_the_end(cli(&config, dir, true)).await;
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains("refresh: 1 URL deleted in the log   (crawlspace log"),
@@ -603,7 +590,7 @@ async fn refresh_from_the_command_line() {
         log.set_refresh_since(Some(1)).expect("written");
         log.flush().expect("flushed");
     }
-    let output = run_cli(cli(&config, dir, true)).await;
+    let output = util::run_to_the_end(cli(&config, dir, true)).await;
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains("deleted in the log (a resumed pass: the counts above are this run's)"),
@@ -628,7 +615,7 @@ async fn a_killed_refresh_resumes_from_the_command_line() {
         format!("[crawl]\nstart = [\"{origin}/p/0\"]\nconcurrency = 1\nper_host = 1\n"),
     )
     .expect("config");
-    run_cli(cli(&config, dir, false)).await;
+    util::run_to_the_end(cli(&config, dir, false)).await;
 
     site.run.store(1, Ordering::SeqCst);
     let refresh_started = now_ms();
@@ -646,7 +633,7 @@ async fn a_killed_refresh_resumes_from_the_command_line() {
 
     site.run.store(2, Ordering::SeqCst);
     site.gate.add_permits(100);
-    run_cli(cli(&config, dir, true)).await;
+    util::run_to_the_end(cli(&config, dir, true)).await;
     let (records, mark) = records(dir);
     assert_eq!(mark, None);
     for n in 0..=10 {

@@ -16,6 +16,8 @@ use axum::routing::get;
 use crawlspace::store::{Query, UrlLog};
 use tokio::sync::watch;
 
+mod util;
+
 const PAGES: u32 = 300;
 
 /// A site of `PAGES` pages in a tree with cross links; every answer bumps
@@ -102,14 +104,7 @@ async fn killed_crawls_resume_to_the_same_log() {
 
     // The reference: one uninterrupted crawl.
     let (ref_db, ref_out) = (dir.path().join("ref.db"), dir.path().join("ref.out"));
-    let status = tokio::task::spawn_blocking({
-        let mut c = crawl_command(&config, &ref_db, &ref_out);
-        move || c.status()
-    })
-    .await
-    .expect("joins")
-    .expect("runs");
-    assert!(status.success());
+    util::run_to_the_end(crawl_command(&config, &ref_db, &ref_out)).await;
     let reference = states(&ref_db);
     assert_eq!(reference.len(), PAGES as usize);
     assert!(reference.values().all(|s| s == "saved"), "{reference:?}");
@@ -132,18 +127,7 @@ async fn killed_crawls_resume_to_the_same_log() {
         let _ = child.wait();
     }
     assert!(kills >= 2, "the crawl was killed mid-way at least twice");
-    let finished = tokio::task::spawn_blocking({
-        let mut c = crawl_command(&config, &db, &out);
-        move || c.output()
-    })
-    .await
-    .expect("joins")
-    .expect("runs");
-    assert!(
-        finished.status.success(),
-        "{}",
-        String::from_utf8_lossy(&finished.stderr)
-    );
+    util::run_to_the_end(crawl_command(&config, &db, &out)).await;
     assert_eq!(
         states(&db),
         reference,
@@ -194,13 +178,7 @@ async fn a_signal_stops_cleanly_and_the_crawl_resumes(signal: &str, said: &str) 
             }
         }),
     );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let origin = format!("http://{}", listener.local_addr().expect("addr"));
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
+    let origin = util::serve(router).await;
     let dir = tempfile::tempdir().expect("temp dir");
     let config = dir.path().join("crawl.toml");
     std::fs::write(
@@ -261,19 +239,9 @@ async fn a_signal_stops_cleanly_and_the_crawl_resumes(signal: &str, said: &str) 
     assert_eq!(count("queued"), 8, "{partial:?}");
 
     gate.add_permits(1000);
-    let finished = tokio::task::spawn_blocking({
-        let mut c = crawl_command(&config, &db, &out);
-        c.stdout(Stdio::piped());
-        move || c.output()
-    })
-    .await
-    .expect("joins")
-    .expect("runs");
-    assert!(
-        finished.status.success(),
-        "{}",
-        String::from_utf8_lossy(&finished.stderr)
-    );
+    let mut command = crawl_command(&config, &db, &out);
+    command.stdout(Stdio::piped());
+    let finished = util::run_to_the_end(command).await;
     let summary = String::from_utf8_lossy(&finished.stdout);
     assert!(summary.contains("crawl finished in "), "{summary}");
     assert!(!summary.contains("resume:"), "{summary}");
@@ -290,4 +258,95 @@ async fn a_signal_stops_cleanly_and_the_crawl_resumes(signal: &str, said: &str) 
     let done = states(&db);
     assert_eq!(done.len(), 9);
     assert!(done.values().all(|s| s == "saved"), "{done:?}");
+}
+
+/// Serves each (path, HTML body) on 127.0.0.1; returns the origin.
+async fn serve_pages(pages: &[(&'static str, &'static str)]) -> String {
+    let mut router = Router::new();
+    for &(path, body) in pages {
+        router = router.route(
+            path,
+            get(move || async move { ([(header::CONTENT_TYPE, "text/html")], body) }),
+        );
+    }
+    util::serve(router).await
+}
+
+/// Crawls `origin` once from each of `starts` in turn, each a process of
+/// its own on the same log (`dir/db`) and mirror (`dir/out`), as a resume
+/// is; `after` is called on the log's states after each run.
+async fn runs_on_one_log(
+    origin: &str,
+    starts: &[&str],
+    dir: &std::path::Path,
+    mut after: impl FnMut(&BTreeMap<String, String>),
+) {
+    let (db, out) = (dir.join("db"), dir.join("out"));
+    for start in starts {
+        let config = dir.join("c.toml");
+        std::fs::write(
+            &config,
+            format!("[crawl]\nstart = [\"{origin}{start}\"]\nobey_robots = false\n"),
+        )
+        .expect("config");
+        util::run_to_the_end(crawl_command(&config, &db, &out)).await;
+        after(&states(&db));
+    }
+}
+
+/// A copy saved by an earlier run keeps its mirror file: a later run (a
+/// resume, another process) that saves another URL of the same file
+/// (`/dir/index.html` after `/dir/`) puts it beside, as the URL log says
+/// which URL the file is for; each record names the file holding its copy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copy_an_earlier_run_saved_keeps_its_file() {
+    let origin = serve_pages(&[
+        ("/", "<a href=\"/dir/\">dir</a>"),
+        ("/two", "<a href=\"/dir/index.html\">index</a>"),
+        ("/dir/", "SLASH"),
+        ("/dir/index.html", "INDEX"),
+    ])
+    .await;
+    let dir = tempfile::tempdir().expect("temp");
+    // Run one meets /dir/ only; run two, on the same log, /dir/index.html.
+    runs_on_one_log(&origin, &["/", "/two"], dir.path(), |_| {}).await;
+    let log = UrlLog::open(&dir.path().join("db"), 16 << 20).expect("log");
+    let copy = |path: &str| {
+        let id = log
+            .id_of(&format!("{origin}{path}"))
+            .expect("log")
+            .expect("logged");
+        let record = log.get(id).expect("log").expect("record");
+        let saved = record.saved_path.expect("saved");
+        (
+            saved.clone(),
+            std::fs::read_to_string(&saved).expect("the copy"),
+        )
+    };
+    let (slash_path, slash) = copy("/dir/");
+    let (index_path, index) = copy("/dir/index.html");
+    assert_ne!(slash_path, index_path);
+    assert!(slash.contains("SLASH"), "{slash}");
+    assert!(index.contains("INDEX"), "{index}");
+}
+
+/// A URL an earlier run logged as filtered only for rel=nofollow is
+/// crawled when a later run (a resume) meets a followed link to it, as
+/// the first run would have.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nofollowed_url_is_crawled_after_a_resume_meets_a_plain_link() {
+    let origin = serve_pages(&[
+        ("/nf", "<a rel=\"nofollow\" href=\"/hidden\">x</a>"),
+        ("/plain", "<a href=\"/hidden\">x</a>"),
+        ("/hidden", "HIDDEN"),
+    ])
+    .await;
+    let dir = tempfile::tempdir().expect("temp");
+    let mut after = Vec::new();
+    let hidden = format!("{origin}/hidden");
+    runs_on_one_log(&origin, &["/nf", "/plain"], dir.path(), |states| {
+        after.push(states[&hidden].clone());
+    })
+    .await;
+    assert_eq!(after, ["filtered", "saved"]);
 }

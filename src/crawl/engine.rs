@@ -61,7 +61,7 @@ use super::hosts::{Hosts, Idle};
 use super::report::{robots_line, set_layer};
 use super::robots_cache::{Check, Gate, RobotsCache};
 use super::sitemaps::fetch_sitemap;
-use super::task::{Outcome, fetch_robots};
+use super::task::{Outcome, SaveTo, fetch_robots};
 use crate::config::CrawlSettings;
 use crate::rules::{CompiledRules, Known, Queue, TraceMode, UrlFacts, Verdict, normalize};
 use crate::store::generations::Generations;
@@ -415,7 +415,7 @@ pub struct Engine {
     sitemaps: Vec<Url>,
     /// URLs logged as filtered only because every link to them said
     /// rel=nofollow: met again through a followed link, they are queued
-    /// after all. Kept for this run only.
+    /// after all. Read back from the log when a crawl resumes.
     nofollowed: FxHashSet<u64>,
     /// Whether this run refreshes known URLs (`--refresh`).
     refresh: Refresh,
@@ -595,10 +595,14 @@ impl Engine {
                             robots: robots_for_mark,
                             changes: self.changes_taken,
                         };
+                        let save_to = SaveTo {
+                            out,
+                            log: self.log.clone(),
+                        };
                         let task = tasks.spawn(fetch_pages(
                             (first, validators),
                             (relay.clone(), changes.clone()),
-                            (fetcher, host, out, agent),
+                            (fetcher, host, save_to, agent),
                             (tx, bell.clone()),
                         ));
                         running.insert(task.id(), Running::Pages(host, relay));
@@ -898,7 +902,32 @@ impl Engine {
         let store = |e: crate::store::StoreError| StartError::Store(e.to_string());
         self.log.requeue_in_flight().map_err(store)?;
         self.load_window()?;
+        self.recall_nofollowed().map_err(store)?;
         Ok(())
+    }
+
+    /// The URLs an earlier run logged as filtered only for rel=nofollow,
+    /// from their reasons: a resumed crawl queues them when it meets a
+    /// followed link to one, as the run that logged them would have (one
+    /// page of filtered records read at a time, through the state index).
+    fn recall_nofollowed(&mut self) -> Result<(), crate::store::StoreError> {
+        let query = crate::store::Query {
+            state: Some(State::Filtered),
+            ..crate::store::Query::default()
+        };
+        let mut after = None;
+        loop {
+            let page = self.log.page(&query, after, 1024)?;
+            let Some(&(last, _)) = page.last() else {
+                return Ok(());
+            };
+            after = Some(last);
+            for (id, record) in page {
+                if record.reason.starts_with(discover::NOT_FOLLOWED) {
+                    self.nofollowed.insert(id);
+                }
+            }
+        }
     }
 
     fn release_delayed(&mut self, now: Instant) {

@@ -84,14 +84,29 @@ pub fn path_for(out: &Path, url: &Url) -> PathBuf {
 /// path. The body goes to a temporary file first and is renamed into place,
 /// so a crash never leaves a half-written page where a complete one was.
 pub fn save(out: &Path, url: &Url, body: &[u8]) -> std::io::Result<PathBuf> {
+    save_unless_taken(out, url, body, |_| false)
+}
+
+/// [`save`], where `taken(path)` says whether another URL's copy is at
+/// `path` already (one saved in an earlier run, as the URL log has it):
+/// this one then goes beside it, as it does beside a copy saved earlier in
+/// this process.
+pub fn save_unless_taken(
+    out: &Path,
+    url: &Url,
+    body: &[u8],
+    taken: impl FnOnce(&Path) -> bool,
+) -> std::io::Result<PathBuf> {
     /// Tells concurrent saves' temporary files apart within this process.
     static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
 
     let mut path = path_for(out, url);
-    // Another URL of this run saved at the same place (`/a` after `/a/`):
-    // this one goes beside it instead of over it.
+    // Another URL saved at the same place (`/a` after `/a/`): this one goes
+    // beside it instead of over it.
+    // The log first: a copy an earlier run saved keeps its place, and this
+    // URL does not claim it here either (the owner may be saved again).
     let url_hash = fnv1a(url.as_str().as_bytes());
-    if !OWNERS.claim(fnv1a(path.as_os_str().as_encoded_bytes()), url_hash) {
+    if taken(&path) || !OWNERS.claim(fnv1a(path.as_os_str().as_encoded_bytes()), url_hash) {
         path = beside(&path, url_hash);
     }
     let Some(parent) = path.parent() else {
@@ -118,6 +133,52 @@ pub fn save(out: &Path, url: &Url, body: &[u8]) -> std::io::Result<PathBuf> {
     }
 }
 
+/// The other URLs [`path_for`] maps to the same file as `url`: the forms
+/// of one directory page (`/a`, `/a/`, `/a/index.html`, the query kept)
+/// and the other scheme of each (http and https share a host folder).
+/// Those are the ones a saved copy may belong to instead.
+pub fn same_file_urls(url: &Url) -> Vec<Url> {
+    let path = url.path();
+    let mut paths = Vec::new();
+    if let Some(dir) = path.strip_suffix("/index.html") {
+        paths.push(format!("{dir}/"));
+        paths.push(dir.to_string());
+    } else if path.ends_with('/') {
+        paths.push(format!("{path}index.html"));
+        paths.push(path.trim_end_matches('/').to_string());
+    } else if !path.rsplit('/').next().unwrap_or("").contains('.') {
+        paths.push(format!("{path}/"));
+        paths.push(format!("{path}/index.html"));
+    }
+    let mut urls = Vec::new();
+    let twin = match url.scheme() {
+        "http" => Some("https"),
+        "https" => Some("http"),
+        _ => None,
+    };
+    let forms = paths
+        .iter()
+        .filter(|p| p.starts_with('/') && p.len() > 1)
+        .map(Some)
+        .chain([None]);
+    for form in forms {
+        let mut other = url.clone();
+        if let Some(p) = form {
+            other.set_path(p);
+        }
+        if other != *url {
+            urls.push(other.clone());
+        }
+        if let Some(twin) = twin
+            && other.set_scheme(twin).is_ok()
+            && other != *url
+        {
+            urls.push(other);
+        }
+    }
+    urls
+}
+
 /// Slots of [`OWNERS`]: 65,536 pairs of hashes, 1 MiB, made on the first
 /// save.
 const OWNER_SLOTS: usize = 1 << 16;
@@ -127,8 +188,9 @@ const OWNER_SLOTS: usize = 1 << 16;
 /// to one file (`/a`, `/a/` and `/a/index.html`; `/%41` and `/A`; http and
 /// https) must not overwrite each other's copy, and the memory stays the
 /// same however many pages are saved. A pair pushed out of its slot by
-/// another file's is forgotten, so a clash between saves far apart can go
-/// unseen; a save of the same URL again (a refresh) is never a clash.
+/// another file's is forgotten; a save of the same URL again (a refresh)
+/// is never a clash. Copies saved before this process are the URL log's
+/// to tell ([`save_unless_taken`]).
 static OWNERS: Owners = Owners(std::sync::Mutex::new(Vec::new()));
 
 struct Owners(std::sync::Mutex<Vec<(u64, u64)>>);
@@ -665,5 +727,61 @@ mod tests {
             remove(out.path(), &slash, Some(&sneaky)).unwrap(),
             Removal::Missing(_)
         ));
+    }
+
+    /// The URLs that share a file with one: the directory page's forms and
+    /// the other scheme of each.
+    #[test]
+    fn the_urls_of_one_file() {
+        let of = |u: &str| -> Vec<String> {
+            let mut v: Vec<String> = same_file_urls(&Url::parse(u).unwrap())
+                .iter()
+                .map(|u| u.to_string())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            of("http://h/a/"),
+            [
+                "http://h/a",
+                "http://h/a/index.html",
+                "https://h/a",
+                "https://h/a/",
+                "https://h/a/index.html"
+            ]
+        );
+        assert_eq!(of("http://h/a/index.html?q=1")[0], "http://h/a/?q=1");
+        assert_eq!(of("https://h/a.html"), ["http://h/a.html"]);
+        assert_eq!(of("http://h/")[0], "http://h/index.html");
+        for u in ["http://h/a", "http://h/a/", "http://h/a/index.html"] {
+            let url = Url::parse(u).unwrap();
+            for other in same_file_urls(&url) {
+                assert_eq!(
+                    path_for(Path::new("/o"), &other)
+                        .strip_prefix("/o")
+                        .unwrap(),
+                    path_for(Path::new("/o"), &url).strip_prefix("/o").unwrap(),
+                    "{other} and {url}"
+                );
+            }
+        }
+    }
+
+    /// A copy an earlier run saved (the log says so) keeps its file: the
+    /// other URL goes beside it, and does not take the file's place here,
+    /// so the owner saved again later keeps it.
+    #[test]
+    fn a_copy_an_earlier_run_saved_keeps_its_file() {
+        let out = tempfile::tempdir().unwrap();
+        let owner = Url::parse("http://ex.com/run/").unwrap();
+        let other = Url::parse("http://ex.com/run/index.html").unwrap();
+        let canonical = path_for(out.path(), &owner);
+        let second = save_unless_taken(out.path(), &other, b"OTHER", |p| p == canonical).unwrap();
+        assert_ne!(second, canonical);
+        let first = save_unless_taken(out.path(), &owner, b"OWNER", |_| false).unwrap();
+        assert_eq!(first, canonical);
+        assert_eq!(std::fs::read(&first).unwrap(), b"OWNER");
+        assert_eq!(std::fs::read(&second).unwrap(), b"OTHER");
     }
 }

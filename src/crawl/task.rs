@@ -132,12 +132,38 @@ pub(crate) struct Content {
 /// after the headers (phase 2), then the body, links and saving. With
 /// `validators` (a refresh) the request is conditional; a 304 comes back
 /// as `Done` without a body.
+/// Where a page task saves: the mirror folder, and the URL log, which says
+/// which URL an earlier run saved at a mirror file.
+#[derive(Debug, Clone)]
+pub(crate) struct SaveTo {
+    pub(crate) out: PathBuf,
+    pub(crate) log: Arc<crate::store::UrlLog>,
+}
+
+impl SaveTo {
+    /// Whether the copy at `path` is another URL's, as the log has it: one
+    /// of the URLs that map to the same file, saved there. (Copies saved
+    /// in this process the mirror knows itself.)
+    fn taken(&self, url: &url::Url, path: &std::path::Path) -> bool {
+        let path = path.to_string_lossy();
+        super::mirror::same_file_urls(url).iter().any(|other| {
+            let record = self
+                .log
+                .id_of(other.as_str())
+                .ok()
+                .flatten()
+                .and_then(|id| self.log.get(id).ok().flatten());
+            record.is_some_and(|r| r.saved_path.as_deref() == Some(path.as_ref()))
+        })
+    }
+}
+
 pub(crate) async fn fetch_one(
     fetcher: Fetcher,
     rules: Arc<CompiledRules>,
     item: Item,
     host: u32,
-    out: PathBuf,
+    save_to: SaveTo,
     agent: String,
     validators: Option<Validators>,
 ) -> Outcome {
@@ -235,8 +261,11 @@ pub(crate) async fn fetch_one(
         let noindex = header_robots.noindex || page.as_ref().is_some_and(|p| p.robots.noindex);
         if verdict.save && !noindex {
             let url = item.url.clone();
-            let result =
-                tokio::task::spawn_blocking(move || super::mirror::save(&out, &url, &body)).await;
+            let result = tokio::task::spawn_blocking(move || {
+                let taken = |path: &std::path::Path| save_to.taken(&url, path);
+                super::mirror::save_unless_taken(&save_to.out, &url, &body, taken)
+            })
+            .await;
             saved = Some(match result {
                 Ok(Ok(path)) => Ok(path.to_string_lossy().into_owned()),
                 Ok(Err(e)) => Err(e.to_string()),

@@ -15,6 +15,7 @@ use tokio::sync::{Semaphore, mpsc};
 /// The real engine for the native config `text` (settings and rules), with
 /// its URL log in `dir/db` (16 MiB cache) and its mirror in `dir/mirror`.
 /// The start URLs must be allowed.
+#[allow(dead_code)] // not every test binary runs an engine of its own
 pub fn engine_for(text: &str, dir: &Path) -> (Engine, Arc<UrlLog>) {
     let config = Config::from_toml("test.toml", text).expect("config");
     let loaded =
@@ -99,4 +100,20 @@ pub fn gated_pages(links: String, gate: Arc<Semaphore>) -> axum::Router {
                 }
             }),
         )
+}
+
+/// Runs `command` (the real binary) to its end on the blocking pool and
+/// checks that it succeeded; its output.
+#[allow(dead_code)] // not every test binary runs the binary
+pub async fn run_to_the_end(mut command: std::process::Command) -> std::process::Output {
+    let output = tokio::task::spawn_blocking(move || command.output())
+        .await
+        .expect("joins")
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
 }

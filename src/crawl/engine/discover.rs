@@ -18,6 +18,10 @@ use crate::crawl::sitemaps::{ENTRY_LAYER, FILE_LAYER};
 use crate::rules::{Known, Queue, TraceMode, UrlFacts};
 use crate::store::{Change, State, StoreError, UrlRecord};
 
+/// How the reason of a URL logged as filtered only for rel=nofollow
+/// begins: a resumed crawl finds them by it (`Engine::recall_nofollowed`).
+pub(super) const NOT_FOLLOWED: &str = "not followed: rel=nofollow";
+
 /// Where a URL came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Origin {
@@ -200,7 +204,7 @@ impl Engine {
         if refused.is_none()
             && let Origin::Nofollow(page) = &origin
         {
-            refused = Some(format!("not followed: rel=nofollow on link from {page}"));
+            refused = Some(format!("{NOT_FOLLOWED} on link from {page}"));
             (veto, nofollowed, no_fetch) = (true, true, true);
         }
         // robots.txt now when it is known for the host; otherwise (and

@@ -38,7 +38,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::Notify;
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use tokio::sync::mpsc;
@@ -47,7 +46,7 @@ use super::rule_change::RulesChange;
 use super::{Engine, Item};
 use crate::crawl::fetch::{Fetcher, Validators};
 use crate::crawl::robots_cache::Check;
-use crate::crawl::task::{Outcome, fetch_one};
+use crate::crawl::task::{Outcome, SaveTo, fetch_one};
 use crate::rules::CompiledRules;
 
 /// How far ahead the coordinator hands a page task URLs: it holds at
@@ -470,10 +469,10 @@ impl Engine {
 pub(super) async fn fetch_pages(
     (first, validators): (Next, Option<Validators>),
     (relay, changes): (Arc<Relay>, Arc<AtomicU64>),
-    with: (Fetcher, u32, PathBuf, String),
+    with: (Fetcher, u32, SaveTo, String),
     (done, bell): (mpsc::Sender<(Outcome, Handoff)>, Arc<Bell>),
 ) {
-    let (fetcher, host, out, agent) = with;
+    let (fetcher, host, save_to, agent) = with;
     let (mut next, mut validators) = (first, validators);
     loop {
         let outcome = fetch_one(
@@ -481,7 +480,7 @@ pub(super) async fn fetch_pages(
             next.rules,
             next.item,
             host,
-            out.clone(),
+            save_to.clone(),
             agent.clone(),
             validators.take(),
         )
