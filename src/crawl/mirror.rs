@@ -108,6 +108,9 @@ pub fn save_unless_taken(
     let url_hash = fnv1a(url.as_str().as_bytes());
     if taken(&path) || !OWNERS.claim(fnv1a(path.as_os_str().as_encoded_bytes()), url_hash) {
         path = beside(&path, url_hash);
+        // Claimed too: a URL whose own name is this one (`~` is a plain
+        // character in URLs) then goes beside it in turn.
+        OWNERS.claim(fnv1a(path.as_os_str().as_encoded_bytes()), url_hash);
     }
     let Some(parent) = path.parent() else {
         return Err(std::io::Error::other("mirror path has no parent"));
@@ -158,7 +161,7 @@ pub fn same_file_urls(url: &Url) -> Vec<Url> {
     };
     let forms = paths
         .iter()
-        .filter(|p| p.starts_with('/') && p.len() > 1)
+        .filter(|p| p.starts_with('/'))
         .map(Some)
         .chain([None]);
     for form in forms {
@@ -221,8 +224,8 @@ impl Owners {
 
 /// The file beside `path` for the URL hashed `url_hash`: its name with
 /// `~hash` before the extension (`index.html` → `index~…html`), the query
-/// part after `@` kept; `~` is never in a name the mapping makes otherwise,
-/// except a shortened one's, whose hash is of the whole name.
+/// part after `@` kept. A URL can spell the same name (`~` is a plain
+/// character in a path); within a run the claim on it keeps the first.
 fn beside(path: &Path, url_hash: u64) -> PathBuf {
     let name = path
         .file_name()
@@ -262,15 +265,21 @@ pub enum Removal {
 /// is not something the mirror wrote, so it is left alone (an error).
 /// Folders emptied by the removal stay.
 pub fn remove(out: &Path, url: &Url, saved: Option<&str>) -> std::io::Result<Removal> {
-    let inside = |p: &&Path| {
-        p.starts_with(out)
-            && p.strip_prefix(out).is_ok_and(|rest| {
-                rest.components().count() > 0
-                    && rest.components().all(|c| matches!(c, Component::Normal(_)))
-            })
-    };
-    let path = match saved.map(Path::new).filter(inside) {
-        Some(path) => path.to_path_buf(),
+    let path = match saved {
+        // The record's file, and only it: falling back to where the URL
+        // maps could take another URL's copy (one this URL was saved
+        // beside). Compared as files, so that `./mirror` and `mirror` (or
+        // an absolute path) are the same folder.
+        Some(saved) => {
+            let saved = Path::new(saved);
+            let within = std::fs::canonicalize(out)
+                .and_then(|out| Ok((out, std::fs::canonicalize(saved)?)))
+                .is_ok_and(|(out, file)| file.starts_with(&out) && file != out);
+            if !within {
+                return Ok(Removal::Missing(saved.to_path_buf()));
+            }
+            saved.to_path_buf()
+        }
         None => path_for(out, url),
     };
     match std::fs::symlink_metadata(&path) {
@@ -714,19 +723,27 @@ mod tests {
             Removal::Removed(second.clone())
         );
         assert!(first.exists());
-        // A record's path outside `out` is not followed.
+        // A record's path outside `out` is not followed, nor does the
+        // removal fall back to where the URL maps (another URL's copy).
         let outside = tempfile::NamedTempFile::new().unwrap();
         let elsewhere = outside.path().to_string_lossy().into_owned();
-        assert_eq!(
+        assert!(matches!(
             remove(out.path(), &slash, Some(&elsewhere)).unwrap(),
-            Removal::Removed(first.clone())
-        );
-        assert!(outside.path().exists());
+            Removal::Missing(_)
+        ));
+        assert!(outside.path().exists() && first.exists());
         let sneaky = format!("{}/ex.com/../../x", out.path().display());
         assert!(matches!(
             remove(out.path(), &slash, Some(&sneaky)).unwrap(),
             Removal::Missing(_)
         ));
+        // The same folder spelled another way is the same file.
+        let spelled = format!("{}/./ex.com/dir/index.html", out.path().display());
+        assert_eq!(
+            remove(out.path(), &slash, Some(&spelled)).unwrap(),
+            Removal::Removed(PathBuf::from(&spelled))
+        );
+        assert!(!first.exists());
     }
 
     /// The URLs that share a file with one: the directory page's forms and
@@ -754,7 +771,14 @@ mod tests {
         assert_eq!(of("http://h/a/index.html?q=1")[0], "http://h/a/?q=1");
         assert_eq!(of("https://h/a.html"), ["http://h/a.html"]);
         assert_eq!(of("http://h/")[0], "http://h/index.html");
-        for u in ["http://h/a", "http://h/a/", "http://h/a/index.html"] {
+        assert_eq!(of("http://h/index.html")[0], "http://h/");
+        for u in [
+            "http://h/a",
+            "http://h/a/",
+            "http://h/a/index.html",
+            "http://h/",
+            "http://h/index.html",
+        ] {
             let url = Url::parse(u).unwrap();
             for other in same_file_urls(&url) {
                 assert_eq!(

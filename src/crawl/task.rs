@@ -128,10 +128,6 @@ pub(crate) struct Content {
     pub saved: Option<Result<String, String>>,
 }
 
-/// Fetches one URL: address rules after DNS (phase 1b), content-type rules
-/// after the headers (phase 2), then the body, links and saving. With
-/// `validators` (a refresh) the request is conditional; a 304 comes back
-/// as `Done` without a body.
 /// Where a page task saves: the mirror folder, and the URL log, which says
 /// which URL an earlier run saved at a mirror file.
 #[derive(Debug, Clone)]
@@ -145,7 +141,12 @@ impl SaveTo {
     /// of the URLs that map to the same file, saved there. (Copies saved
     /// in this process the mirror knows itself.)
     fn taken(&self, url: &url::Url, path: &std::path::Path) -> bool {
-        let path = path.to_string_lossy();
+        // As files, not as text: a run given `--out ./mirror` and one given
+        // `--out mirror` name the same file differently. No file there, no
+        // copy to keep.
+        let Ok(here) = std::fs::canonicalize(path) else {
+            return false;
+        };
         super::mirror::same_file_urls(url).iter().any(|other| {
             let record = self
                 .log
@@ -153,11 +154,18 @@ impl SaveTo {
                 .ok()
                 .flatten()
                 .and_then(|id| self.log.get(id).ok().flatten());
-            record.is_some_and(|r| r.saved_path.as_deref() == Some(path.as_ref()))
+            record
+                .and_then(|r| r.saved_path)
+                .and_then(|saved| std::fs::canonicalize(saved).ok())
+                .is_some_and(|saved| saved == here)
         })
     }
 }
 
+/// Fetches one URL: address rules after DNS (phase 1b), content-type rules
+/// after the headers (phase 2), then the body, links and saving. With
+/// `validators` (a refresh) the request is conditional; a 304 comes back
+/// as `Done` without a body.
 pub(crate) async fn fetch_one(
     fetcher: Fetcher,
     rules: Arc<CompiledRules>,

@@ -28,7 +28,13 @@ pub fn shadowed(rules: &RuleSet) -> Vec<Option<String>> {
         &mut Vec::new(),
         true,
         &mut |number, rule, context, live| {
-            let own = effective(rule, context);
+            // Where the rule can act: a `must-have` filter acts where its
+            // condition does NOT hold, so on every URL that reaches it.
+            let own = if rule.filter == Some(Filter::MustHave) {
+                Condition::All(context.to_vec())
+            } else {
+                effective(rule, context)
+            };
             // A rule's own block is evaluated with it, so ancestors never count.
             let verdict = earlier
                 .iter()
@@ -297,6 +303,16 @@ mod tests {
                 "in a first-match block, a narrower rule after a wider one, not the reverse",
                 "[[rules]]\nname='fm'\nfirst_match=true\n  [[rules.rules]]\n  name='ab'\n  match={field='path',prefix='/a/b/'}\n  [[rules.rules]]\n  name='a'\n  match={field='path',prefix='/a/'}\n  [[rules.rules]]\n  name='abc'\n  match={field='path',prefix='/a/b/c'}\n",
                 &[4],
+            ),
+            (
+                "a must-have filter acts where its condition fails: not shadowed by a narrower rule",
+                "[[rules]]\nname='fm'\nfirst_match=true\n  [[rules.rules]]\n  name='docs'\n  match={field='path',prefix='/docs/'}\n  [[rules.rules]]\n  name='v2 only'\n  match={field='path',prefix='/docs/v2/'}\n  filter='must-have'\n[[rules]]\nname='a stops'\nmatch={field='path',prefix='/a/'}\nstop=true\n[[rules]]\nname='only /a/b'\nmatch={field='path',prefix='/a/b'}\nfilter='must-have'\n",
+                &[],
+            ),
+            (
+                "a must-have filter after an unconditional stop never acts",
+                "[[rules]]\nname='all'\nstop=true\n[[rules]]\nname='only /a'\nmatch={field='path',prefix='/a'}\nfilter='must-have'\n",
+                &[2],
             ),
             (
                 "a block without first_match lets every nested rule act",

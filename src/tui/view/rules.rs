@@ -30,9 +30,9 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     // name wraps over several rows), up to half the view, so that its
     // condition and the reasons for its markers stay in sight.
     let detail_box = detail_text(app);
-    let needed = u16::try_from(detail_box.line_count(area.width.saturating_sub(2)))
-        .unwrap_or(u16::MAX)
-        .saturating_add(2);
+    // (`line_count` counts the frame's rows too.)
+    let needed =
+        u16::try_from(detail_box.line_count(area.width.saturating_sub(2))).unwrap_or(u16::MAX);
     let height = needed.clamp(DETAIL_ROWS, (area.height / 2).max(DETAIL_ROWS));
     let [list, detail] =
         Layout::vertical([Constraint::Min(5), Constraint::Length(height)]).areas(area);
