@@ -164,8 +164,7 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     };
     let start = check_start(&rules, &config.crawl.start).map_err(refused)?;
     // Address rules wait for DNS: the start hosts are resolved for them.
-    let dns_wait = Duration::from_secs(config.crawl.timeout_s.clamp(1, 10));
-    check_start_addresses(&rules, &start, dns_wait)
+    check_start_addresses(&rules, &start, &config.crawl)
         .await
         .map_err(refused)?;
     if start.is_empty() {

@@ -276,15 +276,19 @@ fn refused_start(rules: &CompiledRules, url: &Url, verdict: &Verdict, at: &str) 
 }
 
 /// Start URLs whose verdict waits for their address (an address rule):
-/// their hosts resolved now, so that one the rules refuse there stops the
+/// their hosts resolved now, as the crawler resolves them
+/// ([`Fetcher::resolve`]), so that one the rules refuse there stops the
 /// crawl before it starts, as [`check_start`] does for the rest. A host
-/// that does not resolve within `timeout` is left to the crawl, which logs
-/// why it could not be fetched.
+/// that does not resolve within `timeout_s` (10 seconds at most) is left to
+/// the crawl, which logs why it could not be fetched.
 pub async fn check_start_addresses(
     rules: &CompiledRules,
     start: &[Url],
-    timeout: Duration,
+    settings: &CrawlSettings,
 ) -> Result<(), StartError> {
+    let wait = Duration::from_secs(settings.timeout_s.clamp(1, 10));
+    // Made only when a start URL needs it: most configs have no address rule.
+    let mut fetcher = None;
     for url in start {
         if !start_verdict(rules, url, None)
             .pending
@@ -292,21 +296,16 @@ pub async fn check_start_addresses(
         {
             continue;
         }
-        let address = match url.host() {
-            Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
-            Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
-            Some(url::Host::Domain(name)) => {
-                let port = url.port_or_known_default().unwrap_or(80);
-                let lookup = tokio::net::lookup_host((name, port));
-                match tokio::time::timeout(timeout, lookup).await {
-                    Ok(Ok(mut addrs)) => match addrs.next() {
-                        Some(addr) => addr.ip(),
-                        None => continue,
-                    },
-                    _ => continue,
-                }
-            }
-            None => continue,
+        let fetcher = match &mut fetcher {
+            Some(fetcher) => fetcher,
+            None => fetcher.insert(Fetcher::new(
+                &settings.user_agent,
+                wait,
+                settings.max_body_bytes,
+            )?),
+        };
+        let Ok(Ok(address)) = tokio::time::timeout(wait, fetcher.resolve(url)).await else {
+            continue;
         };
         let verdict = start_verdict(rules, url, Some(address));
         if !verdict.fetch {

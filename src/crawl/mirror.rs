@@ -29,10 +29,13 @@
 //! https share a host folder, as in wget), or are the same directory page
 //! (`/a`, `/a/` and `/a/index.html` all map to `a/index.html`); empty
 //! segments are skipped (`/a//b` is `/a/b`). Most sites serve such URLs
-//! one page, but not all: when a second URL of a name is saved in the same
-//! run, it goes beside the first (`a/index~HASH.html`, the hash of its
-//! URL), never over it, and its record names that file. A host `h` on a non-default port `p` goes to `h_p`
-//! (an `_` inside a host name is written `%5F` to keep that unambiguous).
+//! one page, but not all: a second URL of a name goes beside the copy
+//! there (`a/index~HASH.html`, the hash of its URL), and its record names
+//! that file. Copies saved in this process are known from [`OWNERS`];
+//! those of an earlier run, for the directory-page forms and the scheme
+//! twin ([`same_file_urls`]), from the URL log. A host `h` on a non-default
+//! port `p` goes to `h_p` (an `_` inside a host name is written `%5F` to
+//! keep that unambiguous).
 //! Very deep URLs can still exceed the platform's whole-path limit; `save`
 //! then fails for that URL only.
 
@@ -101,10 +104,10 @@ pub fn save_unless_taken(
     static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
 
     let mut path = path_for(out, url);
-    // Another URL saved at the same place (`/a` after `/a/`): this one goes
-    // beside it instead of over it.
-    // The log first: a copy an earlier run saved keeps its place, and this
-    // URL does not claim it here either (the owner may be saved again).
+    // Another URL's copy at the same place (`/a` after `/a/`): this one goes
+    // beside it instead of over it. The log is asked first, so that a copy
+    // an earlier run saved is not claimed here either (its owner may be
+    // saved again in this run).
     let url_hash = fnv1a(url.as_str().as_bytes());
     if taken(&path) || !OWNERS.claim(fnv1a(path.as_os_str().as_encoded_bytes()), url_hash) {
         path = beside(&path, url_hash);
@@ -259,11 +262,12 @@ pub enum Removal {
 }
 
 /// Removes the saved copy of `url` under `out`: a page that a refresh found
-/// gone from the site (SPEC §2.4). The file its record names (`saved`:
-/// beside another URL's, maybe) when that lies strictly inside `out`, else
-/// the one [`path_for`] names; a directory or a symbolic link in its place
-/// is not something the mirror wrote, so it is left alone (an error).
-/// Folders emptied by the removal stay.
+/// gone from the site (SPEC §2.4). With `saved` (the file its record
+/// names, beside another URL's maybe), that file only, and only when it
+/// lies strictly inside `out` (else nothing: `Missing`); without, the file
+/// [`path_for`] names. A directory or a symbolic link in its place is not
+/// something the mirror wrote, so it is left alone (an error). Folders
+/// emptied by the removal stay.
 pub fn remove(out: &Path, url: &Url, saved: Option<&str>) -> std::io::Result<Removal> {
     let path = match saved {
         // The record's file, and only it: falling back to where the URL
