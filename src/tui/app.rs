@@ -294,7 +294,12 @@ impl App {
             }
             Action::Refused(why) => {
                 self.detail_asked = false;
-                self.message = Some(why);
+                // A refused detail request (the crawl busy) says nothing:
+                // it must not wipe the message on screen ("rules saved
+                // in …" went that way while new rules were being applied).
+                if !why.is_empty() {
+                    self.message = Some(why);
+                }
             }
             Action::Saved(result) => {
                 if result.is_err() {

@@ -1410,6 +1410,22 @@ fn a_resumed_crawls_first_counters_are_baselines() {
     assert_eq!(app.message, None, "no rules changed");
 }
 
+/// A detail request the busy crawl refused says nothing, and leaves the
+/// message on screen; a refused command says why.
+#[test]
+fn a_refused_detail_request_keeps_the_message() {
+    let mut app = app();
+    app.update(ch('c'));
+    assert_eq!(app.message.as_deref(), Some("no edits to apply"));
+    app.update(Action::Refused(String::new()));
+    assert_eq!(app.message.as_deref(), Some("no edits to apply"));
+    app.update(Action::Refused("the crawl did not take the pause".into()));
+    assert_eq!(
+        app.message.as_deref(),
+        Some("the crawl did not take the pause")
+    );
+}
+
 /// A finished crawl's rate graph stays as it ended: no zeros scroll in to
 /// push its history and peak out of the window.
 #[test]
