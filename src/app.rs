@@ -154,19 +154,29 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     if !request.headless && !std::io::stdout().is_terminal() {
         return Err(no_terminal());
     }
-    let refused = |e: StartError| {
-        let url = match &e {
-            StartError::StartUrl { url, .. } => url.as_str(),
-            _ => "",
-        };
-        let at = start_line(&request.config_text, url);
-        AppError::Input(format!("{}{at}: {e}", request.config_file))
-    };
-    let start = check_start(&rules, &config.crawl.start).map_err(refused)?;
-    // Address rules wait for DNS: the start hosts are resolved for them.
-    check_start_addresses(&rules, &start, &config.crawl)
-        .await
-        .map_err(refused)?;
+    // Every start URL is checked, so that one run names all those refused:
+    // each but the last on stderr, the last as the error (exit status 2).
+    let mut refusals = Vec::new();
+    let mut start = Vec::new();
+    for text in &config.crawl.start {
+        let at = start_line(&request.config_text, text);
+        let refused = |e: StartError| format!("{}{at}: {e}", request.config_file);
+        match check_start(&rules, std::slice::from_ref(text)) {
+            // Address rules wait for DNS: the start hosts are resolved for them.
+            Ok(url) => match check_start_addresses(&rules, &url, &config.crawl).await {
+                Ok(()) => start.extend(url),
+                Err(StartError::Fetch(e)) => return Err(AppError::Runtime(e.to_string())),
+                Err(e) => refusals.push(refused(e)),
+            },
+            Err(e) => refusals.push(refused(e)),
+        }
+    }
+    if let Some(last) = refusals.pop() {
+        for refusal in refusals {
+            eprintln!("crawlspace: {}", crate::cli::escape_control(&refusal));
+        }
+        return Err(AppError::Input(last));
+    }
     if start.is_empty() {
         return Err(AppError::Input(format!(
             "{}{}: [crawl] start lists no URL to begin with",

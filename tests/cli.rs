@@ -490,6 +490,21 @@ fn start_url_errors_name_the_config_line() {
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(err.contains(&format!("c.toml{said}")), "{err}");
     }
+    // Every refused start URL is named in one run, each with its line.
+    let (dir, config) = rules_file(
+        "c.toml",
+        "[crawl]\nstart = [\n  \"ftp://a.test/\",\n  \"http://ok.test/\",\n  \"b.test\",\n]\n",
+    );
+    let out = crawl_headless(&config, &dir.path().join("db"));
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    for said in [
+        "c.toml:3: start URL ftp://a.test/: not a fully qualified",
+        "c.toml:5: start URL b.test: not a fully qualified",
+    ] {
+        assert!(err.contains(said), "{said} in {err}");
+    }
+    assert!(!err.contains("ok.test"), "{err}");
 }
 
 /// Settings a crawl cannot start with are refused before it starts, with
