@@ -246,7 +246,11 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
             );
         });
         if request.watch {
-            tokio::spawn(watch_rules(request.config_file.clone(), control_tx.clone()));
+            tokio::spawn(watch_rules(
+                request.config_file.clone(),
+                rule_set.clone(),
+                control_tx.clone(),
+            ));
         }
         let printer = tokio::spawn(show_progress(event_rx));
         let stats = engine
@@ -336,34 +340,51 @@ pub async fn termination() -> &'static str {
 
 /// Re-reads the rules when the config file changes on disk and hands them
 /// to the running crawl; a file that does not parse is reported and the
-/// rules in force stay.
-async fn watch_rules(file: String, control: crate::crawl::engine::ControlSender) {
+/// rules in force stay. A file saved with the rules in force (an editor's
+/// save with no change, a fix that restores them after a broken version,
+/// a changed setting) is said to leave them as they are, and not applied
+/// again: that would re-judge the whole queue for nothing.
+fn watch_rules(
+    file: String,
+    mut in_force: RuleSet,
+    control: crate::crawl::engine::ControlSender,
+) -> impl std::future::Future<Output = ()> {
     let modified = |f: &str| std::fs::metadata(f).and_then(|m| m.modified()).ok();
+    // The file's time when called, not when the task first runs: a change
+    // saved once the crawl has started is never taken for the start.
     let mut last: Option<SystemTime> = modified(&file);
-    let mut ticker = tokio::time::interval(Duration::from_secs(1));
-    loop {
-        ticker.tick().await;
-        let now = modified(&file);
-        if now == last {
-            continue;
-        }
-        last = now;
-        let Ok(text) = std::fs::read_to_string(&file) else {
-            continue;
-        };
-        match parse_text(&file, &text, DialectChoice::Given(Dialect::Native)) {
-            Ok(loaded) => {
-                eprintln!("crawlspace: {file} changed: new rules applied to the running crawl");
-                let set = &loaded.parsed.rules;
-                let rules = NewRules::new(set, Arc::new(CompiledRules::new(set)));
-                if control.send(Control::Rules(rules)).await.is_err() {
-                    return;
-                }
+    async move {
+        let mut ticker = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            ticker.tick().await;
+            let now = modified(&file);
+            if now == last {
+                continue;
             }
-            Err(e) => eprintln!(
-                "crawlspace: {} (the rules in force stay)",
-                crate::cli::escape_control(&e.to_string())
-            ),
+            last = now;
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            match parse_text(&file, &text, DialectChoice::Given(Dialect::Native)) {
+                Ok(loaded) if loaded.parsed.rules == in_force => {
+                    eprintln!(
+                        "crawlspace: {file} changed: its rules are those in force, nothing to apply"
+                    );
+                }
+                Ok(loaded) => {
+                    eprintln!("crawlspace: {file} changed: new rules applied to the running crawl");
+                    let set = &loaded.parsed.rules;
+                    let rules = NewRules::new(set, Arc::new(CompiledRules::new(set)));
+                    if control.send(Control::Rules(rules)).await.is_err() {
+                        return;
+                    }
+                    in_force = loaded.parsed.rules;
+                }
+                Err(e) => eprintln!(
+                    "crawlspace: {} (the rules in force stay)",
+                    crate::cli::escape_control(&e.to_string())
+                ),
+            }
         }
     }
 }

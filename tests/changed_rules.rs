@@ -279,3 +279,77 @@ async fn urls_an_address_rule_refused_are_judged_again_on_their_address() {
         );
     }
 }
+
+/// `crawl --headless` watches its config file: saved with the rules in
+/// force, it says so and applies nothing; saved with a new rule, the
+/// running crawl takes it, and the queued URLs the rule filters are logged
+/// as filtered by it and never fetched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_headless_crawl_takes_the_rules_saved_in_its_config_file() {
+    use std::io::BufRead;
+    let gate = Arc::new(Semaphore::new(0));
+    let (site, mut arrivals) = util::counted_gated_pages(ten_links(), gate.clone());
+    let origin = util::serve(site).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("crawl.toml");
+    std::fs::write(&file, config(&origin, "")).expect("write");
+    let mut crawl = std::process::Command::new(env!("CARGO_BIN_EXE_crawlspace"))
+        .args(["crawl", "--headless", "--config"])
+        .arg(&file)
+        .arg("--db")
+        .arg(dir.path().join("db"))
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let (lines_tx, mut lines) = mpsc::unbounded_channel();
+    let stderr = crawl.stderr.take().expect("piped");
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = lines_tx.send(line);
+        }
+    });
+    // The next line about the config file, the progress lines skipped.
+    let mut said_of_the_file = async || loop {
+        let line = lines.recv().await.expect("the crawl still runs");
+        if line.contains("crawl.toml changed") {
+            return line;
+        }
+    };
+
+    // page/0 is held at the server, the other nine queued behind it.
+    arrivals.wait_for(|&n| n >= 1).await.expect("a page asked for");
+    std::fs::write(&file, config(&origin, "")).expect("write");
+    let said = said_of_the_file().await;
+    assert!(said.contains("its rules are those in force, nothing to apply"), "{said}");
+
+    std::fs::write(&file, config(&origin, NO_ODD_PAGES)).expect("write");
+    let said = said_of_the_file().await;
+    assert!(said.contains("new rules applied to the running crawl"), "{said}");
+    gate.add_permits(Semaphore::MAX_PERMITS);
+    let status = tokio::task::spawn_blocking(move || crawl.wait())
+        .await
+        .expect("joins")
+        .expect("waits");
+    assert!(status.success());
+
+    let log = UrlLog::open(&dir.path().join("db"), 16 << 20).expect("log");
+    for n in 0..10 {
+        let r = page(&log, &origin, n);
+        if n % 2 == 1 {
+            assert_eq!(r.state, State::Filtered, "page {n}");
+            assert!(
+                r.reason.contains("rule 1 \"no odd pages\"")
+                    && r.reason.contains("new rules applied during the crawl"),
+                "{}",
+                r.reason
+            );
+            assert_eq!(r.fetched_ms, None, "page {n} was not fetched");
+        } else {
+            assert_eq!(r.state, State::Saved, "page {n}: {}", r.reason);
+        }
+    }
+}

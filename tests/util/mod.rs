@@ -10,7 +10,7 @@ use crawlspace::crawl::engine::{
 use crawlspace::rules::CompiledRules;
 use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crawlspace::store::UrlLog;
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{Semaphore, mpsc, watch};
 
 /// The real engine for the native config `text` (settings and rules), with
 /// its URL log in `dir/db` (16 MiB cache) and its mirror in `dir/mirror`.
@@ -78,6 +78,16 @@ pub async fn send_rules(control: &ControlSender, toml: &str) {
 /// still until the test lets them go.
 #[allow(dead_code)] // not every test binary holds pages back
 pub fn gated_pages(links: String, gate: Arc<Semaphore>) -> axum::Router {
+    counted_gated_pages(links, gate).0
+}
+
+/// [`gated_pages`], and how many requests for a page have arrived at the
+/// gate so far: what tells a test that the crawl is waiting there.
+#[allow(dead_code)] // not every test binary holds pages back
+pub fn counted_gated_pages(
+    links: String,
+    gate: Arc<Semaphore>,
+) -> (axum::Router, watch::Receiver<usize>) {
     use axum::extract::Path;
     use axum::response::IntoResponse;
     use axum::routing::get;
@@ -88,18 +98,23 @@ pub fn gated_pages(links: String, gate: Arc<Semaphore>) -> axum::Router {
         )
             .into_response()
     };
-    axum::Router::new()
+    let (arrived, arrivals) = watch::channel(0usize);
+    let arrived = Arc::new(arrived);
+    let router = axum::Router::new()
         .route("/", get(move || async move { html(links) }))
         .route(
             "/page/{n}",
             get(move |Path(n): Path<u32>| {
                 let gate = gate.clone();
+                let arrived = arrived.clone();
                 async move {
+                    arrived.send_modify(|count| *count += 1);
                     let _permit = gate.acquire().await;
                     html(format!("page {n}"))
                 }
             }),
-        )
+        );
+    (router, arrivals)
 }
 
 /// Runs `command` (the real binary) to its end on the blocking pool and
