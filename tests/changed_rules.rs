@@ -308,7 +308,10 @@ async fn a_headless_crawl_takes_the_rules_saved_in_its_config_file() {
     let (lines_tx, mut lines) = mpsc::unbounded_channel();
     let stderr = crawl.stderr.take().expect("piped");
     std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
             let _ = lines_tx.send(line);
         }
     });
@@ -321,14 +324,23 @@ async fn a_headless_crawl_takes_the_rules_saved_in_its_config_file() {
     };
 
     // page/0 is held at the server, the other nine queued behind it.
-    arrivals.wait_for(|&n| n >= 1).await.expect("a page asked for");
+    arrivals
+        .wait_for(|&n| n >= 1)
+        .await
+        .expect("a page asked for");
     std::fs::write(&file, config(&origin, "")).expect("write");
     let said = said_of_the_file().await;
-    assert!(said.contains("its rules are those in force, nothing to apply"), "{said}");
+    assert!(
+        said.contains("its rules are those in force, nothing to apply"),
+        "{said}"
+    );
 
     std::fs::write(&file, config(&origin, NO_ODD_PAGES)).expect("write");
     let said = said_of_the_file().await;
-    assert!(said.contains("new rules applied to the running crawl"), "{said}");
+    assert!(
+        said.contains("new rules applied to the running crawl"),
+        "{said}"
+    );
     gate.add_permits(Semaphore::MAX_PERMITS);
     let status = tokio::task::spawn_blocking(move || crawl.wait())
         .await
