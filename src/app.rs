@@ -420,6 +420,20 @@ async fn show_progress(mut events: mpsc::Receiver<Event>) {
     }
 }
 
+/// A refresh's pages found gone and those it could not fetch, each as
+/// `one(count, what)` when there are any: not errors, as the log has them
+/// (it says deleted, or keeps the page and its copy as they were).
+fn refresh_counts(s: &Stats, one: impl Fn(u64, &str) -> String) -> String {
+    let mut text = String::new();
+    if s.deleted > 0 {
+        text += &one(s.deleted, "deleted");
+    }
+    if s.unrefreshed > 0 {
+        text += &one(s.unrefreshed, "not refreshed");
+    }
+    text
+}
+
 fn progress_line(s: &Stats) -> String {
     format!(
         "fetched {}  saved {}  queued {}  in flight {}  filtered {}{}  errors {}{}  {:.1} pages/s  {}s{}",
@@ -430,12 +444,7 @@ fn progress_line(s: &Stats) -> String {
         s.filtered,
         s.unlogged_note(),
         s.errors,
-        // A refresh's pages found gone: not errors (the log says deleted).
-        if s.deleted > 0 {
-            format!("  deleted {}", s.deleted)
-        } else {
-            String::new()
-        },
+        refresh_counts(s, |count, what| format!("  {what} {count}")),
         s.rate(),
         s.elapsed.as_secs(),
         if s.paused { "  (paused)" } else { "" }
@@ -508,11 +517,12 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool, refresh: bool) -> 
     } else {
         ("URL", "URLs")
     };
-    let deleted = if s.deleted > 0 {
-        format!(", {} deleted", s.deleted)
-    } else {
-        String::new()
-    };
+    let deleted = refresh_counts(s, |count, what| match what {
+        "not refreshed" => {
+            format!(", {count} {what} (temporary errors: the log keeps their copies)")
+        }
+        _ => format!(", {count} {what}"),
+    });
     format!(
         "crawl {ended} {:.1}s{notes}: {} met, {} fetched, {} saved, {} filtered{}, {} ({}){deleted}, {:.1} pages/s{rules}\n\
          URL log: {}   (crawlspace log --db {})\nmirror:  {}{resume}",
@@ -683,17 +693,23 @@ mod tests {
         let stats = Stats {
             saved: 2900,
             deleted: 100,
+            unrefreshed: 3,
             ..Stats::default()
         };
         let said = summary(&stats, db, out, true, true);
         assert!(
             said.starts_with(
                 "crawl finished in 0.0s: 0 new URLs met, 0 fetched, 2900 saved, 0 filtered, \
-                 0 errors (0 retries), 100 deleted, "
+                 0 errors (0 retries), 100 deleted, \
+                 3 not refreshed (temporary errors: the log keeps their copies), "
             ),
             "{said}"
         );
-        assert!(progress_line(&stats).contains("errors 0  deleted 100  "));
+        assert!(
+            progress_line(&stats).contains("errors 0  deleted 100  not refreshed 3  "),
+            "{}",
+            progress_line(&stats)
+        );
         let dropped = Stats {
             filtered: 14,
             unlogged: 80,

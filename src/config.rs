@@ -49,6 +49,8 @@ pub struct CrawlSettings {
     pub per_host: usize,
     pub delay_ms: u64,
     pub timeout_s: u64,
+    /// The longest one request may take in all, body included.
+    pub max_fetch_s: u64,
     pub max_body_bytes: u64,
     pub max_retries: u32,
     /// Longest a group of fetch outcomes is held before its one URL log
@@ -200,6 +202,10 @@ impl Config {
         if c.timeout_s == 0 {
             return Err(("timeout_s", "timeout_s must be at least 1".into()));
         }
+        if c.max_fetch_s < c.timeout_s {
+            let message = format!("max_fetch_s must be at least timeout_s ({})", c.timeout_s);
+            return Err(("max_fetch_s", message));
+        }
         if c.commit_ms > MAX_COMMIT_MS {
             let message = format!("commit_ms must be at most {MAX_COMMIT_MS} (a minute)");
             return Err(("commit_ms", message));
@@ -274,6 +280,7 @@ mod tests {
         assert_eq!(c.crawl.concurrency, 16);
         assert_eq!(c.crawl.per_host, 8);
         assert_eq!(c.crawl.timeout_s, 30);
+        assert_eq!(c.crawl.max_fetch_s, 180);
         assert_eq!(c.crawl.max_body_bytes, 10_485_760);
         assert_eq!(c.crawl.max_retries, 3);
         assert_eq!(c.crawl.user_agent, "crawlspace/0.1");
@@ -380,6 +387,7 @@ mod random_tests {
             b"concurrency = ",
             b"commit_ms = ",
             b"timeout_s = ",
+            b"max_fetch_s = ",
             b"max_body_bytes = ",
             b"delay_ms = ",
             b"follow = ",

@@ -119,6 +119,39 @@ fn explain_text_names_the_deciding_rule() {
     );
 }
 
+/// A URL whose fetch waits for a deferred rule says so, and names the
+/// rules that wait with it; given the field, the verdict is settled.
+#[test]
+fn explain_says_what_waits_for_a_deferred_rule() {
+    let (_dir, rules) = rules_file(
+        "c.toml",
+        "[crawl]\ndisposition = \"disallow\"\n\n[[rules]]\nname = \"html: download, stop\"\n\
+         match = { field = \"content_type\", exact = \"text/html\" }\naction = \"download\"\nstop = true\n\n\
+         [[rules]]\nname = \"not b\"\nmatch = { field = \"path\", exact = \"/b\" }\nfilter = \"may-not-have\"\n",
+    );
+    let out = run(&["explain", "--rules", path_str(&rules), "http://h/b"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    for said in [
+        "verdict: fetch;",
+        "fetch waits for rule 1 \"html: download, stop\" (line 4), deferred: fetched as far as its field",
+        "#2 \"not b\" (line 10)",
+        "waits for deferred",
+    ] {
+        assert!(s.contains(said), "{said} in {s}");
+    }
+    let out = run(&[
+        "explain",
+        "--rules",
+        path_str(&rules),
+        "--content-type",
+        "image/png",
+        "http://h/b",
+    ]);
+    let s = text(&out.stdout);
+    assert!(s.contains("verdict: FILTERED"), "{s}");
+}
+
 /// A URL with no host or path (`mailto:`) is said to be one the crawler
 /// skips; the others are still explained, and the command exits 2.
 #[test]

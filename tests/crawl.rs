@@ -955,6 +955,68 @@ async fn address_and_content_type_rules_apply_during_the_fetch() {
     assert_eq!(start.status, None, "nothing was requested");
 }
 
+/// A deferred rule holds back what it may skip or allow (SPEC 1.3 step 3):
+/// a content-type rule with `stop` keeps a later filter from refusing the
+/// URLs it would stop for; one that allows what the disposition refuses
+/// has the URL fetched as far as its headers; an address rule first in a
+/// first-match block keeps the block's catch-all forbid waiting for DNS.
+/// Before, each of these crawls refused every URL the later rule or the
+/// disposition refused without ever fetching it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deferred_rules_decide_once_their_field_is_known() {
+    let origin = serve(
+        Router::new()
+            .route(
+                "/",
+                get(|| async {
+                    html("<a href=\"/a.png\">png</a><a href=\"/b.html\">b</a>".into())
+                }),
+            )
+            .route(
+                "/a.png",
+                get(|| async {
+                    ([(header::CONTENT_TYPE, "image/png")], vec![0u8; 50_000]).into_response()
+                }),
+            )
+            .route("/b.html", get(|| async { html("<p>b</p>".into()) })),
+    )
+    .await;
+    let start = [format!("{origin}/")];
+    let html_stop = "[[rules]]\nname = \"html pages: download, stop\"\n\
+        match = { field = \"content_type\", exact = \"text/html\" }\naction = \"download\"\nstop = true\n";
+    let no_b_or_png = "[[rules]]\nname = \"no b.html, no png\"\n\
+        match = { field = \"path\", regex = 'b\\.html$|\\.png$' }\nfilter = \"may-not-have\"\nlog = true\n";
+    let c = crawl(&start, "", &format!("{html_stop}{no_b_or_png}")).await;
+    let records = c.records();
+    let b = record_at(&records, &origin, "/b.html");
+    assert_eq!(b.state, State::Saved, "{b:?}");
+    let png = record_at(&records, &origin, "/a.png");
+    assert_eq!(png.state, State::Filtered, "{png:?}");
+    assert!(png.reason.contains("rule 2"), "{}", png.reason);
+    assert_eq!(png.content_type.as_deref(), Some("image/png"));
+    assert_eq!(png.size, None, "the body was not downloaded");
+
+    let html_only = "[[rules]]\nname = \"html: download\"\n\
+        match = { field = \"content_type\", exact = \"text/html\" }\naction = \"download\"\n";
+    let c = crawl(&start, "disposition = \"disallow-log\"", html_only).await;
+    let records = c.records();
+    assert_eq!(record_at(&records, &origin, "/").state, State::Saved);
+    assert_eq!(record_at(&records, &origin, "/b.html").state, State::Saved);
+    let png = record_at(&records, &origin, "/a.png");
+    assert_ne!(png.state, State::Saved, "{png:?}");
+    assert_eq!(png.size, None, "the body was not downloaded");
+
+    let network = "[[rules]]\nname = \"network list\"\nfirst_match = true\n\
+        [[rules.rules]]\nname = \"allow loopback\"\nmatch = { field = \"address\", cidr = \"127.0.0.0/8\" }\naction = \"download\"\n\
+        [[rules.rules]]\nname = \"forbid every host\"\nmatch = { field = \"host\", wildcard = \"*\" }\nfilter = \"may-not-have\"\nlog = true\n";
+    let c = crawl(&start, "", network).await;
+    let records = c.records();
+    for path in ["/", "/b.html", "/a.png"] {
+        let r = record_at(&records, &origin, path);
+        assert_eq!(r.state, State::Saved, "{path}: {r:?}");
+    }
+}
+
 /// An error status and a redirect were still judged with the address:
 /// their traces show the address rule as it was decided, not deferred.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1328,9 +1390,86 @@ async fn a_header_with_a_control_character_is_an_error_that_says_so() {
     assert_eq!(error.count, 1, "not retried: {page:?}");
     assert!(
         page.reason.starts_with(
-            "permanent error: the response is not valid HTTP (a header holding a control character, say): "
+            "permanent error: the response is not valid HTTP: invalid HTTP header parsed"
         ) && !page.reason.contains("error sending request"),
         "{}",
         page.reason
     );
+}
+
+/// A server that drips its body, each piece well within the read timeout,
+/// is given up at `max_fetch_s` (before, such a fetch lasted as long as the
+/// body cap: days), as a temporary error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dripping_body_ends_at_max_fetch_s() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let origin = format!("http://{}", listener.local_addr().expect("addr"));
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut buf = [0u8; 4096];
+                let _ = socket.read(&mut buf).await;
+                let head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n";
+                if socket.write_all(head).await.is_err() {
+                    return;
+                }
+                // The server's pace, not the test's synchronisation.
+                let mut tick = tokio::time::interval(Duration::from_millis(200));
+                loop {
+                    tick.tick().await;
+                    if socket.write_all(b"<p>").await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let c = crawl(
+        &[format!("{origin}/")],
+        "obey_robots = false\nmax_retries = 0\ntimeout_s = 1\nmax_fetch_s = 1",
+        "",
+    )
+    .await;
+    let records = c.records();
+    let page = record_at(&records, &origin, "/");
+    assert_eq!(page.state, State::Error, "{page:?}");
+    assert!(
+        page.reason
+            .contains("timed out: not done after 1 s (max_fetch_s)"),
+        "{}",
+        page.reason
+    );
+}
+
+/// A server that closes the connection without an answer, or part way
+/// through the body its length promised, is a temporary error (retried, as
+/// a reset is), and the last retry's reason says how long it waited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_closed_early_is_a_temporary_error() {
+    let silent = serve_raw(b"").await;
+    let cut =
+        serve_raw(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100\r\n\r\nhalf")
+            .await;
+    for origin in [silent, cut] {
+        let c = crawl(
+            &[format!("{origin}/")],
+            "obey_robots = false\nmax_retries = 1",
+            "",
+        )
+        .await;
+        let records = c.records();
+        let page = record_at(&records, &origin, "/");
+        assert_eq!(page.state, State::Error, "{page:?}");
+        assert!(
+            page.reason.starts_with(
+                "gave up after 2 temporary errors: connection refused, reset or closed early: "
+            ),
+            "{}",
+            page.reason
+        );
+        assert_eq!(c.stats.retries, 1, "{:?}", c.stats);
+    }
 }

@@ -580,13 +580,14 @@ fn seed_003_wca_address_netmask() {
     assert_eq!(v.filtered_by, vec![forbid]);
     assert!(v.log, "a forbidden URL is logged");
 
-    // Before DNS: both rules are deferred, nothing is decided yet.
+    // Before DNS: the allow rule is deferred, and the forbid after it in
+    // the first-match list waits for it; nothing is decided yet.
     let v = evaluate(&c, "http://w3.ibm.com/", &Known::default());
     assert!(v.pending.contains(Pending::ADDRESS), "{:?}", v.pending);
     assert_eq!(v.pending.names(), vec!["address"]);
     assert!(!v.filtered);
     assert_eq!(step_of(&v, allow), Some(Step::Deferred));
-    assert_eq!(step_of(&v, forbid), Some(Step::Deferred));
+    assert_eq!(step_of(&v, forbid), Some(Step::WaitsForDeferred));
     let (_, decisive) = c
         .verdict("http://w3.ibm.com/", &Known::default())
         .expect("a URL");

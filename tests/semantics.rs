@@ -335,6 +335,157 @@ filter = "must-have"
     assert_eq!(v.pending.names(), ["content_type"]);
 }
 
+/// What a deferred rule may do is not settled without its field: a later
+/// rule that its `stop` or its `first_match` block would skip waits with
+/// it, and a URL it may allow is fetched as far as learning the field
+/// (SPEC 1.3 step 3). Found by a walkthrough: a WebCopy-style "HTML pages:
+/// download, stop" first, or a WCA address allow before a catch-all
+/// forbid, had the later rule filter every URL before its type or address
+/// was known, so that it was never fetched.
+#[test]
+fn a_deferred_rule_holds_back_what_it_may_skip_or_allow() {
+    let at = |ip: &str| Known {
+        address: Some(ip.parse().unwrap()),
+        ..Known::default()
+    };
+    let typed = |t: &str| Known::default().with_content_type(t);
+
+    // A deferred `stop`: the filter after it waits.
+    let rules = compile(
+        r#"
+[[rules]]
+name = "html pages: download, stop"
+match = { field = "content_type", exact = "text/html" }
+action = "download"
+stop = true
+[[rules]]
+name = "no b.html"
+match = { field = "path", suffix = "b.html" }
+filter = "may-not-have"
+"#,
+    );
+    let v = judge(&rules, "http://h/b.html", &Known::default());
+    assert!(v.fetch && !v.filtered, "{v:?}");
+    assert_eq!(
+        steps(&rules, &v),
+        [
+            ("1".into(), Step::Deferred),
+            ("2".into(), Step::WaitsForDeferred)
+        ]
+    );
+    let v = judge(&rules, "http://h/b.html", &typed("text/html"));
+    assert!(v.fetch && v.save && !v.filtered, "{v:?}");
+    assert_eq!(steps(&rules, &v)[1], ("2".into(), Step::SkippedByStop));
+    let v = judge(&rules, "http://h/b.html", &typed("image/png"));
+    assert!(!v.fetch && v.filtered, "{v:?}");
+
+    // The stop of a rule nested in a deferred one counts too.
+    let rules = compile(
+        r#"
+[[rules]]
+name = "html"
+match = { field = "content_type", exact = "text/html" }
+  [[rules.rules]]
+  name = "keep, stop"
+  action = "download"
+  stop = true
+[[rules]]
+name = "no b.html"
+match = { field = "path", suffix = "b.html" }
+filter = "may-not-have"
+"#,
+    );
+    let v = judge(&rules, "http://h/b.html", &Known::default());
+    assert!(!v.filtered, "{v:?}");
+
+    // Nothing to skip: a later filter is final at once.
+    let rules = compile(
+        r#"
+[[rules]]
+name = "images: not kept"
+match = { field = "content_type", prefix = "image/" }
+action = "exclude"
+[[rules]]
+name = "no b.html"
+match = { field = "path", suffix = "b.html" }
+filter = "may-not-have"
+"#,
+    );
+    let v = judge(&rules, "http://h/b.html", &Known::default());
+    assert!(v.filtered && !v.fetch, "{v:?}");
+
+    // A deferred rule that may allow what the disposition refuses: the
+    // URL is fetched far enough to learn its type, then judged.
+    let rules = compile(
+        r#"
+[crawl]
+disposition = "disallow"
+[[rules]]
+name = "html: download"
+match = { field = "content_type", exact = "text/html" }
+action = "download"
+"#,
+    );
+    let v = judge(&rules, "http://h/x", &Known::default());
+    assert!(v.fetch && !v.filtered, "{v:?}");
+    assert_eq!(v.fetch_set_by, Some(0));
+    assert!(judge(&rules, "http://h/x", &typed("text/html")).save);
+    assert!(!judge(&rules, "http://h/x", &typed("image/png")).fetch);
+    // A later rule that refuses settles it without the type.
+    let rules = compile(
+        r#"
+[crawl]
+disposition = "disallow"
+[[rules]]
+name = "html: download"
+match = { field = "content_type", exact = "text/html" }
+action = "download"
+[[rules]]
+name = "not /private"
+match = { field = "path", prefix = "/private" }
+action = "exclude"
+"#,
+    );
+    assert!(!judge(&rules, "http://h/private/x", &Known::default()).fetch);
+    assert!(judge(&rules, "http://h/x", &Known::default()).fetch);
+
+    // First match (WCA, Nutch): a deferred address rule holds back the
+    // rest of its block, not the rules after the block.
+    let rules = compile(
+        r#"
+[[rules]]
+name = "network list"
+first_match = true
+  [[rules.rules]]
+  name = "allow 9.x"
+  match = { field = "address", cidr = "9.0.0.0/8" }
+  action = "download"
+  [[rules.rules]]
+  name = "forbid every host"
+  match = { field = "host", wildcard = "*" }
+  filter = "may-not-have"
+[[rules]]
+name = "no /tmp"
+match = { field = "path", prefix = "/tmp" }
+filter = "may-not-have"
+"#,
+    );
+    let v = judge(&rules, "http://a.com/", &Known::default());
+    assert!(v.fetch && !v.filtered, "{v:?}");
+    assert_eq!(
+        steps(&rules, &v),
+        [
+            ("1".into(), Step::Matched),
+            ("1.1".into(), Step::Deferred),
+            ("1.2".into(), Step::WaitsForDeferred),
+            ("2".into(), Step::NotMatched)
+        ]
+    );
+    assert!(judge(&rules, "http://a.com/tmp/x", &Known::default()).filtered);
+    assert!(!judge(&rules, "http://a.com/", &at("9.1.1.1")).filtered);
+    assert!(judge(&rules, "http://a.com/", &at("10.1.1.1")).filtered);
+}
+
 #[test]
 fn log_follows_rules_then_disposition() {
     // (disposition, rule log flag, url) → logged?

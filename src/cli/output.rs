@@ -278,9 +278,23 @@ pub fn verdict_robots_text(
         }
         Some(rule) => {
             let i = &info[rule as usize];
+            // A deferred rule that may allow the URL decides once its
+            // field is known: the crawler fetches that far to learn it.
+            let deferred = verdict
+                .trace
+                .iter()
+                .any(|t| t.rule == rule && t.step == Step::Deferred);
+            let (how, then) = if deferred {
+                (
+                    "waits for",
+                    ", deferred: fetched as far as its field, then judged",
+                )
+            } else {
+                ("decided by", "")
+            };
             let _ = writeln!(
                 out,
-                "  fetch decided by rule {} {:?} ({})",
+                "  fetch {how} rule {} {:?} ({}){then}",
                 i.number,
                 i.name,
                 i.place()

@@ -107,6 +107,10 @@ pub struct Stats {
     /// Pages a refresh found gone (a permanent error) and marked deleted;
     /// not counted in `errors`, as the log's states do not.
     pub deleted: u64,
+    /// Pages a refresh could not fetch (temporary errors, given up): the
+    /// log keeps them as they were, with their copy and the error; not
+    /// counted in `errors` either, as the log's states do not.
+    pub unrefreshed: u64,
     /// Queued URLs that changed rules filtered: rules applied during the
     /// crawl, or a config's rules changed since the log's last run.
     pub dropped_by_new_rules: u64,
@@ -441,7 +445,8 @@ impl Engine {
             &s.user_agent,
             Duration::from_secs(s.timeout_s),
             s.max_body_bytes,
-        )?;
+        )?
+        .with_max_fetch(Duration::from_secs(s.max_fetch_s));
         let hosts = Hosts::new(s.per_host, Duration::from_millis(s.delay_ms));
         let sitemaps = s
             .sitemaps

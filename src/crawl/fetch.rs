@@ -14,7 +14,7 @@ mod stall;
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use bytes::{Bytes, BytesMut};
 use url::Url;
@@ -72,14 +72,16 @@ pub enum FetchError {
     DnsNoAnswer(String, String),
     #[error("timed out: {0}")]
     Timeout(String),
-    #[error("connection refused or reset: {0}")]
+    /// Refused, reset, or closed before the response or its body ended.
+    #[error("connection refused, reset or closed early: {0}")]
     Refused(String),
     #[error("connection error: {0}")]
     Connection(String),
-    /// The server's answer is not HTTP the parser accepts: a control
-    /// character in a header value, say. Never retried: the same server
-    /// sends the same bytes.
-    #[error("the response is not valid HTTP (a header holding a control character, say): {0}")]
+    /// The server's answer is not HTTP the parser accepts (a control
+    /// character in a header value, a bad status line or length; the
+    /// parser's words say which). Never retried: the same server sends the
+    /// same bytes.
+    #[error("the response is not valid HTTP: {0}")]
     Malformed(String),
     #[error("bad response body: {0}")]
     Body(String),
@@ -133,6 +135,10 @@ pub struct Validators {
     pub last_modified: Option<String>,
 }
 
+/// The longest a request may take in all unless the crawl says
+/// (`max_fetch_s`, as Scrapy's `DOWNLOAD_TIMEOUT`).
+pub const DEFAULT_MAX_FETCH: Duration = Duration::from_secs(180);
+
 /// The HTTP client and its limits.
 #[derive(Debug, Clone)]
 pub struct Fetcher {
@@ -142,6 +148,8 @@ pub struct Fetcher {
     /// Each step of a request (the headers, each piece of the body) fails
     /// past this ([`Stall`]).
     read_timeout: Duration,
+    /// And the whole request past this.
+    total_timeout: Duration,
 }
 
 impl Fetcher {
@@ -164,7 +172,15 @@ impl Fetcher {
             book,
             max_body,
             read_timeout: timeout,
+            total_timeout: DEFAULT_MAX_FETCH,
         })
+    }
+
+    /// The same client with each request's total limit set to `limit`
+    /// (`max_fetch_s`; [`DEFAULT_MAX_FETCH`] otherwise).
+    pub fn with_max_fetch(mut self, limit: Duration) -> Fetcher {
+        self.total_timeout = limit;
+        self
     }
 
     /// Resolves the URL's host, remembers the answer for the connection, and
@@ -235,7 +251,7 @@ impl Fetcher {
                 request = request.header(reqwest::header::IF_MODIFIED_SINCE, lm);
             }
         }
-        let mut stall = Stall::start(self.read_timeout);
+        let mut stall = Stall::start(self.read_timeout, self.total_timeout);
         let mut response = stall.guard(request.send()).await?.map_err(classify)?;
         let head = head_of(&response);
         if !want_body(&head) {
@@ -338,7 +354,7 @@ impl Fetcher {
     /// GETs `url` and returns as soon as the headers are in; the body is
     /// read through [`BodyStream::chunk`].
     pub async fn open(&self, url: &Url) -> Result<BodyStream, FetchError> {
-        let mut stall = Stall::start(self.read_timeout);
+        let mut stall = Stall::start(self.read_timeout, self.total_timeout);
         let response = stall
             .guard(self.client.get(url.clone()).send())
             .await?
@@ -348,6 +364,20 @@ impl Fetcher {
             response,
             stall,
         })
+    }
+}
+
+/// How long a `Retry-After` asks to wait: seconds, or until an HTTP date
+/// (none for one past); one that is neither reads as a minute, as the
+/// header still asks for a pause. The engine bounds what it waits.
+pub(crate) fn retry_after(value: &[u8], now: SystemTime) -> Duration {
+    let text = std::str::from_utf8(value).unwrap_or("").trim();
+    if let Ok(secs) = text.parse::<u64>() {
+        return Duration::from_secs(secs);
+    }
+    match httpdate::parse_http_date(text) {
+        Ok(when) => when.duration_since(now).unwrap_or(Duration::ZERO),
+        Err(_) => Duration::from_secs(60),
     }
 }
 
@@ -401,12 +431,10 @@ fn head_of(response: &reqwest::Response) -> Head {
             media
         })
         .filter(|t| !t.is_empty());
-    // Retry-After in seconds; an HTTP date is read as "soon" (one minute).
-    let retry_after =
-        opaque_header(response, header::RETRY_AFTER).map(|v| match v.parse::<u64>() {
-            Ok(secs) => Duration::from_secs(secs.min(24 * 3600)),
-            Err(_) => Duration::from_secs(60),
-        });
+    let retry_after = response
+        .headers()
+        .get(header::RETRY_AFTER)
+        .map(|v| retry_after(v.as_bytes(), SystemTime::now()));
     Head {
         status: response.status().as_u16(),
         content_type,
@@ -433,12 +461,17 @@ fn classify(e: reqwest::Error) -> FetchError {
     }
     let mut source: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(&e);
     while let Some(s) = source {
-        if s.downcast_ref::<hyper::Error>()
-            .is_some_and(hyper::Error::is_parse)
-        {
-            // Its own words: reqwest's wrapping ("error sending request
-            // for url (…)") says nothing the record does not.
-            return FetchError::Malformed(one_line(s));
+        if let Some(hyper) = s.downcast_ref::<hyper::Error>() {
+            if hyper.is_parse() {
+                // Its own words: reqwest's wrapping ("error sending request
+                // for url (…)") says nothing the record does not.
+                return FetchError::Malformed(one_line(s));
+            }
+            // Closed with no answer, or mid-answer (a keep-alive connection
+            // the server dropped, a server restarting): as a reset is.
+            if hyper.is_incomplete_message() {
+                return FetchError::Refused(one_line(s));
+            }
         }
         if let Some(io) = s.downcast_ref::<std::io::Error>() {
             use std::io::ErrorKind::*;
@@ -485,6 +518,23 @@ fn one_line(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Seconds as given; an HTTP date as the time left until it (none for
+    /// one past); anything else, a minute.
+    #[test]
+    fn retry_after_reads_seconds_and_dates() {
+        let now = httpdate::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT").expect("a date");
+        let wait = |v: &str| retry_after(v.as_bytes(), now);
+        assert_eq!(wait("120"), Duration::from_secs(120));
+        assert_eq!(wait(" 5 "), Duration::from_secs(5));
+        assert_eq!(
+            wait("Sun, 06 Nov 1994 09:49:37 GMT"),
+            Duration::from_secs(3600)
+        );
+        assert_eq!(wait("Sun, 06 Nov 1994 07:49:37 GMT"), Duration::ZERO);
+        assert_eq!(wait("soon-ish"), Duration::from_secs(60));
+        assert_eq!(retry_after(b"\xc1\xff", now), Duration::from_secs(60));
+    }
 
     #[test]
     fn one_piece_is_kept_as_it_came() {

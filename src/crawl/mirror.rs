@@ -5,7 +5,7 @@
 //!
 //! * **it never leaves `out`**: every path segment is percent-decoded and
 //!   then re-encoded so that `/`, `\`, `:`, `*`, `?`, `"`, `<`, `>`, `|`,
-//!   `%`, `@` and control characters cannot appear raw, and `.`/`..` cannot
+//!   `%`, `@`, control, invisible and bidi characters cannot appear raw, and `.`/`..` cannot
 //!   be a component (`%2e%2e` decodes to `..`, which is then encoded back);
 //!   as a last guard each component is checked to be one plain file name.
 //! * **a file never collides with a directory**. File names always contain
@@ -409,9 +409,13 @@ fn encode_raw(text: &str, out: &mut String) {
 }
 
 /// Characters no common file system takes in a name (Windows' list, which
-/// includes Unix's `/` and NUL), and control characters.
+/// includes Unix's `/` and NUL), control characters, and the invisible and
+/// bidi ones a name could hide behind (`bidi\u{202e}exe.gnp`, which `ls`
+/// shows as `bidignp.exe`).
 fn is_unsafe(c: char) -> bool {
-    matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|') || c.is_control()
+    matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|')
+        || c.is_control()
+        || crate::rules::is_invisible(c)
 }
 
 fn push_escaped(c: char, out: &mut String) {
@@ -534,6 +538,10 @@ mod tests {
             ("http://ex.com/%FF%FE.html",                 "ex.com/%FF%FE.html"),
             ("http://ex.com/%FF:%zz.html",                "ex.com/%FF%3A%25zz.html"),
             ("http://ex.com/a:b*c|d.html",                "ex.com/a%3Ab%2Ac%7Cd.html"),
+            // Invisible and bidi characters, in a path and a query.
+            ("http://ex.com/bidi%E2%80%AEexe.gnp",        "ex.com/bidi%E2%80%AEexe.gnp"),
+            ("http://ex.com/a%E2%80%8Bb.html",            "ex.com/a%E2%80%8Bb.html"),
+            ("http://ex.com/p.html?\u{2066}x",            "ex.com/p.html@%E2%81%A6x"),
             // Dot segments: resolved by the URL parser, or escaped.
             ("http://ex.com/a/../../../etc/passwd",       "ex.com/etc/passwd/index.html"),
             ("http://ex.com/%2e%2e/%2E%2e/x.html",        "ex.com/x.html"),

@@ -201,10 +201,11 @@ pub(crate) async fn fetch_one(
             if !(200..300).contains(&head.status) {
                 return false;
             }
-            let known = match &head.content_type {
-                Some(t) => known.clone().with_content_type(t),
-                None => known.clone(),
-            };
+            // With the headers in, the type is known, if only to be none:
+            // a rule on it decides now, rather than staying deferred.
+            let known = known
+                .clone()
+                .with_content_type(head.content_type.as_deref().unwrap_or(""));
             let verdict = rules.evaluate(
                 &UrlFacts::new(&item.url, &known),
                 &mut scratch,

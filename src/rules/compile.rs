@@ -303,6 +303,12 @@ impl Hot {
     /// The condition is other than a single test: [`Hot::atom`] is where it
     /// starts in [`CompiledRules::ops`].
     pub const COMPOUND: u32 = 1 << 15;
+    /// The node, or a rule nested in it, has `stop`: deferred, it may end
+    /// the processing of every rule after it.
+    pub const MAY_STOP: u32 = 1 << 16;
+    /// The node, or a rule nested in it, sets `fetch` on: deferred, it may
+    /// allow a URL the rules before it refuse.
+    pub const MAY_ALLOW_FETCH: u32 = 1 << 17;
 
     fn of(node: &Node, in_first_match: bool) -> Hot {
         let mut bits = 0;

@@ -455,6 +455,12 @@ struct Acc {
     meta: Vec<(String, String)>,
     source: Option<String>,
     pending: Pending,
+    /// The last deferred rule that may set `fetch` on, with no rule setting
+    /// it after: whether the URL is fetched waits for that rule's field.
+    fetch_waits: Option<u32>,
+    /// `first_match` blocks ended by a deferred rule: the rest of each
+    /// waits for it (usually none, so no allocation).
+    waiting_blocks: Vec<u32>,
     trace: Vec<TraceEntry>,
 }
 
@@ -485,10 +491,14 @@ fn walk(
         meta: Vec::new(),
         source: None,
         pending: Pending::default(),
+        fetch_waits: None,
+        waiting_blocks: Vec::new(),
         trace: Vec::new(),
     };
     let generation = marks.generation;
     let mut stopped = false;
+    // A deferred rule that may `stop` was met: every rule after it waits.
+    let mut waiting = false;
     let record = |acc: &mut Acc, rule: u32, step: Step, filtered: bool, priority_ignored: bool| {
         let keep = match mode {
             TraceMode::Off => false,
@@ -510,7 +520,7 @@ fn walk(
             Visit::Node(id) => id,
             Visit::Run { from, to } => {
                 // Only walks without a trace fold runs.
-                if stopped {
+                if stopped || waiting {
                     break;
                 }
                 let q = &rules.quiet;
@@ -528,6 +538,7 @@ fn walk(
                 if let Some(n) = in_run(&q.last_fetch) {
                     acc.fetch = rules.hot[n as usize].flag(0) == Some(true);
                     acc.fetch_set_by = Some(n);
+                    acc.fetch_waits = None;
                 }
                 if let Some(n) = in_run(&q.last_save) {
                     acc.save = rules.hot[n as usize].flag(2) == Some(true);
@@ -555,15 +566,25 @@ fn walk(
                 continue; // its block was not entered: not visited at all
             }
             if node.has(Hot::IN_FIRST_MATCH) && marks.block_done[parent] == generation {
-                record(&mut acc, id, Step::SkippedByFirstMatch, false, false);
+                let step = if acc.waiting_blocks.contains(&node.parent) {
+                    Step::WaitsForDeferred
+                } else {
+                    Step::SkippedByFirstMatch
+                };
+                record(&mut acc, id, step, false, false);
                 continue;
             }
         }
-        if stopped {
+        if stopped || waiting {
             if mode == TraceMode::Off {
                 break;
             }
-            record(&mut acc, id, Step::SkippedByStop, false, false);
+            let step = if stopped {
+                Step::SkippedByStop
+            } else {
+                Step::WaitsForDeferred
+            };
+            record(&mut acc, id, step, false, false);
             continue;
         }
         if !node.has(Hot::ENABLED) {
@@ -598,6 +619,21 @@ fn walk(
                 }
                 acc.pending = acc.pending.union(fields);
                 record(&mut acc, id, Step::Deferred, false, false);
+                // What may follow from the rule once its field is known
+                // cannot be settled without it (SPEC 1.3 step 3): a later
+                // filter or setting that its `stop` or its `first_match`
+                // block would skip waits with it, and so does the fetch it
+                // may allow or refuse. Phase 1 never refuses a URL that the
+                // rule may let through.
+                if node.has(Hot::MAY_ALLOW_FETCH) {
+                    acc.fetch_waits = Some(id);
+                }
+                if node.has(Hot::MAY_STOP) {
+                    waiting = true;
+                } else if node.has(Hot::IN_FIRST_MATCH) {
+                    marks.block_done[node.parent as usize] = generation;
+                    acc.waiting_blocks.push(node.parent);
+                }
                 continue;
             }
             t => (t == Truth::True) != node.has(Hot::NEGATE),
@@ -619,6 +655,7 @@ fn walk(
         if let Some(fetch) = node.flag(0) {
             acc.fetch = fetch;
             acc.fetch_set_by = Some(id);
+            acc.fetch_waits = None;
         }
         if let Some(save) = node.flag(2) {
             acc.save = save;
@@ -651,6 +688,15 @@ fn walk(
         }
     }
 
+    // Not fetched, unless a deferred rule may allow it: then it is fetched
+    // as far as learning the field (its address, its headers) and judged
+    // again there, before anything else of it is fetched.
+    if !acc.fetch
+        && let Some(rule) = acc.fetch_waits
+    {
+        acc.fetch = true;
+        acc.fetch_set_by = Some(rule);
+    }
     let log = if acc.filtered {
         acc.filter_logged
     } else if acc.fetch {

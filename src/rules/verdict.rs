@@ -90,6 +90,10 @@ pub enum Step {
     SkippedByStop,
     /// An earlier rule in the same `first_match` block took effect.
     SkippedByFirstMatch,
+    /// An earlier rule that may end processing (`stop`, or the rest of
+    /// its `first_match` block) was deferred: this one is evaluated with
+    /// it, once the field it waits for is known.
+    WaitsForDeferred,
 }
 
 impl Step {
@@ -101,6 +105,7 @@ impl Step {
             Step::Disabled => "disabled",
             Step::SkippedByStop => "skipped-by-stop",
             Step::SkippedByFirstMatch => "skipped-by-first-match",
+            Step::WaitsForDeferred => "waits-for-deferred",
         }
     }
 }

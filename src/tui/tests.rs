@@ -79,6 +79,7 @@ fn stats() -> Stats {
         errors: 8,
         retries: 4,
         deleted: 0,
+        unrefreshed: 0,
         unlogged: 0,
         dropped_by_new_rules: 0,
         queued_by_new_rules: 0,

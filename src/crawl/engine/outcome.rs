@@ -22,6 +22,10 @@ use crate::crawl::task::{Content, Outcome};
 use crate::rules::{CompiledRules, Queue, Verdict, normalize};
 use crate::store::{ErrorClass, ErrorInfo, State};
 
+/// The longest a URL waits for its retry, whatever the server's
+/// `Retry-After` asks: as long as a host's backoff, and robots.txt's.
+pub(crate) const MAX_RETRY_WAIT: Duration = Duration::from_secs(300);
+
 impl Engine {
     pub(super) fn handle(&mut self, outcome: Outcome) {
         self.release(&outcome, Instant::now());
@@ -150,13 +154,22 @@ impl Engine {
         };
         let retry = temporary && item.attempts <= self.plan.settings.max_retries;
         let count = item.attempts;
+        // The server's Retry-After, up to the longest the crawl waits: a
+        // day's wait would hold the crawl's end for days. The wait is said,
+        // so that a URL queued that long is not taken for a stuck one.
+        let backoff = retry_after
+            .unwrap_or(Duration::from_secs(1u64 << count.min(6)))
+            .min(MAX_RETRY_WAIT);
         let reason = if retry {
             format!(
-                "retry {count} of {} after: {message}",
-                self.plan.settings.max_retries
+                "retry {count} of {} in {} s, after: {message}",
+                self.plan.settings.max_retries,
+                backoff.as_secs()
             )
         } else if temporary {
-            format!("gave up after {count} temporary errors: {message}")
+            let errors =
+                crate::text::counted(u64::from(count), "temporary error", "temporary errors");
+            format!("gave up after {errors}: {message}")
         } else {
             format!("permanent error: {message}")
         };
@@ -186,7 +199,6 @@ impl Engine {
         });
         if retry {
             self.stats.retries += 1;
-            let backoff = retry_after.unwrap_or(Duration::from_secs(1u64 << count.min(6)));
             let when = Instant::now() + backoff;
             self.delayed.push(Reverse((when, item.id)));
             self.delayed_items.insert(item.id, (host, item));

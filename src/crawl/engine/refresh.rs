@@ -425,14 +425,18 @@ impl Engine {
         if class == ErrorClass::Temporary {
             self.update_and(item.id, Some(item), |r| {
                 r.state = before;
-                r.reason = format!(
-                    "refresh failed: gave up after {count} temporary errors: {message}; the copy is kept"
-                );
+                let errors =
+                    crate::text::counted(u64::from(count), "temporary error", "temporary errors");
+                r.reason =
+                    format!("refresh failed: gave up after {errors}: {message}; the copy is kept");
                 r.error = Some(error);
                 r.fetched_ms = Some(now_ms());
-                set_outcome(r, format!("temporary errors, given up: {message}; copy kept"));
+                set_outcome(
+                    r,
+                    format!("temporary errors, given up: {message}; copy kept"),
+                );
             });
-            self.stats.errors += 1;
+            self.stats.unrefreshed += 1;
             return true;
         }
         // Inline: one unlink, far less than handing it to another thread.

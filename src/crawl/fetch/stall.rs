@@ -1,6 +1,9 @@
 //! The read timeout: a step of a request (waiting for the headers, for
 //! the next piece of the body) fails with [`FetchError::Timeout`] when it
-//! takes longer than the limit.
+//! takes longer than the limit, and so does the whole request when it
+//! takes longer than its total limit (a server that sends a few bytes now
+//! and then would otherwise hold a fetch for as long as its body cap lasts:
+//! days at 10 MiB).
 //!
 //! One timer a request, set again only when it goes off early. reqwest's
 //! own `read_timeout` kept a timer for the headers and another for the
@@ -20,6 +23,9 @@ use super::FetchError;
 #[derive(Debug)]
 pub(super) struct Stall {
     limit: Duration,
+    /// The whole request's limit, and when it is up.
+    total: Duration,
+    ends: Instant,
     /// When the step under way began.
     began: Instant,
     /// Goes off at or before the step's deadline (`began + limit`).
@@ -27,12 +33,16 @@ pub(super) struct Stall {
 }
 
 impl Stall {
-    /// The clock of a request about to be sent.
-    pub(super) fn start(limit: Duration) -> Stall {
+    /// The clock of a request about to be sent: `limit` a step, `total`
+    /// the whole of it.
+    pub(super) fn start(limit: Duration, total: Duration) -> Stall {
+        let now = Instant::now();
         Stall {
             limit,
-            began: Instant::now(),
-            timer: Box::pin(tokio::time::sleep(limit)),
+            total,
+            ends: now + total,
+            began: now,
+            timer: Box::pin(tokio::time::sleep(limit.min(total))),
         }
     }
 
@@ -50,8 +60,15 @@ impl Stall {
                 biased;
                 out = &mut step => return Ok(out),
                 () = &mut self.timer => {
-                    let deadline = self.began + self.limit;
-                    if Instant::now() >= deadline {
+                    let now = Instant::now();
+                    if now >= self.ends {
+                        return Err(FetchError::Timeout(format!(
+                            "not done after {} s (max_fetch_s)",
+                            self.total.as_secs_f64()
+                        )));
+                    }
+                    let deadline = (self.began + self.limit).min(self.ends);
+                    if now >= deadline {
                         return Err(FetchError::Timeout(format!(
                             "nothing received for {} s",
                             self.limit.as_secs_f64()
@@ -75,7 +92,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn each_step_has_the_whole_limit() {
         let limit = Duration::from_millis(200);
-        let mut stall = Stall::start(limit);
+        let mut stall = Stall::start(limit, Duration::from_secs(60));
         for _ in 0..4 {
             let out = stall
                 .guard(tokio::time::sleep(Duration::from_millis(120)))
@@ -92,6 +109,31 @@ mod tests {
         match late {
             Err(FetchError::Timeout(m)) => assert!(m.contains("0.2 s"), "{m}"),
             other => panic!("a step that never ends must time out: {other:?}"),
+        }
+    }
+
+    /// A request whose every step comes in time still ends at its total
+    /// limit (a server dripping its body).
+    #[tokio::test(start_paused = true)]
+    async fn the_whole_request_has_its_own_limit() {
+        let total = Duration::from_millis(1000);
+        let mut stall = Stall::start(Duration::from_millis(200), total);
+        let started = Instant::now();
+        let mut steps = 0;
+        let failed = loop {
+            match stall
+                .guard(tokio::time::sleep(Duration::from_millis(150)))
+                .await
+            {
+                Ok(()) => steps += 1,
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(steps, 6, "steps of 150 ms until 1 s is up");
+        assert_eq!(started.elapsed(), total, "failed at the total limit");
+        match failed {
+            FetchError::Timeout(m) => assert!(m.contains("not done after 1 s"), "{m}"),
+            other => panic!("a timeout: {other:?}"),
         }
     }
 }

@@ -209,6 +209,25 @@ impl Builder {
             .iter()
             .map(|n| Hot::of(n, n.parent.is_some_and(|p| nodes[p as usize].first_match)))
             .collect();
+        // What a node's block may do, for a deferred node: nested rules
+        // come after their parent, so one pass backwards carries it up.
+        for id in (0..hot.len()).rev() {
+            let h = hot[id];
+            if !h.has(Hot::ENABLED) {
+                continue; // never evaluated, nor are the rules nested in it
+            }
+            let mut may = h.bits & (Hot::MAY_STOP | Hot::MAY_ALLOW_FETCH);
+            if h.has(Hot::STOP) {
+                may |= Hot::MAY_STOP;
+            }
+            if h.flag(0) == Some(true) {
+                may |= Hot::MAY_ALLOW_FETCH;
+            }
+            hot[id].bits |= may;
+            if h.parent != Hot::NONE {
+                hot[h.parent as usize].bits |= may;
+            }
+        }
         let mut ops = Vec::new();
         // Disabled nodes are never evaluated: their conditions need no ops.
         for (h, node) in hot.iter_mut().zip(&nodes).filter(|(_, n)| n.enabled) {

@@ -18,7 +18,7 @@ use crate::rules::model::{
 
 /// The `[crawl]` keys of SPEC §5, plus `commit_ms` (how long the engine
 /// groups URL log writes); any other key there is a typo.
-pub const CRAWL_KEYS: [&str; 17] = [
+pub const CRAWL_KEYS: [&str; 18] = [
     "start",
     "disposition",
     "max_link_depth",
@@ -30,6 +30,7 @@ pub const CRAWL_KEYS: [&str; 17] = [
     "per_host",
     "delay_ms",
     "timeout_s",
+    "max_fetch_s",
     "max_body_bytes",
     "max_retries",
     "commit_ms",
