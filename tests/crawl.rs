@@ -905,28 +905,33 @@ async fn a_page_judged_by_replaced_rules_keeps_their_trace() {
     );
 }
 
+/// A site whose `/` links to a 50 KB PNG, `/a.png`, and to the HTML page
+/// `page`.
+fn png_and_page(page: &'static str) -> Router {
+    Router::new()
+        .route(
+            "/",
+            get(move || async move {
+                html(format!(
+                    "<a href=\"/a.png\">png</a><a href=\"{page}\">page</a>"
+                ))
+            }),
+        )
+        .route(
+            "/a.png",
+            get(|| async {
+                ([(header::CONTENT_TYPE, "image/png")], vec![0u8; 50_000]).into_response()
+            }),
+        )
+        .route(page, get(|| async { html("<p>hello</p>".into()) }))
+}
+
 /// Address rules are decided after the crawler's own DNS (phase 1b), and
 /// content-type rules when the headers arrive (phase 2): an excluded body is
 /// not downloaded.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn address_and_content_type_rules_apply_during_the_fetch() {
-    let origin = serve(
-        Router::new()
-            .route(
-                "/",
-                get(|| async {
-                    html("<a href=\"/a.png\">png</a><a href=\"/page\">page</a>".into())
-                }),
-            )
-            .route(
-                "/a.png",
-                get(|| async {
-                    ([(header::CONTENT_TYPE, "image/png")], vec![0u8; 50_000]).into_response()
-                }),
-            )
-            .route("/page", get(|| async { html("<p>hello</p>".into()) })),
-    )
-    .await;
+    let origin = serve(png_and_page("/page")).await;
     let rules = "[[rules]]\nname = \"no images by type\"\nmatch = { field = \"content_type\", prefix = \"image/\" }\naction = \"exclude\"\nlog = true\n";
     let c = crawl(&[format!("{origin}/")], "", rules).await;
     let records = c.records();
@@ -964,23 +969,7 @@ async fn address_and_content_type_rules_apply_during_the_fetch() {
 /// disposition refused without ever fetching it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deferred_rules_decide_once_their_field_is_known() {
-    let origin = serve(
-        Router::new()
-            .route(
-                "/",
-                get(|| async {
-                    html("<a href=\"/a.png\">png</a><a href=\"/b.html\">b</a>".into())
-                }),
-            )
-            .route(
-                "/a.png",
-                get(|| async {
-                    ([(header::CONTENT_TYPE, "image/png")], vec![0u8; 50_000]).into_response()
-                }),
-            )
-            .route("/b.html", get(|| async { html("<p>b</p>".into()) })),
-    )
-    .await;
+    let origin = serve(png_and_page("/b.html")).await;
     let start = [format!("{origin}/")];
     let html_stop = "[[rules]]\nname = \"html pages: download, stop\"\n\
         match = { field = \"content_type\", exact = \"text/html\" }\naction = \"download\"\nstop = true\n";
