@@ -22,6 +22,8 @@
 //! The regex is not checked here: the compiler disables a rule whose regex
 //! does not compile (Funnelback's are Perl 5 syntax, Rust's is close but not
 //! equal), which is visible in every interface instead of failing the import.
+//! Its `\d`, `\w` and `\s` are read as ASCII classes, as Funnelback's Java
+//! reads them ([`super::java_regex`]).
 //!
 //! Other keys (`crawler.ignore_robots_txt=true`, …) are settings, not rules:
 //! they are skipped with a note. A key given twice keeps its last value,
@@ -165,7 +167,8 @@ fn condition(value: &str) -> Option<Condition> {
         })
     };
     if let Some(regex) = value.strip_prefix(REGEXP) {
-        return (!regex.is_empty()).then(|| test(Matcher::Regex(regex.to_string())));
+        let regex = super::java_regex::ascii_perl_classes(regex);
+        return (!regex.is_empty()).then(|| test(Matcher::Regex(regex)));
     }
     let items: Vec<Condition> = value
         .split(',')

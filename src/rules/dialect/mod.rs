@@ -6,6 +6,7 @@
 
 pub mod exalead;
 pub mod funnelback;
+mod java_regex;
 pub mod native;
 pub mod nutch;
 pub mod wca;

@@ -20,6 +20,8 @@
 //! checked here: the compiler disables a rule whose regex does not compile,
 //! such as Nutch's own default `-.*(/[^/]+)/[^/]+\1/[^/]+\1/` (Java regexes
 //! have backreferences, Rust's do not), and says so in every interface.
+//! Its `\d`, `\w` and `\s` are read as ASCII classes, as Java reads them
+//! ([`super::java_regex`]).
 
 use super::Parsed;
 use crate::rules::error::{LineError, Note};
@@ -72,7 +74,7 @@ pub fn parse(text: &str) -> Result<Parsed, LineError> {
         let mut rule = Rule::new(content, line);
         rule.condition = Some(Condition::Test(Test {
             field: Field::Url,
-            matcher: Matcher::Regex(regex.to_string()),
+            matcher: Matcher::Regex(super::java_regex::ascii_perl_classes(regex)),
             case: Case::Sensitive,
         }));
         if reject {
