@@ -105,7 +105,10 @@ mod tests {
     fn perl_classes_become_java_s_ascii_ones() {
         let cases = [
             (r"/s\d+/\w+\.html", r"/s[[:digit:]]+/[[:word:]]+\.html"),
-            (r"\s\S\W\D", r"[[:space:]][[:^space:]][[:^word:]][[:^digit:]]"),
+            (
+                r"\s\S\W\D",
+                r"[[:space:]][[:^space:]][[:^word:]][[:^digit:]]",
+            ),
             (r"[\w.-]+|[^\d]", r"[[:word:].-]+|[^[:digit:]]"),
             (r"(a(\d{2,3}))?", r"(a([[:digit:]]{2,3}))?"),
             // Nothing to rewrite, or not a regex: as written.
