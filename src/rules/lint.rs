@@ -201,17 +201,20 @@ fn literal_lints(
     };
 
     let found = match matcher {
-        Matcher::Exact(_) | Matcher::Prefix(_) => {
-            start_problem(field, &text).map(|p| (LintKind::ImpossibleAnchor, p))
-        }
+        Matcher::Exact(_) | Matcher::Prefix(_) => start_problem(field, &text)
+            .or_else(|| url_host_problem(field, &text))
+            .map(|p| (LintKind::ImpossibleAnchor, p)),
         // A suffix is anchored at the end; only what the field can never
         // contain is checked there.
         Matcher::Suffix(_) => char_problem(field, &text).map(|p| (LintKind::ImpossibleAnchor, p)),
-        Matcher::Contains(_) => char_problem(field, &text).map(|p| (LintKind::NeverMatches, p)),
+        Matcher::Contains(_) => char_problem(field, &text)
+            .or_else(|| url_host_problem(field, &text))
+            .map(|p| (LintKind::NeverMatches, p)),
         Matcher::Wildcard(_) => {
             let mut pieces = text.split('*');
             let head = pieces.next().unwrap_or_default();
             start_problem(field, head)
+                .or_else(|| url_host_problem(field, head))
                 .or_else(|| pieces.find_map(|piece| char_problem(field, piece)))
                 .map(|p| (LintKind::ImpossibleAnchor, p))
         }
@@ -398,6 +401,10 @@ enum Problem {
     DomainDot,
     /// Upper case on a field that normalization lower-cases.
     UpperCase,
+    /// Upper case in the host of a URL written in `url` text.
+    UrlHostCase,
+    /// A default port (`:80` after `http://`) written in `url` text.
+    UrlDefaultPort(&'static str),
 }
 
 /// Fields whose whole value is lower-case after normalization.
@@ -486,6 +493,45 @@ fn url_start(text: &str) -> Option<Problem> {
         (Some(c), _) if c.is_ascii_uppercase() => Some(Problem::UpperCase),
         (Some(_), _) => Some(Problem::UrlNotScheme),
     }
+}
+
+/// What the host part of `url` text can never hold: capitals, or the
+/// scheme's default port (normalization lower-cases hosts and drops default
+/// ports, so `http://WWW.Example.com:80/` matches nothing). The host is
+/// what follows `http://`, or, without a scheme, a leading dotted name
+/// followed by a path (`WWW.Example.com/Private`, a Funnelback pattern).
+fn url_host_problem(field: Field, text: &str) -> Option<Problem> {
+    if field != Field::Url {
+        return None;
+    }
+    let (scheme, rest) = match text.split_once("://") {
+        Some((scheme, rest)) if SPECIAL_SCHEMES.contains(&scheme) => (Some(scheme), rest),
+        Some(_) => return None,
+        None => (None, text),
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let looks_like_host = |a: &str| {
+        end < rest.len()
+            && a.contains('.')
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':'))
+    };
+    if scheme.is_none() && !looks_like_host(authority) {
+        return None;
+    }
+    if authority.bytes().any(|b| b.is_ascii_uppercase()) {
+        return Some(Problem::UrlHostCase);
+    }
+    let default = match scheme? {
+        "http" | "ws" => ":80",
+        "https" | "wss" => ":443",
+        "ftp" => ":21",
+        _ => return None,
+    };
+    authority
+        .ends_with(default)
+        .then_some(Problem::UrlDefaultPort(default))
 }
 
 /// `authority` is `host[:port]`; `authority_path_query` adds `/path[?query]`.
@@ -679,6 +725,14 @@ impl Problem {
             Problem::UpperCase if field == Field::Url => format!(
                 "the scheme at the start of url is lower-case after normalization; \
                  write it in lower case {sensitive}"
+            ),
+            Problem::UrlHostCase => format!(
+                "the host in url is lower-case after normalization; \
+                 write it in lower case {sensitive}"
+            ),
+            Problem::UrlDefaultPort(port) => format!(
+                "url never holds its scheme's default port `{port}`: normalization drops it; \
+                 leave it out"
             ),
             Problem::UpperCase => {
                 let fix = match pattern {

@@ -597,8 +597,19 @@ impl Importer {
         })?;
         let case = norm(el)?;
         let literal = literal_flag(el)?;
-        let matcher = matcher(kind, value, literal)
+        let mut matcher = matcher(kind, value, literal)
             .map_err(|e| LineError::new(el.line, format!("in <{}>: {e}", el.name)))?;
+        // A URL written as text is compared with normalized URLs: written
+        // normalized too, or `http://WWW.Example.com` would never match.
+        if field == Field::Url {
+            match &mut matcher {
+                Matcher::Exact(text) => *text = super::url_start_normalized(text, true),
+                Matcher::Prefix(text) | Matcher::Contains(text) => {
+                    *text = super::url_start_normalized(text, false);
+                }
+                _ => {}
+            }
+        }
         Ok(Some(Condition::Test(Test {
             field,
             matcher,

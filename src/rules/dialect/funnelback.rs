@@ -174,7 +174,9 @@ fn condition(value: &str) -> Option<Condition> {
         .split(',')
         .map(str::trim)
         .filter(|item| !item.is_empty())
-        .map(|item| test(Matcher::Contains(item.to_string())))
+        // A URL in a pattern is compared with normalized URLs: written
+        // normalized too (`HTTP://Example.COM/` → `http://example.com/`).
+        .map(|item| test(Matcher::Contains(super::url_start_normalized(item, false))))
         .collect();
     (!items.is_empty()).then_some(Condition::Any(items))
 }
@@ -291,6 +293,22 @@ mod tests {
                 .all(|r| r.rules.is_empty() && !r.first_match && r.flags().is_empty())
         );
         assert!(parsed.notes.is_empty(), "{:?}", parsed.notes);
+    }
+
+    /// A pattern holding a URL is written as URLs are normalized, so that
+    /// it can match; other substrings are kept as written.
+    #[test]
+    fn url_patterns_are_written_normalized() {
+        let Ok(parsed) = parse("exclude_patterns=HTTP://WWW.Example.com:80/Private,/Docs\n") else {
+            panic!("parses")
+        };
+        assert_eq!(
+            parsed.rules.rules[0].condition,
+            Some(Condition::Any(vec![
+                contains("http://www.example.com/Private"),
+                contains("/Docs")
+            ]))
+        );
     }
 
     /// Layout: comments, blanks, CRLF, a BOM, key case, spaces, empty items.

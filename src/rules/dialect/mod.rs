@@ -18,6 +18,40 @@ use std::str::FromStr;
 use super::error::{LineError, Note, RuleFileError};
 use super::model::RuleSet;
 
+/// URL text written the way URLs are normalized before rules see them
+/// (lower-case scheme and host, no default port), or a test on it could
+/// never match: `HTTP://Sales.IBM.com:80/x*` becomes
+/// `http://sales.ibm.com/x*`. The path keeps its case. With `whole` (the
+/// text is a whole URL, not its start) a URL with no path gets the `/` its
+/// normalized form has (`http://example.com` → `http://example.com/`).
+/// Text without `scheme://` is returned as it is.
+pub(crate) fn url_start_normalized(text: &str, whole: bool) -> String {
+    let Some((scheme, rest)) = text.split_once("://") else {
+        return text.to_string();
+    };
+    let scheme = scheme.to_ascii_lowercase();
+    let (authority, path) = rest
+        .find(['/', '?', '#'])
+        .map_or((rest, ""), |i| rest.split_at(i));
+    let mut authority = authority.to_ascii_lowercase();
+    let default_port = match scheme.as_str() {
+        "http" => Some(":80"),
+        "https" => Some(":443"),
+        _ => None,
+    };
+    if let Some(port) = default_port
+        && authority.ends_with(port)
+    {
+        authority.truncate(authority.len() - port.len());
+    }
+    let slash = if whole && !path.starts_with('/') {
+        "/"
+    } else {
+        ""
+    };
+    format!("{scheme}://{authority}{slash}{path}")
+}
+
 /// A rule-file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dialect {

@@ -157,7 +157,7 @@ fn parse_line(trimmed: &str, line: usize) -> Result<(Kind, Rule), LineError> {
             })
         }
         Kind::Prefix => {
-            let target = normalize_prefix_target(target);
+            let target = super::url_start_normalized(target, false);
             let pattern = if target.ends_with('*') {
                 target
             } else {
@@ -175,30 +175,6 @@ fn parse_line(trimmed: &str, line: usize) -> Result<(Kind, Rule), LineError> {
         rule.log = Some(true);
     }
     Ok((kind, rule))
-}
-
-/// Writes a prefix target the way URLs are normalized before rules see them
-/// (lower-case scheme and host, no default port), or it could never match:
-/// `HTTP://Sales.IBM.com:80/x*` becomes `http://sales.ibm.com/x*`. The path
-/// keeps its case.
-fn normalize_prefix_target(target: &str) -> String {
-    let Some((scheme, rest)) = target.split_once("://") else {
-        return target.to_string();
-    };
-    let scheme = scheme.to_ascii_lowercase();
-    let (authority, path) = rest.find('/').map_or((rest, ""), |i| rest.split_at(i));
-    let mut authority = authority.to_ascii_lowercase();
-    let default_port = match scheme.as_str() {
-        "http" => Some(":80"),
-        "https" => Some(":443"),
-        _ => None,
-    };
-    if let Some(port) = default_port
-        && authority.ends_with(port)
-    {
-        authority.truncate(authority.len() - port.len());
-    }
-    format!("{scheme}://{authority}{path}")
 }
 
 /// The condition of a domain rule: the host pattern, plus the port when the

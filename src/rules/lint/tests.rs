@@ -281,6 +281,83 @@ fn literal_and_matcher_cases() {
     assert_eq!(kinds(&t), [NeverMatches]);
 }
 
+/// The host part of `url` text is lower-case and has no default port
+/// after normalization: written otherwise (an Exalead `Url`, a Funnelback
+/// substring), the test never matches.
+#[test]
+fn a_url_s_host_with_capitals_or_a_default_port_never_matches() {
+    use Case::*;
+    use Field::*;
+    use LintKind::*;
+    let cases: Vec<(Matcher, Case, Option<LintKind>)> = vec![
+        (
+            Matcher::Prefix("http://WWW.Example.com/".into()),
+            Sensitive,
+            Some(ImpossibleAnchor),
+        ),
+        (
+            Matcher::Prefix("http://WWW.Example.com/".into()),
+            Insensitive,
+            None,
+        ),
+        (
+            Matcher::Prefix("http://www.example.com/Docs".into()),
+            Sensitive,
+            None,
+        ),
+        (
+            Matcher::Exact("http://example.com:80/b".into()),
+            Sensitive,
+            Some(ImpossibleAnchor),
+        ),
+        (
+            Matcher::Exact("https://example.com:443/".into()),
+            Sensitive,
+            Some(ImpossibleAnchor),
+        ),
+        (
+            Matcher::Exact("https://example.com:80/".into()),
+            Sensitive,
+            None,
+        ),
+        (
+            Matcher::Contains("WWW.Example.com/Private".into()),
+            Sensitive,
+            Some(NeverMatches),
+        ),
+        (
+            Matcher::Contains("www.example.com/Private".into()),
+            Sensitive,
+            None,
+        ),
+        (
+            Matcher::Contains("/Private/Index.html".into()),
+            Sensitive,
+            None,
+        ),
+        (Matcher::Contains("Index.HTML".into()), Sensitive, None),
+        (
+            Matcher::Wildcard("http://Example.com/*".into()),
+            Sensitive,
+            Some(ImpossibleAnchor),
+        ),
+    ];
+    for (matcher, case, want) in cases {
+        let t = test(Url, matcher, case);
+        assert_eq!(kinds(&t).first().copied(), want, "{t:?}");
+    }
+    let t = test(
+        Url,
+        Matcher::Contains("WWW.Example.com/x".into()),
+        Sensitive,
+    );
+    let said = lint_test(&t)[0].1.clone();
+    assert!(said.contains("the host in url is lower-case"), "{said}");
+    let t = test(Url, Matcher::Prefix("http://a.com:80/".into()), Sensitive);
+    let said = lint_test(&t)[0].1.clone();
+    assert!(said.contains("default port `:80`"), "{said}");
+}
+
 /// The messages name the fix concretely, as seed 000 does.
 #[test]
 fn messages_say_how_to_fix() {

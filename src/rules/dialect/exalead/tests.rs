@@ -698,3 +698,29 @@ fn seed_002_no_panic_on_any_input() {
         }
     }
 }
+
+/// A URL written as text is compared with normalized URLs, so it is
+/// written normalized: lower-case scheme and host, no default port, and a
+/// whole URL with no path gets its `/` (the path keeps its case).
+#[test]
+fn url_values_are_written_normalized() {
+    let s = Case::Sensitive;
+    let cases = [
+        (
+            r#"<ar:Atom litteral="true" value="HTTP://WWW.Example.com/Docs" norm="none" kind="prefix" field="url"/>"#,
+            Matcher::Prefix("http://www.example.com/Docs".into()),
+        ),
+        (
+            r#"<Url val="http://example.com" norm="none"/>"#,
+            Matcher::Exact("http://example.com/".into()),
+        ),
+        (
+            r#"<Url val="http://example.com:80/b" norm="none"/>"#,
+            Matcher::Exact("http://example.com/b".into()),
+        ),
+    ];
+    for (atom, want) in cases {
+        let rule = one_rule(&format!("{atom}<Index/>"));
+        assert_eq!(rule.condition, Some(test(Field::Url, want, s)), "{atom}");
+    }
+}
