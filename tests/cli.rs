@@ -358,6 +358,16 @@ fn an_unrecognised_rules_file_says_how_it_was_read() {
             "{err}"
         );
     }
+    // A whole Funnelback collection.cfg: other settings first, its
+    // pattern lines further down.
+    let (_dir, rules) = rules_file(
+        "collection.cfg",
+        "service_name=My Site\nstart_url=http://x.com/\ncrawler.num_crawlers=4\ninclude_patterns=/a\n",
+    );
+    let out = run(&["rules", "--rules", path_str(&rules)]);
+    let said = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(said.contains("(funnelback dialect)"), "{said}");
 }
 
 /// A rule the importer adds (Nutch's final reject) has no line in the

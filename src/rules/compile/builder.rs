@@ -387,12 +387,13 @@ fn compile_regex(pattern: &str, insensitive: bool) -> AtomKind {
         .build()
     {
         Ok(r) => AtomKind::Regex(r),
-        Err(regex::Error::CompiledTooBig(limit)) => AtomKind::Broken(format!(
-            "regex `{pattern}` is too costly to compile: it exceeds the regex size limit of {limit} bytes; \
-             simplify it (fewer repetitions like {{1000}}, smaller classes)"
-        )),
         // The pattern shortened, so that a long one leaves the reason in
         // sight (the edit form and the rule's own line show it whole).
+        Err(regex::Error::CompiledTooBig(limit)) => AtomKind::Broken(format!(
+            "regex `{}` is too costly to compile: it exceeds the regex size limit of {limit} bytes; \
+             simplify it (fewer repetitions like {{1000}}, smaller classes)",
+            crate::text::shortened(pattern, 60)
+        )),
         Err(e) => AtomKind::Broken(format!(
             "regex `{}` does not compile: {}",
             crate::text::shortened(pattern, 60),

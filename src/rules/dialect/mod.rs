@@ -143,7 +143,8 @@ pub struct Loaded {
 ///
 /// XML → exalead; `include_patterns=`/`exclude_patterns=` → funnelback;
 /// `allow`/`forbid` lines → wca; `+`/`-` lines → nutch; anything else is
-/// taken as native TOML (whose own parser then reports what is wrong).
+/// taken as native TOML (whose own parser then reports what is wrong),
+/// unless a pattern line further down shows a Funnelback collection.cfg.
 pub fn detect(text: &str) -> Dialect {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for line in text.lines() {
@@ -165,7 +166,22 @@ pub fn detect(text: &str) -> Dialect {
         if line.starts_with('+') || line.starts_with('-') {
             return Dialect::Nutch;
         }
-        return Dialect::Native;
+        // A whole Funnelback collection.cfg starts with other settings
+        // (`service_name=…`): its pattern lines, anywhere, say what it is.
+        let funnelback = text.lines().any(|line| {
+            let key = line
+                .trim_start()
+                .split(['=', ' ', '\t'])
+                .next()
+                .unwrap_or("");
+            key.eq_ignore_ascii_case("include_patterns")
+                || key.eq_ignore_ascii_case("exclude_patterns")
+        });
+        return if funnelback {
+            Dialect::Funnelback
+        } else {
+            Dialect::Native
+        };
     }
     Dialect::Native
 }
