@@ -571,7 +571,9 @@ fn too_costly_regex_is_reported_as_such() {
     assert!(reason.text().contains("too costly"), "{reason:?}");
     assert!(!reason.on_purpose(), "warned about");
     // A long pattern is shortened in the reason, which stays one line.
-    let long = (0..3000).map(|i| format!("(a{i}{{99}}){{99}}")).collect::<Vec<_>>();
+    let long = (0..3000)
+        .map(|i| format!("(a{i}{{99}}){{99}}"))
+        .collect::<Vec<_>>();
     let rules = compile(&format!(
         "[[rules]]\nmatch = {{ field = \"url\", regex = '{}' }}\naction = \"exclude\"\n",
         long.join("|")
