@@ -598,6 +598,31 @@ async fn robots_txt_answers_map_as_rfc_9309_says() {
     }
 }
 
+/// While a host's robots.txt is being fetched, its URL waiting for it
+/// counts as queued (the robots.txt fetch is in flight, but no URL of the
+/// frontier), as the log and the final summary count it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_waiting_for_robots_txt_counts_as_queued() {
+    let arrived = Arc::new(Notify::new());
+    let gate = Arc::new(Semaphore::new(0));
+    let held = Answer::Gated {
+        arrived: arrived.clone(),
+        gate: gate.clone(),
+        then: Box::new(text("User-agent: *\nAllow: /\n")),
+    };
+    let site = serve(move |_| vec![("/robots.txt".into(), held), ("/".into(), html("home"))]).await;
+    let mut running = start(&[site.url("/")], FAST, "");
+    arrived.notified().await;
+    // Bounded, so that a wrong count fails rather than waits for ever.
+    let counted = util::stats_until(&mut running.events, |s| s.in_flight == 1 && s.queued == 1);
+    tokio::time::timeout(Duration::from_secs(30), counted)
+        .await
+        .expect("the waiting URL counted as queued");
+    gate.add_permits(1);
+    let c = running.finish().await;
+    assert_eq!(c.get(&site.url("/")).state, State::Saved);
+}
+
 /// `Crawl-delay` raises the host's delay, visible in the engine's detail
 /// (no timing needed: the crawl is held on a page while the test asks).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -362,6 +362,9 @@ pub struct Engine {
     pending_at: HashMap<String, usize>,
     /// The hosts of the URLs of `pending` to be queued.
     pending_hosts: FxHashSet<u32>,
+    /// Of the fetches in flight, those of a robots.txt: not URLs of the
+    /// frontier, so not taken off its count of queued URLs.
+    robots_in_flight: u64,
     /// URLs logged as not followed (rel=nofollow) and met since the last
     /// write through a followed link: rewritten as newly met with the next
     /// write, and queued once that write is in (`Engine::revive`).
@@ -478,6 +481,7 @@ impl Engine {
             pending: Vec::new(),
             pending_at: HashMap::new(),
             pending_hosts: FxHashSet::default(),
+            robots_in_flight: 0,
             revived: Vec::new(),
             deferred: None,
             marks: Vec::new(),
@@ -578,6 +582,7 @@ impl Engine {
                             bell.outcome(true);
                         });
                         running.insert(task.id(), Running::Robots(host));
+                        self.robots_in_flight += 1;
                         continue;
                     }
                     Job::Fetch { host, item, robots } => (host, item, robots),

@@ -10,8 +10,10 @@ use super::*;
 impl Engine {
     pub(super) fn snapshot(&mut self) -> Stats {
         // Every queued URL is in the log's frontier index, in memory or
-        // not, until it is done (so in-flight ones are in it too).
-        self.stats.queued = self.log.frontier_len().saturating_sub(self.stats.in_flight);
+        // not, until it is done (so in-flight ones are in it too, but for
+        // robots.txt, which is no URL of the frontier).
+        let urls_in_flight = self.stats.in_flight.saturating_sub(self.robots_in_flight);
+        self.stats.queued = self.log.frontier_len().saturating_sub(urls_in_flight);
         self.stats.paused = self.paused;
         self.stats.elapsed = self.started.elapsed();
         self.stats.paused_for =

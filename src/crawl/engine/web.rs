@@ -151,6 +151,7 @@ impl Engine {
     /// `Sitemap:` lines met as sitemaps (once each per crawl: the log
     /// deduplicates them).
     pub(super) fn robots_learned(&mut self, host: u32, fetch: RobotsFetch) {
+        self.robots_in_flight = self.robots_in_flight.saturating_sub(1);
         let now = Instant::now();
         let source = fetch.source.clone();
         let learned = self.robots.learned(host, fetch, now);
