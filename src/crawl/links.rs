@@ -327,12 +327,20 @@ pub fn extract_in(
 ) -> Page {
     let declared = match encoding_rs::Encoding::for_bom(html) {
         // A byte-order mark wins over the transport's charset, as in
-        // browsers (UTF-16's is not ASCII-compatible: then neither counts).
+        // browsers.
         Some((bom, _)) => Some(bom),
         None => declared
             .and_then(|label| encoding_rs::Encoding::for_label_no_replacement(label.as_bytes())),
+    };
+    // The scanner reads ASCII-compatible bytes; a page in UTF-16 (or
+    // ISO-2022-JP) is decoded whole first and read as the UTF-8 it becomes
+    // (no bigger than the body, which the fetch capped).
+    if let Some(encoding) = declared
+        && !encoding.is_ascii_compatible()
+    {
+        let (text, _) = encoding.decode_with_bom_removal(html);
+        return extract_in(text.as_bytes(), page_url, options, agent, Some("utf-8"));
     }
-    .filter(|e| e.is_ascii_compatible());
     let mut collector = collect::Collector::new(page_url, options, agent.trim(), declared);
     scan::scan(html, &mut collector);
     collector.finish()

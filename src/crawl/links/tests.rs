@@ -296,7 +296,7 @@ fn the_charset_the_response_declares_decodes_the_page() {
     let html = b"<a href=\"?q=&#20013;\">";
     let page = extract_in(html, &page_url(), &opts(false), "", Some("latin1"));
     assert_eq!(summary(&page), "http://ex.com/d/p.html?q=&%2320013; a");
-    for ignored in ["no-such-charset", "utf-16le", ""] {
+    for ignored in ["no-such-charset", ""] {
         let meta = b"<meta charset=\"windows-1252\"><a href=\"/\xe9\">";
         let page = extract_in(meta, &page_url(), &opts(false), "", Some(ignored));
         assert_eq!(summary(&page), "http://ex.com/%C3%A9 a", "{ignored}");
@@ -311,6 +311,22 @@ fn the_charset_the_response_declares_decodes_the_page() {
     let page = extract_in(bom, &page_url(), &opts(false), "", Some("iso-8859-1"));
     assert_eq!(page.title.as_deref(), Some("Café"));
     assert_eq!(charset_of("text/html"), None);
+    // UTF-16, declared or by its byte-order mark, is decoded whole first.
+    let utf16 = |text: &str, bom: bool| {
+        let mut bytes = if bom { vec![0xff, 0xfe] } else { Vec::new() };
+        bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+        bytes
+    };
+    let html = "<title>Café</title><a href=\"/é\">";
+    for (body, declared) in [
+        (utf16(html, false), Some("utf-16le")),
+        (utf16(html, true), None),
+        (utf16(html, true), Some("iso-8859-1")),
+    ] {
+        let page = extract_in(&body, &page_url(), &opts(false), "", declared);
+        assert_eq!(page.title.as_deref(), Some("Café"), "{declared:?}");
+        assert_eq!(summary(&page), "http://ex.com/%C3%A9 a", "{declared:?}");
+    }
 }
 
 #[test]
