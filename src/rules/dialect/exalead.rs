@@ -178,9 +178,24 @@ fn read_tree(text: &str) -> Result<Vec<Element>, LineError> {
             Event::Text(t) => {
                 // Point at the text itself, not at the line break before it.
                 let lead = t.len() - t.trim_start().len();
-                if let Some(top) = stack.last_mut() {
-                    top.text_line
-                        .get_or_insert(lines.line(start.saturating_add(lead)));
+                let line = lines.line(start.saturating_add(lead));
+                match (stack.last_mut(), roots.first()) {
+                    (Some(top), _) => {
+                        top.text_line.get_or_insert(line);
+                    }
+                    // Not XML: what is left of a file cut or pasted together.
+                    (None, Some(root)) => {
+                        return Err(LineError::new(
+                            line,
+                            format!(
+                                "malformed XML: text after the root element <{}> (line {}); a file holds nothing after it",
+                                root.name, root.line
+                            ),
+                        ));
+                    }
+                    // Before any element: a file that is not XML at all is
+                    // told so once no <Rules> is found.
+                    (None, None) => {}
                 }
             }
             Event::CData(_) | Event::GeneralRef(_) => {
@@ -549,6 +564,11 @@ impl Importer {
                         ));
                     }
                 }
+            }
+            if parts.is_empty() && local != "Not" {
+                let holds = if local == "Or" { "never" } else { "always" };
+                let message = format!("<{}> holds no condition, so it {holds} holds", el.name);
+                self.note(el.line, message);
             }
             return Ok(Some(match local {
                 "And" => Condition::All(parts),

@@ -724,3 +724,34 @@ fn url_values_are_written_normalized() {
         assert_eq!(rule.condition, Some(test(Field::Url, want, s)), "{atom}");
     }
 }
+
+/// Text outside the root element is a file cut or pasted together: an
+/// error naming its line. An empty `<Or>` or `<And>` is taken as XML
+/// has it, with a note saying what it does.
+#[test]
+fn stray_text_is_an_error_and_empty_groups_are_noted() {
+    let err = parse("<Rules>\n<Rule><Path val=\"/a\"/><Index/></Rule>\n</Rules>\ntrailing junk\n")
+        .expect_err("text after the root");
+    assert_eq!(err.line, 4, "{err:?}");
+    assert!(
+        err.message
+            .contains("text after the root element <Rules> (line 1)"),
+        "{err:?}"
+    );
+
+    let parsed = parse_ok(
+        "<Rules>\n<Rule><Or/><Index/></Rule>\n<Rule><And></And><Index/></Rule>\n</Rules>\n",
+    );
+    let notes: Vec<(usize, &str)> = parsed
+        .notes
+        .iter()
+        .map(|n| (n.line, n.message.as_str()))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            (2, "<Or> holds no condition, so it never holds"),
+            (3, "<And> holds no condition, so it always holds")
+        ]
+    );
+}
