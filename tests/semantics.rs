@@ -449,6 +449,76 @@ action = "exclude"
     assert!(!judge(&rules, "http://h/private/x", &Known::default()).fetch);
     assert!(judge(&rules, "http://h/x", &Known::default()).fetch);
 
+    // A rule that waits may itself allow the fetch: the URL is not refused
+    // for the disposition while it waits (a review found this refused).
+    let rules = compile(
+        r#"
+[crawl]
+disposition = "disallow"
+[[rules]]
+name = "images: skip, stop"
+match = { field = "content_type", prefix = "image/" }
+action = "exclude"
+stop = true
+[[rules]]
+name = "site"
+match = { field = "host", exact = "h" }
+action = "download"
+"#,
+    );
+    let v = judge(&rules, "http://h/a.html", &Known::default());
+    assert!(v.fetch && !v.filtered, "{v:?}");
+    assert_eq!(v.fetch_set_by, Some(0), "waits for rule 1");
+    assert!(!judge(&rules, "http://other/a.html", &Known::default()).fetch);
+    assert!(judge(&rules, "http://h/a.html", &typed("text/html")).save);
+    assert!(!judge(&rules, "http://h/a.png", &typed("image/png")).fetch);
+
+    // A later rule of the block with `stop`, which the deferred one may
+    // keep from applying: the rules after the block wait too.
+    let rules = compile(
+        r#"
+[[rules]]
+name = "b"
+first_match = true
+  [[rules.rules]]
+  match = { field = "content_type", prefix = "image/" }
+  action = "exclude"
+  [[rules.rules]]
+  action = "download"
+  stop = true
+[[rules]]
+match = { field = "path", suffix = "b.html" }
+filter = "may-not-have"
+"#,
+    );
+    let v = judge(&rules, "http://h/b.html", &Known::default());
+    assert!(v.fetch && !v.filtered, "{v:?}");
+    assert!(judge(&rules, "http://h/b.html", &typed("text/html")).save);
+
+    // A filtered URL does not wait for a fetch it can no longer have, and
+    // the fields of rules that wait are pending too.
+    let rules = compile(
+        r#"
+[[rules]]
+name = "only h"
+match = { field = "host", exact = "h" }
+filter = "must-have"
+[[rules]]
+name = "html: stop"
+match = { field = "content_type", exact = "text/html" }
+action = "download"
+stop = true
+[[rules]]
+name = "intranet"
+match = { field = "address", cidr = "10.0.0.0/8" }
+filter = "must-have"
+"#,
+    );
+    let v = judge(&rules, "http://other/x", &Known::default());
+    assert!(v.filtered && !v.fetch && v.fetch_set_by.is_none(), "{v:?}");
+    let v = judge(&rules, "http://h/x", &Known::default());
+    assert_eq!(v.pending.names(), ["address", "content_type"]);
+
     // First match (WCA, Nutch): a deferred address rule holds back the
     // rest of its block, not the rules after the block.
     let rules = compile(

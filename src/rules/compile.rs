@@ -309,6 +309,10 @@ impl Hot {
     /// The node, or a rule nested in it, sets `fetch` on: deferred, it may
     /// allow a URL the rules before it refuse.
     pub const MAY_ALLOW_FETCH: u32 = 1 << 17;
+    /// In a `first_match` block, a later rule of the block (or one nested
+    /// in it) has `stop`: deferred, this rule may decide whether that one
+    /// applies, so it too may end the processing of every rule after it.
+    pub const REST_MAY_STOP: u32 = 1 << 18;
 
     fn of(node: &Node, in_first_match: bool) -> Hot {
         let mut bits = 0;

@@ -458,9 +458,9 @@ struct Acc {
     /// The last deferred rule that may set `fetch` on, with no rule setting
     /// it after: whether the URL is fetched waits for that rule's field.
     fetch_waits: Option<u32>,
-    /// `first_match` blocks ended by a deferred rule: the rest of each
-    /// waits for it (usually none, so no allocation).
-    waiting_blocks: Vec<u32>,
+    /// `first_match` blocks ended by a deferred rule, with that rule: the
+    /// rest of each waits for it (usually none, so no allocation).
+    waiting_blocks: Vec<(u32, u32)>,
     trace: Vec<TraceEntry>,
 }
 
@@ -497,8 +497,9 @@ fn walk(
     };
     let generation = marks.generation;
     let mut stopped = false;
-    // A deferred rule that may `stop` was met: every rule after it waits.
-    let mut waiting = false;
+    // A deferred rule that may `stop` was met: every rule after it waits
+    // for it, and is only looked at for the fetch it may allow.
+    let mut waiting: Option<u32> = None;
     let record = |acc: &mut Acc, rule: u32, step: Step, filtered: bool, priority_ignored: bool| {
         let keep = match mode {
             TraceMode::Off => false,
@@ -520,10 +521,22 @@ fn walk(
             Visit::Node(id) => id,
             Visit::Run { from, to } => {
                 // Only walks without a trace fold runs.
-                if stopped || waiting {
+                if stopped {
                     break;
                 }
                 let q = &rules.quiet;
+                if let Some(deferred) = waiting {
+                    // Nothing applies; whether the run may allow the fetch
+                    // is its last setting's (a stop in it only narrows).
+                    let p = q.last_fetch[to];
+                    if p != Hot::NONE
+                        && p as usize >= from
+                        && rules.hot[rules.always[p as usize] as usize].flag(0) == Some(true)
+                    {
+                        acc.fetch_waits = Some(deferred);
+                    }
+                    continue;
+                }
                 let stop = q.next_stop[from] as usize;
                 let to = if stop < to {
                     stopped = true;
@@ -560,31 +573,28 @@ fn walk(
             }
         };
         let node = rules.hot[id as usize];
+        // The deferred rule this one waits for, if any.
+        let mut waits_for = waiting;
         if node.parent != Hot::NONE {
             let parent = node.parent as usize;
             if marks.active[parent] != generation {
                 continue; // its block was not entered: not visited at all
             }
             if node.has(Hot::IN_FIRST_MATCH) && marks.block_done[parent] == generation {
-                let step = if acc.waiting_blocks.contains(&node.parent) {
-                    Step::WaitsForDeferred
-                } else {
-                    Step::SkippedByFirstMatch
-                };
-                record(&mut acc, id, step, false, false);
-                continue;
+                match acc.waiting_blocks.iter().find(|(b, _)| *b == node.parent) {
+                    Some(&(_, deferred)) => waits_for = waits_for.or(Some(deferred)),
+                    None => {
+                        record(&mut acc, id, Step::SkippedByFirstMatch, false, false);
+                        continue;
+                    }
+                }
             }
         }
-        if stopped || waiting {
+        if stopped {
             if mode == TraceMode::Off {
                 break;
             }
-            let step = if stopped {
-                Step::SkippedByStop
-            } else {
-                Step::WaitsForDeferred
-            };
-            record(&mut acc, id, step, false, false);
+            record(&mut acc, id, Step::SkippedByStop, false, false);
             continue;
         }
         if !node.has(Hot::ENABLED) {
@@ -611,13 +621,28 @@ fn walk(
         } else {
             Truth::True // no condition
         };
+        if truth == Truth::Unknown {
+            let mut fields = Pending::default();
+            if let Some(c) = &rules.nodes[id as usize].cond {
+                c_fields(c, rules, atom, &mut fields);
+            }
+            acc.pending = acc.pending.union(fields);
+        }
+        if let Some(deferred) = waits_for {
+            // Applied with the rule it waits for, once that is settled;
+            // until then, a fetch it may allow keeps the URL from being
+            // refused (its nested rules are not entered: its own bit
+            // covers them).
+            let may_hold =
+                truth == Truth::Unknown || (truth == Truth::True) != node.has(Hot::NEGATE);
+            if may_hold && node.has(Hot::MAY_ALLOW_FETCH) {
+                acc.fetch_waits = Some(deferred);
+            }
+            record(&mut acc, id, Step::WaitsForDeferred, false, false);
+            continue;
+        }
         let holds = match truth {
             Truth::Unknown => {
-                let mut fields = Pending::default();
-                if let Some(c) = &rules.nodes[id as usize].cond {
-                    c_fields(c, rules, atom, &mut fields);
-                }
-                acc.pending = acc.pending.union(fields);
                 record(&mut acc, id, Step::Deferred, false, false);
                 // What may follow from the rule once its field is known
                 // cannot be settled without it (SPEC 1.3 step 3): a later
@@ -628,11 +653,14 @@ fn walk(
                 if node.has(Hot::MAY_ALLOW_FETCH) {
                     acc.fetch_waits = Some(id);
                 }
-                if node.has(Hot::MAY_STOP) {
-                    waiting = true;
+                // A stop of its own, of a rule nested in it, or of a later
+                // rule of its block (which it may keep from applying, or
+                // not) may end processing: everything after waits.
+                if node.has(Hot::MAY_STOP) || node.has(Hot::REST_MAY_STOP) {
+                    waiting = Some(id);
                 } else if node.has(Hot::IN_FIRST_MATCH) {
                     marks.block_done[node.parent as usize] = generation;
-                    acc.waiting_blocks.push(node.parent);
+                    acc.waiting_blocks.push((node.parent, id));
                 }
                 continue;
             }
@@ -692,6 +720,7 @@ fn walk(
     // as far as learning the field (its address, its headers) and judged
     // again there, before anything else of it is fetched.
     if !acc.fetch
+        && !acc.filtered
         && let Some(rule) = acc.fetch_waits
     {
         acc.fetch = true;

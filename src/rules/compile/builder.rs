@@ -228,6 +228,20 @@ impl Builder {
                 hot[h.parent as usize].bits |= may;
             }
         }
+        // Then, backwards through each first_match block, whether a rule
+        // after this one in it may stop.
+        let mut later_stops = vec![false; hot.len()];
+        for id in (0..hot.len()).rev() {
+            let h = hot[id];
+            if !h.has(Hot::IN_FIRST_MATCH) || !h.has(Hot::ENABLED) {
+                continue;
+            }
+            let block = h.parent as usize;
+            if later_stops[block] {
+                hot[id].bits |= Hot::REST_MAY_STOP;
+            }
+            later_stops[block] |= h.has(Hot::MAY_STOP);
+        }
         let mut ops = Vec::new();
         // Disabled nodes are never evaluated: their conditions need no ops.
         for (h, node) in hot.iter_mut().zip(&nodes).filter(|(_, n)| n.enabled) {
