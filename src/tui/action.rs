@@ -48,4 +48,7 @@ pub enum Action {
     Traps(Vec<TrapHint>),
     /// The rules file was written (the message says where and how) or not.
     Saved(Result<String, String>),
+    /// The rules file was not written: it changed on disk since the console
+    /// read or wrote it (the message says so, and that `w` overwrites).
+    SaveConflict(String),
 }

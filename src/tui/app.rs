@@ -143,11 +143,13 @@ pub enum Request {
     CancelWhatIf,
     /// Look for trap hints among the latest discoveries.
     Traps,
-    /// Write the rules file.
+    /// Write the rules file; when `expect` is given, only if the file
+    /// still holds that text (else [`Action::SaveConflict`]).
     Save {
         path: std::path::PathBuf,
         text: String,
         message: String,
+        expect: Option<String>,
     },
 }
 
@@ -300,6 +302,11 @@ impl App {
                 if !why.is_empty() {
                     self.message = Some(why);
                 }
+            }
+            Action::SaveConflict(why) => {
+                self.rules.forget_saved();
+                self.rules.overwrite_armed = true;
+                self.message = Some(why);
             }
             Action::Saved(result) => {
                 if result.is_err() {

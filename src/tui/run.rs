@@ -320,6 +320,7 @@ fn carry_out(
             path,
             text,
             message,
+            expect,
         } => {
             let (results, saves) = (results.clone(), saves.clone());
             let number = saves.asked.fetch_add(1, Ordering::Relaxed) + 1;
@@ -331,6 +332,21 @@ fn carry_out(
                     return;
                 }
                 *written = number;
+                // Edited elsewhere meanwhile (by hand, or another program):
+                // left as it is rather than those changes lost unasked.
+                if let Some(expect) = expect
+                    && let Ok(now) = std::fs::read_to_string(&path)
+                    && now != expect
+                {
+                    let why = format!(
+                        "not saved: {} changed on disk since the console read or wrote it, \
+                         and saving would undo that change; w again overwrites it \
+                         with the console's rules",
+                        path.display()
+                    );
+                    let _ = results.blocking_send(Action::SaveConflict(why));
+                    return;
+                }
                 // Written beside, then renamed: a crash never leaves half a file.
                 let tmp = path.with_extension("toml.tmp");
                 let outcome = std::fs::write(&tmp, &text)
@@ -340,5 +356,56 @@ fn carry_out(
                 let _ = results.blocking_send(Action::Saved(outcome));
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Carries out one save of `text` to `path` expecting `expect` there,
+    /// and returns what it answered.
+    async fn save(path: &std::path::Path, text: &str, expect: Option<&str>) -> Action {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let log = Arc::new(UrlLog::open(&dir.path().join("db"), 1 << 20).expect("log"));
+        let (control, _control_rx) = crate::crawl::engine::control_channel(1);
+        let (results, mut answers) = mpsc::channel(1);
+        let request = Request::Save {
+            path: path.to_path_buf(),
+            text: text.into(),
+            message: "saved".into(),
+            expect: expect.map(str::to_string),
+        };
+        let saves = Arc::new(Saves::default());
+        carry_out(request, &log, &control, &results, &Arc::default(), &saves);
+        answers.recv().await.expect("an answer")
+    }
+
+    /// A rules file changed on disk since the console read it is left as
+    /// it is, and the answer says so; without an expected text (the `w`
+    /// after that answer) it is overwritten.
+    #[tokio::test]
+    async fn a_file_changed_on_disk_is_not_overwritten_unasked() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("crawl.toml");
+        std::fs::write(&path, "read\n").expect("write");
+        let answer = save(&path, "new\n", Some("read\n")).await;
+        assert!(matches!(answer, Action::Saved(Ok(_))), "{answer:?}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
+
+        std::fs::write(&path, "edited by hand\n").expect("write");
+        let answer = save(&path, "newer\n", Some("new\n")).await;
+        match answer {
+            Action::SaveConflict(why) => {
+                assert!(why.contains("changed on disk"), "{why}");
+                assert!(why.contains("w again overwrites it"), "{why}");
+            }
+            other => panic!("a conflict: {other:?}"),
+        }
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "edited by hand\n");
+
+        let answer = save(&path, "newer\n", None).await;
+        assert!(matches!(answer, Action::Saved(Ok(_))), "{answer:?}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "newer\n");
     }
 }

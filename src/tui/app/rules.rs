@@ -53,6 +53,9 @@ pub struct RulesState {
     /// Rule sets applied during this crawl (the crawl counts the same way).
     applied_version: u64,
     pub save: SaveTarget,
+    /// The last save found the file changed on disk and left it: the next
+    /// `w` overwrites it, as the message said.
+    pub overwrite_armed: bool,
 }
 
 impl RulesState {
@@ -61,6 +64,7 @@ impl RulesState {
         let mut state = RulesState {
             applied: rules.clone(),
             saved: Some(rules.clone()),
+            overwrite_armed: false,
             applied_compiled: compiled.clone(),
             edited: rules,
             compiled,
@@ -324,7 +328,10 @@ impl App {
             KeyCode::Char('r') if ctrl => self.undo_redo(false),
             KeyCode::Char('U') => self.undo_redo(false),
             KeyCode::Char('c') => self.start_apply(),
-            KeyCode::Char('w') => self.save_rules(),
+            KeyCode::Char('w') => {
+                let overwrite = std::mem::take(&mut self.rules.overwrite_armed);
+                self.save_rules(overwrite);
+            }
             KeyCode::Char('t') => {
                 if self.trap_hints().is_empty() {
                     self.message = Some("no trap hints yet: no URL pattern keeps growing".into());
@@ -429,7 +436,7 @@ impl App {
     fn apply(&mut self) {
         // First, so that the crawl gets the rules with their lines in the
         // file as saved.
-        self.save_rules();
+        self.save_rules(false);
         if self.crawl.finished {
             // It ended while the what-if was open: the edits are saved,
             // and the hits stay those of the rules the crawl ran with.
@@ -447,8 +454,12 @@ impl App {
     }
 
     /// `w`: writes the edited rules to the rules file; they take the lines
-    /// they have in it.
-    fn save_rules(&mut self) {
+    /// they have in it. Unless `overwrite`, a file changed on disk since it
+    /// was read or written is left as it is (and the message says so).
+    fn save_rules(&mut self, overwrite: bool) {
+        let expect = (!overwrite)
+            .then(|| self.rules.save.on_disk().map(str::to_string))
+            .flatten();
         let (path, text, message) = self.rules.save.render(&self.rules.edited);
         if let Some(relined) = relined(&self.rules.edited, &text) {
             self.rules.edited = relined;
@@ -462,6 +473,7 @@ impl App {
             path,
             text,
             message,
+            expect,
         });
     }
 }

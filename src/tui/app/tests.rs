@@ -1678,3 +1678,31 @@ fn no_hits_waits_for_urls_met_after_applying() {
         "a URL met since, and the rule did not match it"
     );
 }
+
+/// A save that found the file changed on disk arms the next `w` to
+/// overwrite it (and says so); an apply's save never overwrites.
+#[test]
+fn after_a_save_conflict_w_overwrites() {
+    let expects = |app: &mut App| -> Vec<bool> {
+        app.take_requests()
+            .iter()
+            .filter_map(|r| match r {
+                Request::Save { expect, .. } => Some(expect.is_some()),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut app = app();
+    app.update(ch(' '));
+    app.update(ch('w'));
+    assert_eq!(expects(&mut app), [true], "checked against the file");
+    app.update(Action::SaveConflict(
+        "not saved: changed on disk; w again overwrites it".into(),
+    ));
+    assert!(app.rules.unsaved());
+    assert!(app.message.as_deref().unwrap_or("").contains("w again"));
+    app.update(ch('w'));
+    assert_eq!(expects(&mut app), [false], "overwrites");
+    app.update(ch('w'));
+    assert_eq!(expects(&mut app), [true], "armed once");
+}
