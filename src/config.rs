@@ -118,6 +118,10 @@ impl Config {
                 .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
             error(line, format!("bad TOML: {}", e.message().trim()))
         })?;
+        let max_fetch_given = user
+            .get("crawl")
+            .and_then(|crawl| crawl.get("max_fetch_s"))
+            .is_some();
         for (section, value) in user {
             match (section.as_str(), value) {
                 ("crawl" | "queues", toml::Value::Table(table)) => {
@@ -165,7 +169,7 @@ impl Config {
                 }
             }
         }
-        let config: Config =
+        let mut config: Config =
             toml::Value::Table(merged)
                 .try_into()
                 .map_err(|e: toml::de::Error| {
@@ -179,6 +183,12 @@ impl Config {
                     });
                     error(line, message)
                 })?;
+        // The whole request's limit, when not given, is never shorter than
+        // the read timeout given: a config written before it existed, with
+        // `timeout_s` above its default, still reads.
+        if !max_fetch_given {
+            config.crawl.max_fetch_s = config.crawl.max_fetch_s.max(config.crawl.timeout_s);
+        }
         config
             .validate()
             .map_err(|(key, message)| error(line_of(text, "crawl", key), message))?;
@@ -310,6 +320,25 @@ mod tests {
         assert_eq!(c.crawl.concurrency, 16);
         assert_eq!(c.queues.follow, 50);
         assert_eq!(c.queues.user, 10000);
+    }
+
+    /// `max_fetch_s` not given follows a longer `timeout_s` (a config
+    /// written before the setting existed still reads); given shorter, it
+    /// is an error naming its line.
+    #[test]
+    fn max_fetch_s_is_never_shorter_than_timeout_s() {
+        let c = Config::from_toml("my.toml", "[crawl]\ntimeout_s = 300\n").expect("reads");
+        assert_eq!((c.crawl.timeout_s, c.crawl.max_fetch_s), (300, 300));
+        let c = Config::from_toml("my.toml", "[crawl]\ntimeout_s = 10\n").expect("reads");
+        assert_eq!(c.crawl.max_fetch_s, 180);
+        let e = Config::from_toml("my.toml", "[crawl]\ntimeout_s = 300\nmax_fetch_s = 60\n")
+            .expect_err("shorter");
+        assert_eq!(e.line, Some(3), "{e}");
+        assert!(
+            e.message
+                .contains("max_fetch_s must be at least timeout_s (300)"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -511,8 +511,9 @@ fn url_host_problem(field: Field, text: &str) -> Option<Problem> {
     };
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let authority = &rest[..end];
+    let followed = end < rest.len();
     let looks_like_host = |a: &str| {
-        end < rest.len()
+        rest[end..].starts_with('/')
             && a.contains('.')
             && a.chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':'))
@@ -529,9 +530,9 @@ fn url_host_problem(field: Field, text: &str) -> Option<Problem> {
         "ftp" => ":21",
         _ => return None,
     };
-    authority
-        .ends_with(default)
-        .then_some(Problem::UrlDefaultPort(default))
+    // `http://h:80` may be the start of `http://h:8080`: only a port that
+    // something follows is sure to be the default one.
+    (followed && authority.ends_with(default)).then_some(Problem::UrlDefaultPort(default))
 }
 
 /// `authority` is `host[:port]`; `authority_path_query` adds `/path[?query]`.

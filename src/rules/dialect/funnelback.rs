@@ -299,14 +299,17 @@ mod tests {
     /// it can match; other substrings are kept as written.
     #[test]
     fn url_patterns_are_written_normalized() {
-        let Ok(parsed) = parse("exclude_patterns=HTTP://WWW.Example.com:80/Private,/Docs\n") else {
+        let text = "exclude_patterns=HTTP://WWW.Example.com:80/Private,/Docs,http://a.com:80\n";
+        let Ok(parsed) = parse(text) else {
             panic!("parses")
         };
         assert_eq!(
             parsed.rules.rules[0].condition,
             Some(Condition::Any(vec![
                 contains("http://www.example.com/Private"),
-                contains("/Docs")
+                contains("/Docs"),
+                // Ended at the port, so at the host: not `a.com.evil.org`.
+                contains("http://a.com/"),
             ]))
         );
     }

@@ -39,12 +39,18 @@ pub(crate) fn url_start_normalized(text: &str, whole: bool) -> String {
         "https" => Some(":443"),
         _ => None,
     };
+    let mut port_dropped = false;
     if let Some(port) = default_port
         && authority.ends_with(port)
     {
         authority.truncate(authority.len() - port.len());
+        port_dropped = true;
     }
-    let slash = if whole && !path.starts_with('/') {
+    // `http://example.com:80` ended at the port: the host ends there too,
+    // which the `/` says (without it, `http://example.com.evil.org`
+    // would match as well).
+    let ends_host = whole || (port_dropped && path.is_empty());
+    let slash = if ends_host && !path.starts_with('/') {
         "/"
     } else {
         ""

@@ -412,7 +412,7 @@ mod tests {
             ),
             (
                 "forbid prefix https://h.example:443",
-                wildcard(Field::Url, "https://h.example*"),
+                wildcard(Field::Url, "https://h.example/*"),
             ),
             (
                 "allow domain Sales.IBM.com",

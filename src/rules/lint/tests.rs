@@ -337,6 +337,17 @@ fn a_url_s_host_with_capitals_or_a_default_port_never_matches() {
         ),
         (Matcher::Contains("Index.HTML".into()), Sensitive, None),
         (
+            Matcher::Contains("Annual.Report.PDF?v=2".into()),
+            Sensitive,
+            None,
+        ),
+        (Matcher::Prefix("http://h:80".into()), Sensitive, None),
+        (
+            Matcher::Prefix("http://h:80/".into()),
+            Sensitive,
+            Some(ImpossibleAnchor),
+        ),
+        (
             Matcher::Wildcard("http://Example.com/*".into()),
             Sensitive,
             Some(ImpossibleAnchor),
