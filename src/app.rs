@@ -156,7 +156,7 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     }
     // Every start URL is checked, so that one run names all those refused:
     // each but the last on stderr, the last as the error (exit status 2).
-    let mut refusals = Vec::new();
+    let mut refusals: Vec<String> = Vec::new();
     let mut start = Vec::new();
     for text in &config.crawl.start {
         let at = start_line(&request.config_text, text);
@@ -165,7 +165,12 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
             // Address rules wait for DNS: the start hosts are resolved for them.
             Ok(url) => match check_start_addresses(&rules, &url, &config.crawl).await {
                 Ok(()) => start.extend(url),
-                Err(StartError::Fetch(e)) => return Err(AppError::Runtime(e.to_string())),
+                Err(StartError::Fetch(e)) => {
+                    for refusal in &refusals {
+                        eprintln!("crawlspace: {}", crate::cli::escape_control(refusal));
+                    }
+                    return Err(AppError::Runtime(e.to_string()));
+                }
                 Err(e) => refusals.push(refused(e)),
             },
             Err(e) => refusals.push(refused(e)),

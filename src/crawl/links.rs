@@ -334,7 +334,7 @@ pub fn extract_in(
     };
     // The scanner reads ASCII-compatible bytes; a page in UTF-16 (or
     // ISO-2022-JP) is decoded whole first and read as the UTF-8 it becomes
-    // (no bigger than the body, which the fetch capped).
+    // (at most half as large again as the body, which the fetch capped).
     if let Some(encoding) = declared
         && !encoding.is_ascii_compatible()
     {

@@ -1011,3 +1011,22 @@ fn the_what_if_says_url_or_urls() {
         assert!(shown.contains(words), "{shown}");
     }
 }
+
+/// During a refresh the status bar counts the pages found gone and those
+/// not fetched again (their copies kept) apart from the errors, as the
+/// headless progress line does; otherwise it says nothing of them.
+#[test]
+fn the_status_bar_counts_a_refresh_s_deleted_and_unrefreshed_pages() {
+    let mut app = app((160, 40));
+    assert!(!screen(&app).contains("not refreshed"));
+    app.update(Action::Stats(Stats {
+        deleted: 3,
+        unrefreshed: 2,
+        ..stats()
+    }));
+    let shown = screen(&app);
+    assert!(
+        shown.contains("errors 8  deleted 3  not refreshed 2  queued 57"),
+        "{shown}"
+    );
+}

@@ -181,7 +181,7 @@ impl Engine {
                 count,
                 message: message.clone(),
             };
-            // Counted there: an error, or a page gone (deleted).
+            // Counted there: a page gone (deleted), or not refreshed.
             if self.refresh_failed(&item, error, status) {
                 return;
             }

@@ -137,15 +137,25 @@ fn draw_status(frame: &mut Frame<'_>, area: Rect, app: &App) {
         Span::styled(" CRAWLING ", Style::new().bg(Color::Cyan).fg(Color::Black))
     };
     let secs = s.elapsed.as_secs();
-    let figures = [
+    let mut figures = vec![
         format!("fetched {}", s.fetched),
         format!("saved {}", s.saved),
         format!("filtered {}{}", s.filtered, s.unlogged_note()),
         format!("errors {}", s.errors),
+    ];
+    // A refresh's pages found gone, or not fetched again (their copies
+    // kept): not errors, as the log has them.
+    if s.deleted > 0 {
+        figures.push(format!("deleted {}", s.deleted));
+    }
+    if s.unrefreshed > 0 {
+        figures.push(format!("not refreshed {}", s.unrefreshed));
+    }
+    figures.extend([
         format!("queued {}", s.queued),
         format!("{:.1}/s", s.rate()),
         format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60),
-    ];
+    ]);
     // Two spaces between figures where they fit, one where they do not
     // (an 80-column terminal), so that the elapsed time stays in sight.
     let wide = format!(" {}", figures.join("  "));
