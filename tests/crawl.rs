@@ -990,9 +990,14 @@ async fn deferred_rules_decide_once_their_field_is_known() {
     let c = crawl(&start, "disposition = \"disallow-log\"", html_only).await;
     let records = c.records();
     assert_eq!(record_at(&records, &origin, "/").state, State::Saved);
-    assert_eq!(record_at(&records, &origin, "/b.html").state, State::Saved);
+    // The record keeps the verdict decided with the type, not the one it
+    // was queued with (fetched only to learn the type, nothing saved).
+    let b = record_at(&records, &origin, "/b.html");
+    assert_eq!(b.state, State::Saved);
+    assert_eq!((b.fetch, b.save, b.follow), (true, true, true), "{b:?}");
     let png = record_at(&records, &origin, "/a.png");
     assert_ne!(png.state, State::Saved, "{png:?}");
+    assert_eq!((png.fetch, png.save, png.follow), (false, false, false));
     assert_eq!(png.size, None, "the body was not downloaded");
 
     let network = "[[rules]]\nname = \"network list\"\nfirst_match = true\n\

@@ -92,7 +92,7 @@ impl Engine {
                     r.state = State::Filtered;
                     r.reason = reason;
                     r.filtered = verdict.filtered;
-                    r.fetch = false;
+                    (r.fetch, r.save, r.follow) = (false, verdict.save, verdict.follow);
                     r.status = head.as_ref().map(|h| h.status);
                     r.content_type = head.and_then(|h| h.content_type);
                     r.address = Some(address);
@@ -297,6 +297,11 @@ impl Engine {
                 State::Fetched
             };
             r.status = Some(status);
+            // The flags as the rules decided with everything known (the
+            // queued verdict may have waited for the type or address).
+            if let Some((v, _)) = &verdict {
+                (r.fetch, r.save, r.follow) = (v.fetch, v.save, v.follow);
+            }
             r.content_type = head.content_type.clone();
             r.size = size;
             r.fetched_ms = Some(now_ms());
