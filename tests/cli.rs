@@ -137,6 +137,7 @@ fn explain_says_what_waits_for_a_deferred_rule() {
         "fetch waits for rule 1 \"html: download, stop\" (line 4), deferred: fetched as far as its field",
         "#2 \"not b\" (line 10)",
         "waits for deferred",
+        "pending: rules on content_type are deferred until it is known (use --content-type)",
     ] {
         assert!(s.contains(said), "{said} in {s}");
     }

@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 
 use crate::crawl::robots::RobotsDecision;
 use crate::rules::compile::Disabled;
-use crate::rules::verdict::{Step, TraceEntry, Verdict};
+use crate::rules::verdict::{Pending, Step, TraceEntry, Verdict};
 use crate::rules::{CompiledRules, RuleInfo};
 
 /// One verdict as SPEC §5's JSON object (borrowing, so `check` can write
@@ -209,7 +209,20 @@ pub fn priority_name(shift: i8) -> &'static str {
 
 /// What the pending line of [`verdict_text`] tells the user to do; the
 /// console says it its own way.
-pub const PENDING_HINT: &str = "(use --content-type / --address)";
+pub const PENDING_HINT: &str = "(use OPTIONS)";
+
+/// [`PENDING_HINT`] with the options that give the pending fields.
+fn pending_hint(pending: Pending) -> String {
+    let options: Vec<&str> = pending
+        .names()
+        .iter()
+        .map(|name| match *name {
+            "content_type" => "--content-type",
+            _ => "--address",
+        })
+        .collect();
+    PENDING_HINT.replace("OPTIONS", &options.join(" / "))
+}
 
 /// A verdict and its trace as text for a person.
 pub fn verdict_text(url: &str, verdict: &Verdict, rules: &CompiledRules) -> String {
@@ -312,8 +325,14 @@ pub fn verdict_robots_text(
     if !verdict.pending.is_empty() {
         let _ = writeln!(
             out,
-            "  pending: rules on {} are deferred until it is known {PENDING_HINT}",
-            verdict.pending.names().join(" and ")
+            "  pending: rules on {} are deferred until {} known {}",
+            verdict.pending.names().join(" and "),
+            if verdict.pending.names().len() > 1 {
+                "they are"
+            } else {
+                "it is"
+            },
+            pending_hint(verdict.pending)
         );
     }
     for (name, value) in &verdict.meta {

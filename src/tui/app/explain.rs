@@ -133,9 +133,17 @@ impl ExplainState {
             &mut rules.scratch(),
             TraceMode::Full,
         );
-        // The console's inputs, not the command line's options.
-        self.result = verdict_text(url.as_str(), &verdict, rules)
-            .replace(PENDING_HINT, "(set the fields above)");
+        // The console's inputs, not the command line's options: the hint
+        // on the `pending:` line (the URL above it may hold anything).
+        self.result = verdict_text(url.as_str(), &verdict, rules);
+        let hint = PENDING_HINT.split("OPTIONS").next().unwrap_or("(use ");
+        if let Some(line) = self.result.find("\n  pending: ")
+            && let Some(start) = self.result[line..].find(hint).map(|at| line + at)
+            && let Some(len) = self.result[start..].find(')')
+        {
+            self.result
+                .replace_range(start..=start + len, "(set the fields above)");
+        }
         // Under the verdict line, which it qualifies.
         let depth = match logged_depth {
             Some(depth) => format!("\n  at link depth {depth}, as the crawl's log has it"),

@@ -1153,6 +1153,14 @@ fn explain_strips_the_content_types_parameters() {
     app.update(Action::Resize(100, 30));
     app.update(ch('4'));
     typed(&mut app, "http://h/a");
+    // The pending field is set in the form, not with an option.
+    assert!(
+        app.explain.result.contains(
+            "pending: rules on content_type are deferred until it is known (set the fields above)"
+        ),
+        "{}",
+        app.explain.result
+    );
     app.update(key(KeyCode::Tab));
     typed(&mut app, "Text/HTML; charset=utf-8");
     assert!(
