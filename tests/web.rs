@@ -885,6 +885,36 @@ async fn a_plain_text_sitemap_from_the_config() {
     }
 }
 
+/// A sitemap is a URL the rules judge like any: one whose verdict waits
+/// for its type is refused at its headers when the type is excluded, and
+/// its entries are not met.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sitemap_the_rules_refuse_by_type_is_not_read() {
+    let site = serve(|o| {
+        vec![
+            ("/".into(), html("start")),
+            ("/urls.txt".into(), text(format!("{o}/a.html\n"))),
+            ("/a.html".into(), html("a")),
+        ]
+    })
+    .await;
+    let o = &site.origin;
+    let settings = format!("{FAST}sitemaps = [\"{o}/urls.txt\"]\n");
+    let rules = "[[rules]]\nname = \"no plain text\"\nmatch = { field = \"content_type\", exact = \"text/plain\" }\naction = \"exclude\"\nlog = true\n";
+    let c = crawl(&[site.url("/")], &settings, rules).await;
+    let list = c.get(&site.url("/urls.txt"));
+    assert_eq!(list.state, State::Filtered, "{list:?}");
+    assert!(
+        list.reason.contains("rule 1 \"no plain text\""),
+        "{}",
+        list.reason
+    );
+    assert!(
+        !c.records.contains_key(&site.url("/a.html")),
+        "its entry not met"
+    );
+}
+
 /// Meta robots × X-Robots-Tag, in every combination, with and without
 /// `ignore_nofollow`: noindex → not saved, nofollow → links not followed,
 /// each source named in the trace.

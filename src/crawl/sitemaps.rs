@@ -24,7 +24,8 @@ use super::sitemap::{
     SitemapReport, parse_sitemap,
 };
 use super::task::{Outcome, address_rules};
-use crate::rules::CompiledRules;
+use crate::rules::verdict::Pending;
+use crate::rules::{CompiledRules, Known, TraceMode, UrlFacts};
 
 /// Trace layer of a sitemap entry: `sitemap entry from URL`.
 pub(crate) const ENTRY_LAYER: &str = "sitemap";
@@ -56,7 +57,7 @@ pub(crate) async fn fetch_sitemap(
     item: Item,
     host: u32,
 ) -> Outcome {
-    let (address, verdict) = match address_rules(&fetcher, &rules, &item).await {
+    let (address, mut verdict) = match address_rules(&fetcher, &rules, &item).await {
         Ok((address, verdict)) if !verdict.fetch => {
             return Outcome::Refused {
                 item,
@@ -85,6 +86,31 @@ pub(crate) async fn fetch_sitemap(
             head,
             read: None,
         };
+    }
+    // A verdict that waited for the type (phase 2, as for a page): one the
+    // rules refuse with it is not read.
+    if verdict.pending.contains(Pending::CONTENT_TYPE) {
+        let known = Known {
+            address: Some(address),
+            link_depth: item.link_depth,
+            content_type: None,
+        }
+        .with_content_type(head.content_type.as_deref().unwrap_or(""));
+        verdict = rules.evaluate(
+            &UrlFacts::new(&item.url, &known),
+            &mut rules.lend_scratch(),
+            TraceMode::Decisive,
+        );
+        if !verdict.fetch {
+            return Outcome::Refused {
+                item,
+                host,
+                address,
+                head: Some(head),
+                verdict,
+                rules,
+            };
+        }
     }
     // Bounded: the network waits for the parser, never the reverse.
     let (tx, rx) = mpsc::channel(CHUNKS_IN_FLIGHT);
