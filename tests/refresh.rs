@@ -660,3 +660,47 @@ async fn a_killed_refresh_resumes_from_the_command_line() {
         );
     }
 }
+
+/// A refresh judges a known page by the type it was fetched with: rules
+/// that now refuse that type refuse it before any request (a 304 would
+/// otherwise keep its copy), and its copy is kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_refuses_by_the_type_a_page_was_fetched_with() {
+    let site = Site::new();
+    let origin = serve(site.clone(), |site, uri, headers| async move {
+        let path = uri.path();
+        site.record(path, &headers);
+        match path {
+            "/" => html("<a href=\"/doc.pdf\">pdf</a>"),
+            _ => (
+                [
+                    (header::CONTENT_TYPE, "application/pdf"),
+                    (header::ETAG, "\"p1\""),
+                ],
+                "%PDF-1.4",
+            )
+                .into_response(),
+        }
+    })
+    .await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = dir.path();
+    let home = format!("{origin}/");
+    crawl(dir, &home, "", "", false).await;
+    let pdf = format!("{origin}/doc.pdf");
+    assert_eq!(records(dir).0[&pdf].state, State::Saved);
+
+    site.run.store(1, Ordering::SeqCst);
+    let no_pdf = "[[rules]]\nname = \"no pdf by type\"\nmatch = { field = \"content_type\", exact = \"application/pdf\" }\naction = \"exclude\"\nlog = true\n";
+    crawl(dir, &home, "", no_pdf, true).await;
+    assert!(site.requests(1, "/doc.pdf").is_empty(), "not asked again");
+    let (after, _) = records(dir);
+    let r = &after[&pdf];
+    assert_eq!(r.state, State::Filtered, "{r:?}");
+    assert!(
+        r.reason.contains("rule 1 \"no pdf by type\""),
+        "{}",
+        r.reason
+    );
+    assert!(mirror_file(dir, &origin, "/doc.pdf").exists(), "copy kept");
+}

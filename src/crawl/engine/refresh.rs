@@ -274,6 +274,12 @@ impl Engine {
             link_depth: record.link_depth,
             ..Known::default()
         };
+        // The type it was fetched with: rules that now refuse that type
+        // refuse it here, rather than after a 304 that would keep it.
+        let known = match &record.content_type {
+            Some(media) => known.with_content_type(media),
+            None => known,
+        };
         let verdict = self.rules.evaluate(
             &UrlFacts::new(&url, &known),
             &mut self.scratch,
