@@ -270,6 +270,8 @@ impl App {
             Action::Finished(stats) => {
                 self.crawl.stats = stats;
                 self.crawl.finished = true;
+                // Nothing is picked any more: no rate is "now".
+                self.crawl.pick_rates = [0; 6];
                 self.message = Some("the crawl has finished: browse the log, or q to quit".into());
                 // The list as the crawl left it: the ticks refresh it no
                 // more. (A page the user asked for, still on its way,

@@ -428,6 +428,20 @@ fn queues_view() {
     insta::assert_snapshot!(screen(&a));
 }
 
+/// A finished crawl's graph says so, rather than a rate of "now".
+#[test]
+fn a_finished_crawl_s_graph_says_so() {
+    let mut a = app((120, 36));
+    key(&mut a, '2');
+    assert!(screen(&a).contains("URLs done per second: now 55, peak 70"));
+    a.update(Action::Finished(stats()));
+    let shown = screen(&a);
+    assert!(
+        shown.contains("URLs done per second: finished, peak 70"),
+        "{shown}"
+    );
+}
+
 /// At 80 columns every count of the hosts table stays whole.
 #[test]
 fn queues_view_small() {

@@ -1452,11 +1452,14 @@ fn a_finished_crawls_rate_graph_holds_still() {
     }
     let graph = app.crawl.rates.clone();
     assert_eq!(graph.back(), Some(&20));
+    app.crawl.pick_rates = [0, 0, 0, 13, 0, 0];
     app.update(Action::Finished(stats(60)));
     for _ in 0..100 {
         app.update(Action::Tick);
     }
     assert_eq!(app.crawl.rates, graph);
+    // No rate is "now" once it has finished.
+    assert_eq!(app.crawl.pick_rates, [0; 6]);
 }
 
 /// A crawl started with rules that differ from those its log was crawled

@@ -32,14 +32,18 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let peak = rates.iter().copied().max().unwrap_or(0);
     let width = usize::from(spark.width.saturating_sub(2));
     let shown = &rates[rates.len().saturating_sub(width)..];
+    // The graph of a finished crawl holds its history; its last sample is
+    // no rate of now.
+    let title = if app.crawl.finished {
+        format!(" URLs done per second: finished, peak {peak} ")
+    } else {
+        format!(" URLs done per second: now {latest}, peak {peak} ")
+    };
     frame.render_widget(
         Sparkline::default()
             .data(shown)
             .style(Style::new().fg(Color::Cyan))
-            .block(
-                Block::bordered()
-                    .title(format!(" URLs done per second: now {latest}, peak {peak} ")),
-            ),
+            .block(Block::bordered().title(title)),
         spark,
     );
 }
