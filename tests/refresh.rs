@@ -397,6 +397,11 @@ async fn refresh_keeps_unchanged_pages_saves_changed_ones_and_deletes_gone_ones(
     );
     assert!(gone.reason.contains("removed"), "{}", gone.reason);
     assert_eq!(gone.saved_path, None);
+    // Nothing of the removed copy is said of it any more.
+    assert_eq!(
+        (gone.size, &gone.content_type, &gone.excerpt),
+        (None, &None, &None)
+    );
     assert!(!mirror_file(dir, &origin, "/gone").exists());
 
     // A temporary error is retried as usual.

@@ -471,7 +471,14 @@ impl Engine {
             r.error = Some(error);
             r.fetched_ms = Some(now_ms());
             if gone {
+                // What described the copy goes with it: a deleted page
+                // showing a size and an excerpt it no longer has misleads.
                 r.saved_path = None;
+                r.size = None;
+                r.content_type = None;
+                r.excerpt = None;
+                r.etag = None;
+                r.last_modified = None;
             }
             set_outcome(r, format!("gone: {message}; marked deleted{note}"));
         });
