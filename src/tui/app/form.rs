@@ -147,6 +147,16 @@ impl Form {
         if text.is_empty() {
             return Err("type a pattern".into());
         }
+        // A test on the wrong field says so before its text is read
+        // (`/tmp/` under cidr on path is not a bad address, but a path).
+        let kind_only = match self.matcher_key() {
+            "cidr" => Some(Matcher::Cidr("0.0.0.0/0".parse()?)),
+            "range" => Some(Matcher::Range("[0:1]".parse()?)),
+            _ => None,
+        };
+        if let Some(kind) = kind_only {
+            crate::rules::dialect::native::field_takes(self.field(), &kind)?;
+        }
         let matcher = match self.matcher_key() {
             "regex" => Matcher::Regex(text),
             "exact" => Matcher::Exact(text),

@@ -401,11 +401,14 @@ impl App {
                 // The referrer may not pass the filters: they go, and the
                 // message says so (the title alone changed without a word).
                 let q = &self.log.query;
-                if q.state.is_some() || q.queue.is_some() || q.text.is_some() {
-                    self.message = Some(format!(
+                self.message = if q.state.is_some() || q.queue.is_some() || q.text.is_some() {
+                    Some(format!(
                         "filters cleared to show the referrer #{id} (s, Q, / set them again)"
-                    ));
-                }
+                    ))
+                } else {
+                    // An earlier jump's message would name another row.
+                    None
+                };
                 self.log.query = LogQuery::default();
                 let from = id.checked_sub(1).map_or(PageFrom::Start, PageFrom::After);
                 self.log_request(from, Select::Id(id));

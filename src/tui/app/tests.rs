@@ -505,6 +505,13 @@ fn the_form_refuses_a_matcher_its_field_cannot_take() {
             "10.0.0.0/8",
             Some("`cidr` tests the `address` field, not `path`"),
         ),
+        // Said so also when the text is no address (a path, typed first).
+        (
+            path,
+            "cidr",
+            "/tmp/",
+            Some("`cidr` tests the `address` field, not `path`"),
+        ),
         (path, "prefix", "/a", None),
     ] {
         form.field = field;
@@ -874,6 +881,12 @@ fn the_referrer_key_says_when_it_clears_the_filters() {
         app.message.as_deref(),
         Some("filters cleared to show the referrer #3 (s, Q, / set them again)")
     );
+    // The next jump, with nothing to clear, leaves no stale number behind.
+    let mut linked = record("http://h/c", State::Saved);
+    linked.referrer = Some(1);
+    answer(&mut app, vec![(3, linked)]);
+    app.update(ch('r'));
+    assert_eq!(app.message, None);
 }
 
 /// `r` to a referrer within a page of the log's end selects it: the page
