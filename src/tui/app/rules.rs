@@ -308,9 +308,18 @@ impl App {
                     let removed = self.rules.selected_rule().map(|r| r.name.clone());
                     self.rules.edit(|rules| {
                         edit::remove(rules, &path)?;
+                        // The rule that took its place; else the one before
+                        // it; else (a block emptied) the block.
                         let mut select = path.clone();
-                        if let Some(last) = select.last_mut() {
-                            *last = last.saturating_sub(1);
+                        if edit::get(rules, &select).is_none() {
+                            let depth = select.len();
+                            match select.last_mut() {
+                                Some(last) if *last > 0 => *last -= 1,
+                                _ if depth > 1 => {
+                                    select.pop();
+                                }
+                                _ => {}
+                            }
                         }
                         Some(select)
                     });

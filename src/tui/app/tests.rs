@@ -1730,3 +1730,27 @@ fn after_a_save_conflict_w_overwrites() {
     app.update(ch('w'));
     assert_eq!(expects(&mut app), [true], "armed once");
 }
+
+/// `x` selects the rule that took the deleted one's place, or the one
+/// before it when it was last, or its block when it was the block's only
+/// rule.
+#[test]
+fn a_deletion_selects_the_rule_that_took_its_place() {
+    let text = "[[rules]]\nname = \"a\"\n[[rules]]\nname = \"b\"\n[[rules]]\nname = \"c\"\n\
+                [[rules]]\nname = \"block\"\n  [[rules.rules]]\n  name = \"inner\"\n";
+    let rules = native::parse(text).expect("rules").rules;
+    let save = SaveTarget::for_config(std::path::Path::new("crawl.toml"), text);
+    let mut app = App::new("test".into(), rules, save, [1; 6]);
+    app.update(Action::Resize(100, 30));
+    let selected = |app: &App| app.rules.selected_rule().map(|r| r.name.clone());
+    app.update(ch('j')); // b
+    app.update(ch('x'));
+    assert_eq!(selected(&app).as_deref(), Some("c"), "the next one");
+    app.update(ch('j'));
+    app.update(ch('j')); // inner
+    assert_eq!(selected(&app).as_deref(), Some("inner"));
+    app.update(ch('x'));
+    assert_eq!(selected(&app).as_deref(), Some("block"), "its block");
+    app.update(ch('x')); // the block, last
+    assert_eq!(selected(&app).as_deref(), Some("c"), "the one before");
+}
