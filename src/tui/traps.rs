@@ -65,7 +65,9 @@ pub fn hints_at<'a>(urls: impl IntoIterator<Item = &'a str>, now: (u32, u32)) ->
         if let Some((prefix, month)) = calendar_prefix(&segments) {
             // Counted by distinct month, not by URL.
             let key = format!("calendar {prefix}");
-            add_distinct(&mut groups, key, &month, text, || calendar_rule(&prefix));
+            add_distinct(&mut groups, key, &month, text, || {
+                calendar_rule(&prefix, year + FUTURE_MONTHS / 12 + 1)
+            });
         }
         if url.query().is_some_and(|q| !q.is_empty()) {
             let key = format!("query {path}");
@@ -256,14 +258,42 @@ fn repeat_rule(segment: &str) -> Rule {
     )
 }
 
-fn calendar_rule(prefix: &str) -> Rule {
+/// The rule for a calendar under `prefix`: its years from `from` on (the
+/// past and the coming year stay: an archive's months are pages too).
+fn calendar_rule(prefix: &str, from: u32) -> Rule {
     trap_rule(
-        format!("trap: calendar under {prefix}"),
+        format!("trap: calendar under {prefix}, {from} on"),
         test(
             Field::Path,
-            Matcher::Regex(format!("^{}(19|20)[0-9][0-9]", regex::escape(prefix))),
+            Matcher::Regex(format!("^{}({})", regex::escape(prefix), years_from(from))),
         ),
     )
+}
+
+/// A regex alternation for the four-digit years `from` to 9999
+/// (`2028`: `202[8-9]|20[3-9][0-9]|2[1-9][0-9][0-9]|[3-9][0-9][0-9][0-9]`).
+fn years_from(from: u32) -> String {
+    let digits: Vec<u32> = format!("{:04}", from.min(9999))
+        .chars()
+        .filter_map(|c| c.to_digit(10))
+        .collect();
+    let mut parts = Vec::new();
+    for at in (0..digits.len()).rev() {
+        // The digits before `at` as they are, a larger one at `at` (the
+        // same one too, for the last), any after.
+        let lowest = if at == digits.len() - 1 {
+            digits[at]
+        } else {
+            digits[at] + 1
+        };
+        if lowest > 9 {
+            continue;
+        }
+        let head: String = digits[..at].iter().map(u32::to_string).collect();
+        let tail = "[0-9]".repeat(digits.len() - 1 - at);
+        parts.push(format!("{head}[{lowest}-9]{tail}"));
+    }
+    parts.join("|")
 }
 
 fn query_rule(path: &str) -> Rule {
@@ -295,6 +325,21 @@ mod tests {
             crate::rules::TraceMode::Off,
         );
         v.filtered
+    }
+
+    /// The years a calendar rule filters start at the one given.
+    #[test]
+    fn years_from_matches_exactly_the_later_years() {
+        for from in [2028, 2030, 2099, 2100, 1999, 9999] {
+            let re = regex::Regex::new(&format!("^({})$", years_from(from))).expect("a regex");
+            for year in 1000..=9999u32 {
+                assert_eq!(
+                    re.is_match(&year.to_string()),
+                    year >= from,
+                    "{from}: {year}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -373,6 +418,17 @@ mod tests {
             found.first().map(|h| h.summary.as_str()),
             Some("48 different months under /blog/, up to 2028-12: a calendar that keeps going")
         );
+        // Its rule keeps this year's and next year's months.
+        let hint = &found[0];
+        assert_eq!(hint.rule.name, "trap: calendar under /blog/, 2028 on");
+        for (url, stopped) in [
+            ("http://h/blog/2026/05/", false),
+            ("http://h/blog/2027/12/", false),
+            ("http://h/blog/2028/01/", true),
+            ("http://h/blog/2140/01/", true),
+        ] {
+            assert_eq!(stops(hint, url), stopped, "{url}");
+        }
         // Up to next year's same month is not far enough.
         let near: Vec<String> = (0..25)
             .map(|i| {
