@@ -26,11 +26,14 @@ fn judge(rules: &CompiledRules, url: &str, known: &Known) -> Verdict {
     let full = rules.evaluate(&facts, &mut scratch, TraceMode::Full);
     let decisive = rules.evaluate(&facts, &mut scratch, TraceMode::Decisive);
     let naive = rules.evaluate_naive(&facts, &mut scratch, TraceMode::Decisive);
+    // Without a trace, runs of rules are folded: the same verdict still.
+    let off = rules.evaluate(&facts, &mut scratch, TraceMode::Off);
     let strip = |v: &Verdict| Verdict {
         trace: Vec::new(),
         ..v.clone()
     };
     assert_eq!(strip(&full), strip(&decisive), "full vs decisive for {url}");
+    assert_eq!(strip(&off), strip(&decisive), "off vs decisive for {url}");
     assert_eq!(decisive, naive, "fast vs naive for {url}");
     full
 }
@@ -472,6 +475,30 @@ action = "download"
     assert!(!judge(&rules, "http://other/a.html", &Known::default()).fetch);
     assert!(judge(&rules, "http://h/a.html", &typed("text/html")).save);
     assert!(!judge(&rules, "http://h/a.png", &typed("image/png")).fetch);
+
+    // The same through a run of negated rules, which a walk without a
+    // trace folds (the `judge` above compares it): one of them may allow.
+    let rules = compile(
+        r#"
+[crawl]
+disposition = "disallow"
+[[rules]]
+match = { field = "content_type", prefix = "image/" }
+action = "exclude"
+stop = true
+[[rules]]
+match = { field = "path", prefix = "/x" }
+negate = true
+action = "download"
+stop = true
+[[rules]]
+match = { field = "path", prefix = "/y" }
+negate = true
+action = "exclude"
+"#,
+    );
+    let v = judge(&rules, "http://h/a", &Known::default());
+    assert!(v.fetch && !v.filtered, "{v:?}");
 
     // A later rule of the block with `stop`, which the deferred one may
     // keep from applying: the rules after the block wait too.

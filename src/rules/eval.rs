@@ -526,13 +526,13 @@ fn walk(
                 }
                 let q = &rules.quiet;
                 if let Some(deferred) = waiting {
-                    // Nothing applies; whether the run may allow the fetch
-                    // is its last setting's (a stop in it only narrows).
-                    let p = q.last_fetch[to];
-                    if p != Hot::NONE
-                        && p as usize >= from
-                        && rules.hot[rules.always[p as usize] as usize].flag(0) == Some(true)
-                    {
+                    // Nothing applies; any of its rules that holds and sets
+                    // fetch on may allow it, as in a rule-by-rule walk.
+                    let allows = rules.always[from..to].iter().any(|&n| {
+                        let h = rules.hot[n as usize];
+                        h.has(Hot::QUIET_TRUE) != h.has(Hot::NEGATE) && h.flag(0) == Some(true)
+                    });
+                    if allows {
                         acc.fetch_waits = Some(deferred);
                     }
                     continue;

@@ -143,13 +143,15 @@ pub enum Request {
     CancelWhatIf,
     /// Look for trap hints among the latest discoveries.
     Traps,
-    /// Write the rules file; when `expect` is given, only if the file
-    /// still holds that text (else [`Action::SaveConflict`]).
+    /// Write the rules file, unless it changed on disk since the console
+    /// read it (`expect`, for its first save) or last wrote it (then
+    /// [`Action::SaveConflict`]); with `overwrite`, whatever it holds.
     Save {
         path: std::path::PathBuf,
         text: String,
         message: String,
         expect: Option<String>,
+        overwrite: bool,
     },
 }
 

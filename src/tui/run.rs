@@ -46,13 +46,86 @@ pub struct Console {
     pub events: mpsc::Receiver<Event>,
 }
 
-/// Rules-file writes, in order (see `Request::Save` in `carry_out`).
-#[derive(Debug, Default)]
+/// Rules-file writes, one at a time and in the order asked, on a thread
+/// of their own (a slow disk never holds up the console): so the file
+/// ends with the newest rules, and each save knows what the one before it
+/// left on disk. Dropped, it finishes the saves asked for first.
+#[derive(Debug)]
 struct Saves {
-    /// Saves asked for so far; each gets the next number.
-    asked: AtomicU64,
-    /// The number of the newest save written; guards the file.
-    written: std::sync::Mutex<u64>,
+    jobs: Option<std::sync::mpsc::Sender<SaveJob>>,
+    writer: Option<std::thread::JoinHandle<()>>,
+}
+
+/// One save, as `Request::Save` asks it, and where to answer.
+#[derive(Debug)]
+struct SaveJob {
+    path: std::path::PathBuf,
+    text: String,
+    message: String,
+    expect: Option<String>,
+    overwrite: bool,
+    results: mpsc::Sender<Action>,
+}
+
+impl Saves {
+    fn new() -> Saves {
+        let (jobs, queue) = std::sync::mpsc::channel::<SaveJob>();
+        let writer = std::thread::spawn(move || {
+            // What each file holds as this console last read or wrote it.
+            let mut on_disk: std::collections::HashMap<std::path::PathBuf, String> =
+                std::collections::HashMap::new();
+            for job in queue {
+                let now = std::fs::read_to_string(&job.path).ok();
+                let known = on_disk.get(&job.path).cloned().or(job.expect);
+                // Edited elsewhere meanwhile (by hand, another program):
+                // left as it is rather than that change lost unasked.
+                if !job.overwrite
+                    && let (Some(known), Some(now)) = (&known, &now)
+                    && now != known
+                {
+                    let why = format!(
+                        "not saved: {} changed on disk since the console read or wrote it, \
+                         and saving would undo that change; w again overwrites it \
+                         with the console's rules",
+                        job.path.display()
+                    );
+                    let _ = job.results.blocking_send(Action::SaveConflict(why));
+                    continue;
+                }
+                // Written beside, then renamed: a crash never leaves half a file.
+                let tmp = job.path.with_extension("toml.tmp");
+                let written =
+                    std::fs::write(&tmp, &job.text).and_then(|()| std::fs::rename(&tmp, &job.path));
+                let outcome = match written {
+                    Ok(()) => {
+                        on_disk.insert(job.path, job.text);
+                        Ok(job.message)
+                    }
+                    Err(e) => {
+                        // Still what it was: the next save goes by that.
+                        if let Some(now) = now {
+                            on_disk.insert(job.path.clone(), now);
+                        }
+                        Err(format!("{}: {e}", job.path.display()))
+                    }
+                };
+                let _ = job.results.blocking_send(Action::Saved(outcome));
+            }
+        });
+        Saves {
+            jobs: Some(jobs),
+            writer: Some(writer),
+        }
+    }
+}
+
+impl Drop for Saves {
+    fn drop(&mut self) {
+        self.jobs.take();
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.join();
+        }
+    }
 }
 
 /// Bumps a what-if generation when dropped: the running count sees a
@@ -146,7 +219,7 @@ where
     // count still running stops at its next chunk rather than hold up the
     // runtime's shutdown.
     let _cancel_whatif = CancelOnDrop(whatif_generation.clone());
-    let saves = Arc::new(Saves::default());
+    let saves = Arc::new(Saves::new());
     let mut ticker = tokio::time::interval(TICK);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut frames = 0;
@@ -321,40 +394,22 @@ fn carry_out(
             text,
             message,
             expect,
+            overwrite,
         } => {
-            let (results, saves) = (results.clone(), saves.clone());
-            let number = saves.asked.fetch_add(1, Ordering::Relaxed) + 1;
-            tokio::task::spawn_blocking(move || {
-                // One save at a time; one asked for before the last written
-                // is left out, so the file ends with the newest rules.
-                let mut written = saves.written.lock().unwrap_or_else(|p| p.into_inner());
-                if number < *written {
-                    return;
-                }
-                *written = number;
-                // Edited elsewhere meanwhile (by hand, or another program):
-                // left as it is rather than those changes lost unasked.
-                if let Some(expect) = expect
-                    && let Ok(now) = std::fs::read_to_string(&path)
-                    && now != expect
-                {
-                    let why = format!(
-                        "not saved: {} changed on disk since the console read or wrote it, \
-                         and saving would undo that change; w again overwrites it \
-                         with the console's rules",
-                        path.display()
-                    );
-                    let _ = results.blocking_send(Action::SaveConflict(why));
-                    return;
-                }
-                // Written beside, then renamed: a crash never leaves half a file.
-                let tmp = path.with_extension("toml.tmp");
-                let outcome = std::fs::write(&tmp, &text)
-                    .and_then(|()| std::fs::rename(&tmp, &path))
-                    .map(|()| message)
-                    .map_err(|e| format!("{}: {e}", path.display()));
-                let _ = results.blocking_send(Action::Saved(outcome));
-            });
+            let job = SaveJob {
+                path,
+                text,
+                message,
+                expect,
+                overwrite,
+                results: results.clone(),
+            };
+            if let Some(jobs) = &saves.jobs
+                && jobs.send(job).is_err()
+            {
+                let failed = Err("the rules file's writer has stopped (a crawlspace bug)".into());
+                let _ = results.try_send(Action::Saved(failed));
+            }
         }
     }
 }
@@ -363,9 +418,15 @@ fn carry_out(
 mod tests {
     use super::*;
 
-    /// Carries out one save of `text` to `path` expecting `expect` there,
-    /// and returns what it answered.
-    async fn save(path: &std::path::Path, text: &str, expect: Option<&str>) -> Action {
+    /// Asks `saves` for one save of `text` to `path` and returns what it
+    /// answered.
+    async fn save(
+        saves: &Arc<Saves>,
+        path: &std::path::Path,
+        text: &str,
+        expect: Option<&str>,
+        overwrite: bool,
+    ) -> Action {
         let dir = tempfile::tempdir().expect("temp dir");
         let log = Arc::new(UrlLog::open(&dir.path().join("db"), 1 << 20).expect("log"));
         let (control, _control_rx) = crate::crawl::engine::control_channel(1);
@@ -375,26 +436,30 @@ mod tests {
             text: text.into(),
             message: "saved".into(),
             expect: expect.map(str::to_string),
+            overwrite,
         };
-        let saves = Arc::new(Saves::default());
-        carry_out(request, &log, &control, &results, &Arc::default(), &saves);
+        carry_out(request, &log, &control, &results, &Arc::default(), saves);
         answers.recv().await.expect("an answer")
     }
 
-    /// A rules file changed on disk since the console read it is left as
-    /// it is, and the answer says so; without an expected text (the `w`
-    /// after that answer) it is overwritten.
+    /// A rules file changed on disk since the console read or last wrote
+    /// it is left as it is, and the answer says so; asked to overwrite, it
+    /// is. Saves in a row each go by what the one before wrote.
     #[tokio::test]
     async fn a_file_changed_on_disk_is_not_overwritten_unasked() {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("crawl.toml");
+        let read = |p: &std::path::Path| std::fs::read_to_string(p).expect("read");
         std::fs::write(&path, "read\n").expect("write");
-        let answer = save(&path, "new\n", Some("read\n")).await;
-        assert!(matches!(answer, Action::Saved(Ok(_))), "{answer:?}");
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
+        let saves = Arc::new(Saves::new());
+        for text in ["new\n", "newer\n"] {
+            let answer = save(&saves, &path, text, Some("read\n"), false).await;
+            assert!(matches!(answer, Action::Saved(Ok(_))), "{answer:?}");
+            assert_eq!(read(&path), text);
+        }
 
         std::fs::write(&path, "edited by hand\n").expect("write");
-        let answer = save(&path, "newer\n", Some("new\n")).await;
+        let answer = save(&saves, &path, "newest\n", Some("read\n"), false).await;
         match answer {
             Action::SaveConflict(why) => {
                 assert!(why.contains("changed on disk"), "{why}");
@@ -402,10 +467,16 @@ mod tests {
             }
             other => panic!("a conflict: {other:?}"),
         }
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "edited by hand\n");
+        assert_eq!(read(&path), "edited by hand\n");
 
-        let answer = save(&path, "newer\n", None).await;
+        let answer = save(&saves, &path, "newest\n", None, true).await;
         assert!(matches!(answer, Action::Saved(Ok(_))), "{answer:?}");
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "newer\n");
+        assert_eq!(read(&path), "newest\n");
+        // A first save of a file the console never read (a rules file
+        // beside the config): nothing to compare with.
+        let beside = dir.path().join("crawl.rules.toml");
+        std::fs::write(&beside, "older session\n").expect("write");
+        let answer = save(&saves, &beside, "rules\n", None, false).await;
+        assert!(matches!(answer, Action::Saved(Ok(_))), "{answer:?}");
     }
 }

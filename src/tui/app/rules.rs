@@ -466,23 +466,25 @@ impl App {
     /// they have in it. Unless `overwrite`, a file changed on disk since it
     /// was read or written is left as it is (and the message says so).
     fn save_rules(&mut self, overwrite: bool) {
-        let expect = (!overwrite)
-            .then(|| self.rules.save.on_disk().map(str::to_string))
-            .flatten();
+        let read = self.rules.save.on_disk().map(str::to_string);
         let (path, text, message) = self.rules.save.render(&self.rules.edited);
         if let Some(relined) = relined(&self.rules.edited, &text) {
             self.rules.edited = relined;
             self.rules.refresh();
         }
-        // A file beside the config leaves the config's rules as they were.
-        if matches!(&self.rules.save, SaveTarget::InPlace { path: config, .. } if *config == path) {
+        // A file beside the config leaves the config's rules as they were
+        // (and what the config held says nothing of that file).
+        let in_config =
+            matches!(&self.rules.save, SaveTarget::InPlace { path: config, .. } if *config == path);
+        if in_config {
             self.rules.saved = Some(self.rules.edited.clone());
         }
         self.request(Request::Save {
             path,
             text,
             message,
-            expect,
+            expect: read.filter(|_| in_config),
+            overwrite,
         });
     }
 }

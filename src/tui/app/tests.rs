@@ -1707,11 +1707,12 @@ fn no_hits_waits_for_urls_met_after_applying() {
 /// overwrite it (and says so); an apply's save never overwrites.
 #[test]
 fn after_a_save_conflict_w_overwrites() {
+    // Whether each save asked checks the file first.
     let expects = |app: &mut App| -> Vec<bool> {
         app.take_requests()
             .iter()
             .filter_map(|r| match r {
-                Request::Save { expect, .. } => Some(expect.is_some()),
+                Request::Save { overwrite, .. } => Some(!overwrite),
                 _ => None,
             })
             .collect()
