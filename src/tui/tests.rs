@@ -1044,3 +1044,27 @@ fn the_status_bar_counts_a_refresh_s_deleted_and_unrefreshed_pages() {
         "{shown}"
     );
 }
+
+/// At 80 columns, with large counts and a refresh's two more, the elapsed
+/// time stays in sight: the rate goes first, then the refresh's counts.
+#[test]
+fn the_status_bar_keeps_the_time_at_80_columns() {
+    let mut app = app((80, 24));
+    app.update(Action::Stats(Stats {
+        fetched: 12_345,
+        saved: 56_789,
+        filtered: 1_234,
+        errors: 8,
+        deleted: 3,
+        unrefreshed: 2,
+        queued: 5_678,
+        ..stats()
+    }));
+    let shown = screen(&app);
+    let bar = shown
+        .lines()
+        .find(|l| l.contains("fetched 12345"))
+        .unwrap_or_else(|| panic!("no status bar in {shown}"));
+    assert!(bar.contains("00:01:23"), "{bar}");
+    assert!(bar.contains("queued 5678"), "{bar}");
+}

@@ -163,7 +163,19 @@ fn draw_status(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let text = if wide.chars().count() <= room {
         wide
     } else {
-        format!(" {}", figures.join(" "))
+        // Still too long (large counts, a refresh's two more): the rate
+        // goes first, then the refresh's counts, rather than the time.
+        let narrow = |figures: &[String]| format!(" {}", figures.join(" "));
+        let fits = |figures: &[String]| narrow(figures).chars().count() <= room;
+        if !fits(&figures) {
+            figures.remove(figures.len() - 2); // the rate
+        }
+        // fetched, saved, filtered, errors, then the refresh's counts
+        // (when any), queued and the time.
+        while !fits(&figures) && figures.len() > 6 {
+            figures.remove(4);
+        }
+        narrow(&figures)
     };
     let line = Line::from(vec![state, Span::raw(text)]);
     let width = usize::from(area.width);
