@@ -44,6 +44,29 @@ fn page(log: &UrlLog, origin: &str, n: u32) -> UrlRecord {
     log.get(id).expect("read").expect("record")
 }
 
+/// Checks that the odd pages of `ten_links` were filtered by
+/// `NO_ODD_PAGES`, the reason saying `why`, and never fetched, and that
+/// the even ones were saved; the odd pages' records.
+fn odd_pages_filtered(log: &UrlLog, origin: &str, why: &str) -> Vec<UrlRecord> {
+    let mut odd = Vec::new();
+    for n in 0..10 {
+        let r = page(log, origin, n);
+        if n % 2 == 0 {
+            assert_eq!(r.state, State::Saved, "page {n}: {}", r.reason);
+            continue;
+        }
+        assert_eq!(r.state, State::Filtered, "page {n}");
+        assert!(
+            r.reason.contains("rule 1 \"no odd pages\"") && r.reason.contains(why),
+            "{}",
+            r.reason
+        );
+        assert_eq!(r.fetched_ms, None, "page {n} was not fetched");
+        odd.push(r);
+    }
+    odd
+}
+
 /// A rule removed between two runs: the URLs it filtered are fetched by
 /// the next run, with a `changed-rules` line first in their trace; a third
 /// run with the same rules changes nothing more.
@@ -156,21 +179,8 @@ async fn added_rule_filters_the_urls_left_queued(recorded: Option<&str>) {
     let (second, log) = crawl_to_the_end(&config(&origin, NO_ODD_PAGES), dir.path()).await;
     assert_eq!(second.dropped_by_new_rules, 5);
     assert_eq!(second.queued_by_new_rules, 0);
-    for n in 0..10 {
-        let r = page(&log, &origin, n);
-        if n % 2 == 1 {
-            assert_eq!(r.state, State::Filtered, "page {n}");
-            assert!(
-                r.reason.contains("rule 1 \"no odd pages\"")
-                    && r.reason.contains("rules changed since the last run"),
-                "{}",
-                r.reason
-            );
-            assert!(r.trace.iter().any(|t| t.rule == "changed-rules"));
-            assert_eq!(r.fetched_ms, None, "page {n} was not fetched");
-        } else {
-            assert_eq!(r.state, State::Saved, "page {n}: {}", r.reason);
-        }
+    for r in odd_pages_filtered(&log, &origin, "rules changed since the last run") {
+        assert!(r.trace.iter().any(|t| t.rule == "changed-rules"));
     }
 }
 
@@ -360,19 +370,5 @@ async fn a_headless_crawl_takes_the_rules_saved_in_its_config_file() {
     assert!(status.success());
 
     let log = UrlLog::open(&dir.path().join("db"), 16 << 20).expect("log");
-    for n in 0..10 {
-        let r = page(&log, &origin, n);
-        if n % 2 == 1 {
-            assert_eq!(r.state, State::Filtered, "page {n}");
-            assert!(
-                r.reason.contains("rule 1 \"no odd pages\"")
-                    && r.reason.contains("new rules applied during the crawl"),
-                "{}",
-                r.reason
-            );
-            assert_eq!(r.fetched_ms, None, "page {n} was not fetched");
-        } else {
-            assert_eq!(r.state, State::Saved, "page {n}: {}", r.reason);
-        }
-    }
+    odd_pages_filtered(&log, &origin, "new rules applied during the crawl");
 }

@@ -193,6 +193,14 @@ fn record_at<'r>(
         .unwrap_or_else(|| panic!("{path} not in the log: {:?}", records.keys()))
 }
 
+/// The record of `origin`'s `/` after a crawl of it alone with `settings`
+/// and no rules, and the crawl's counts.
+async fn home_page(origin: &str, settings: &str) -> (UrlRecord, Stats) {
+    let c = crawl(&[format!("{origin}/")], settings, "").await;
+    let page = record_at(&c.records(), origin, "/").clone();
+    (page, c.stats)
+}
+
 /// Runs a whole crawl of `start` with `settings` (TOML lines for [crawl])
 /// and `rules` (native [[rules]]), returning the log.
 async fn crawl(start: &[String], settings: &str, rules: &str) -> Crawl {
@@ -1371,14 +1379,7 @@ async fn a_header_with_a_control_character_is_an_error_that_says_so() {
           Connection: close\r\n\r\nhello",
     )
     .await;
-    let c = crawl(
-        &[format!("{origin}/")],
-        "obey_robots = false\nmax_retries = 2",
-        "",
-    )
-    .await;
-    let records = c.records();
-    let page = record_at(&records, &origin, "/");
+    let (page, _) = home_page(&origin, "obey_robots = false\nmax_retries = 2").await;
     assert_eq!(page.state, State::Error, "{page:?}");
     let error = page.error.as_ref().expect("an error");
     assert_eq!(error.count, 1, "not retried: {page:?}");
@@ -1421,14 +1422,8 @@ async fn a_dripping_body_ends_at_max_fetch_s() {
             });
         }
     });
-    let c = crawl(
-        &[format!("{origin}/")],
-        "obey_robots = false\nmax_retries = 0\ntimeout_s = 1\nmax_fetch_s = 1",
-        "",
-    )
-    .await;
-    let records = c.records();
-    let page = record_at(&records, &origin, "/");
+    let settings = "obey_robots = false\nmax_retries = 0\ntimeout_s = 1\nmax_fetch_s = 1";
+    let (page, _) = home_page(&origin, settings).await;
     assert_eq!(page.state, State::Error, "{page:?}");
     assert!(
         page.reason
@@ -1440,7 +1435,7 @@ async fn a_dripping_body_ends_at_max_fetch_s() {
 
 /// A server that closes the connection without an answer, or part way
 /// through the body its length promised, is a temporary error (retried, as
-/// a reset is), and the last retry's reason says how long it waited.
+/// a reset is).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_closed_early_is_a_temporary_error() {
     let silent = serve_raw(b"").await;
@@ -1448,14 +1443,7 @@ async fn a_connection_closed_early_is_a_temporary_error() {
         serve_raw(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100\r\n\r\nhalf")
             .await;
     for origin in [silent, cut] {
-        let c = crawl(
-            &[format!("{origin}/")],
-            "obey_robots = false\nmax_retries = 1",
-            "",
-        )
-        .await;
-        let records = c.records();
-        let page = record_at(&records, &origin, "/");
+        let (page, stats) = home_page(&origin, "obey_robots = false\nmax_retries = 1").await;
         assert_eq!(page.state, State::Error, "{page:?}");
         assert!(
             page.reason.starts_with(
@@ -1464,6 +1452,6 @@ async fn a_connection_closed_early_is_a_temporary_error() {
             "{}",
             page.reason
         );
-        assert_eq!(c.stats.retries, 1, "{:?}", c.stats);
+        assert_eq!(stats.retries, 1, "{stats:?}");
     }
 }

@@ -77,10 +77,10 @@ pub enum SaveTarget {
         /// version, oldest first (at most [`PAST_AT_MOST`]): a rule an
         /// undo brings back finds its text there, or its comments.
         past: Vec<Kept>,
-        /// The file's text as read or last written: a save finding other
-        /// text there (the file edited meanwhile) does not overwrite it
-        /// unasked ([`SaveTarget::on_disk`]).
-        on_disk: String,
+        /// The file's text as the console read it: what its first save
+        /// expects to find there ([`SaveTarget::read`]; the writer knows
+        /// what it wrote since).
+        read: String,
     },
     /// Write a rules-only file at `path`, beside `config`.
     Beside { path: PathBuf, config: PathBuf },
@@ -107,7 +107,7 @@ impl SaveTarget {
                 moved: Vec::new(),
                 tail: String::new(),
                 past: Vec::new(),
-                on_disk: text.to_string(),
+                read: text.to_string(),
             };
         };
         // The comment lines right above the first rule are its note.
@@ -130,7 +130,7 @@ impl SaveTarget {
                 moved: names,
                 tail,
                 past: Vec::new(),
-                on_disk: text.to_string(),
+                read: text.to_string(),
             };
         }
         // Above the comments that end the head (a heading for the rules),
@@ -153,7 +153,7 @@ impl SaveTarget {
             moved: names,
             tail,
             past: Vec::new(),
-            on_disk: text.to_string(),
+            read: text.to_string(),
         };
         // The same settings and rules, read back from the file as it would
         // be written with the rules as they are.
@@ -174,12 +174,11 @@ impl SaveTarget {
         }
     }
 
-    /// The text the config file should hold now, as read or last written
-    /// (to be asked before [`SaveTarget::render`], which moves it on);
-    /// `None` for a rules file of its own beside the config.
-    pub fn on_disk(&self) -> Option<&str> {
+    /// The config file's text as the console read it; `None` for a rules
+    /// file of its own beside the config.
+    pub fn read(&self) -> Option<&str> {
         match self {
-            SaveTarget::InPlace { on_disk, .. } => Some(on_disk),
+            SaveTarget::InPlace { read, .. } => Some(read),
             SaveTarget::Beside { .. } => None,
         }
     }
@@ -196,7 +195,7 @@ impl SaveTarget {
                 moved,
                 tail,
                 past,
-                on_disk,
+                ..
             } => {
                 let gap = if head.is_empty() || head.ends_with("\n\n") {
                     ""
@@ -252,7 +251,6 @@ impl SaveTarget {
                 let over = past.len().saturating_sub(PAST_AT_MOST);
                 past.drain(..over);
                 *kept = kept_of(&text, head.lines().count());
-                on_disk.clone_from(&text);
                 (path.clone(), text, message)
             }
             SaveTarget::Beside { path, config } => {

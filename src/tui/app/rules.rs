@@ -466,7 +466,7 @@ impl App {
     /// they have in it. Unless `overwrite`, a file changed on disk since it
     /// was read or written is left as it is (and the message says so).
     fn save_rules(&mut self, overwrite: bool) {
-        let read = self.rules.save.on_disk().map(str::to_string);
+        let read = self.rules.save.read().map(str::to_string);
         let (path, text, message) = self.rules.save.render(&self.rules.edited);
         if let Some(relined) = relined(&self.rules.edited, &text) {
             self.rules.edited = relined;
