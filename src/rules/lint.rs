@@ -47,6 +47,10 @@ pub enum LintKind {
     /// Any other test that can never hold: wrong matcher for the field, text
     /// the field never contains, upper case on a lower-cased field.
     NeverMatches,
+    /// `url` text that ends at the scheme's default port (`http://h:80`):
+    /// normalization drops that port, so the text only matches longer ports
+    /// (`:8080`), never the port it names.
+    OpenDefaultPort,
 }
 
 /// Lints every test of every rule, nested rules included, in document order.
@@ -203,20 +207,20 @@ fn literal_lints(
     let found = match matcher {
         Matcher::Exact(_) | Matcher::Prefix(_) => start_problem(field, &text)
             .or_else(|| url_host_problem(field, &text))
-            .map(|p| (LintKind::ImpossibleAnchor, p)),
+            .map(|p| p.kind_or(LintKind::ImpossibleAnchor)),
         // A suffix is anchored at the end; only what the field can never
         // contain is checked there.
         Matcher::Suffix(_) => char_problem(field, &text).map(|p| (LintKind::ImpossibleAnchor, p)),
         Matcher::Contains(_) => char_problem(field, &text)
             .or_else(|| url_host_problem(field, &text))
-            .map(|p| (LintKind::NeverMatches, p)),
+            .map(|p| p.kind_or(LintKind::NeverMatches)),
         Matcher::Wildcard(_) => {
             let mut pieces = text.split('*');
             let head = pieces.next().unwrap_or_default();
             start_problem(field, head)
                 .or_else(|| url_host_problem(field, head))
                 .or_else(|| pieces.find_map(|piece| char_problem(field, piece)))
-                .map(|p| (LintKind::ImpossibleAnchor, p))
+                .map(|p| p.kind_or(LintKind::ImpossibleAnchor))
         }
         // Only reached on `host`: the value must itself look like a host.
         Matcher::Domain(_) if text.starts_with('.') => {
@@ -405,6 +409,9 @@ enum Problem {
     UrlHostCase,
     /// A default port (`:80` after `http://`) written in `url` text.
     UrlDefaultPort(&'static str),
+    /// The default port with nothing after it: only the start of a longer
+    /// port can match.
+    UrlOpenDefaultPort(&'static str),
 }
 
 /// Fields whose whole value is lower-case after normalization.
@@ -530,9 +537,15 @@ fn url_host_problem(field: Field, text: &str) -> Option<Problem> {
         "ftp" => ":21",
         _ => return None,
     };
-    // `http://h:80` may be the start of `http://h:8080`: only a port that
-    // something follows is sure to be the default one.
-    (followed && authority.ends_with(default)).then_some(Problem::UrlDefaultPort(default))
+    // `http://h:80` with nothing after it still matches `http://h:8080`,
+    // but never the default port it names; the importers read such a
+    // pattern as `http://h/` (`url_start_normalized`), which the lint
+    // suggests.
+    match authority.ends_with(default) {
+        false => None,
+        true if followed => Some(Problem::UrlDefaultPort(default)),
+        true => Some(Problem::UrlOpenDefaultPort(default)),
+    }
 }
 
 /// `authority` is `host[:port]`; `authority_path_query` adds `/path[?query]`.
@@ -631,6 +644,15 @@ fn shape_problem(
 }
 
 impl Problem {
+    /// The problem with its kind: `usual` unless the problem has its own
+    /// (an open default port matches something, just not what it names).
+    fn kind_or(self, usual: LintKind) -> (LintKind, Problem) {
+        match self {
+            Problem::UrlOpenDefaultPort(_) => (LintKind::OpenDefaultPort, self),
+            _ => (usual, self),
+        }
+    }
+
     /// The reason and the fix, for `subject`; `pattern` is set for regexes,
     /// whose fix is spelled as a rewritten pattern when that is mechanical.
     fn explain(&self, subject: &Subject, pattern: Option<&str>) -> String {
@@ -734,6 +756,11 @@ impl Problem {
             Problem::UrlDefaultPort(port) => format!(
                 "url never holds its scheme's default port `{port}`: normalization drops it; \
                  leave it out"
+            ),
+            Problem::UrlOpenDefaultPort(port) => format!(
+                "url never holds its scheme's default port `{port}` (normalization drops it), \
+                 so this matches only longer ports such as `{port}80`; for the default port, \
+                 end the host with `/` instead of `{port}`"
             ),
             Problem::UpperCase => {
                 let fix = match pattern {

@@ -341,7 +341,17 @@ fn a_url_s_host_with_capitals_or_a_default_port_never_matches() {
             Sensitive,
             None,
         ),
-        (Matcher::Prefix("http://h:80".into()), Sensitive, None),
+        (
+            Matcher::Prefix("http://h:80".into()),
+            Sensitive,
+            Some(OpenDefaultPort),
+        ),
+        (Matcher::Prefix("http://h:8080".into()), Sensitive, None),
+        (
+            Matcher::Wildcard("https://h:443*".into()),
+            Sensitive,
+            Some(OpenDefaultPort),
+        ),
         (
             Matcher::Prefix("http://h:80/".into()),
             Sensitive,
@@ -367,6 +377,10 @@ fn a_url_s_host_with_capitals_or_a_default_port_never_matches() {
     let t = test(Url, Matcher::Prefix("http://a.com:80/".into()), Sensitive);
     let said = lint_test(&t)[0].1.clone();
     assert!(said.contains("default port `:80`"), "{said}");
+    let t = test(Url, Matcher::Prefix("http://a.com:80".into()), Sensitive);
+    let said = lint_test(&t)[0].1.clone();
+    assert!(said.contains("only longer ports such as `:8080`"), "{said}");
+    assert!(said.contains("end the host with `/`"), "{said}");
 }
 
 /// The messages name the fix concretely, as seed 000 does.
