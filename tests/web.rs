@@ -915,6 +915,29 @@ async fn a_sitemap_the_rules_refuse_by_type_is_not_read() {
     );
 }
 
+/// A sitemap keeps the flags its rules gave at its headers (here a
+/// non-HTML rule that neither saves nor follows), as a page does, and its
+/// entries are met all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sitemap_keeps_the_flags_its_type_rules_gave() {
+    let site = serve(|o| {
+        vec![
+            ("/".into(), html("start")),
+            ("/urls.txt".into(), text(format!("{o}/a.html\n"))),
+            ("/a.html".into(), html("a")),
+        ]
+    })
+    .await;
+    let o = &site.origin;
+    let settings = format!("{FAST}sitemaps = [\"{o}/urls.txt\"]\n");
+    let rules = "[[rules]]\nname = \"not HTML\"\nmatch = { field = \"content_type\", exact = \"text/plain\" }\nset = { save = false, follow = false }\n";
+    let c = crawl(&[site.url("/")], &settings, rules).await;
+    let list = c.get(&site.url("/urls.txt"));
+    assert_eq!(list.state, State::Fetched, "{list:?}");
+    assert!(list.fetch && !list.save && !list.follow, "{list:?}");
+    assert_eq!(c.get(&site.url("/a.html")).state, State::Saved);
+}
+
 /// Meta robots × X-Robots-Tag, in every combination, with and without
 /// `ignore_nofollow`: noindex → not saved, nofollow → links not followed,
 /// each source named in the trace.

@@ -124,10 +124,14 @@ impl Engine {
                 head,
                 read,
             } => {
-                // As a page's: the address, and the rules judged with it.
+                // As a page's: the address, the flags and the trace of the
+                // rules judged with it (the type too, when they waited for
+                // it). Its entries are met whatever `follow` says, as the
+                // README's Sitemaps paragraph has it.
                 let trace = trace_lines(&rules, &verdict);
                 self.update_and(item.id, None, |r| {
                     r.address = Some(address);
+                    (r.fetch, r.save, r.follow) = (verdict.fetch, verdict.save, verdict.follow);
                     retrace(&mut r.trace, trace);
                 });
                 self.sitemap_done(item, host, head, read);
