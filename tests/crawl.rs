@@ -992,6 +992,23 @@ async fn deferred_rules_decide_once_their_field_is_known() {
     assert!(png.reason.contains("rule 2"), "{}", png.reason);
     assert_eq!(png.content_type.as_deref(), Some("image/png"));
     assert_eq!(png.size, None, "the body was not downloaded");
+    // Why it was requested at all: the deferred rule, before the rules'
+    // lines (which, decisive only, no longer show rule 1).
+    let asked = png.trace.iter().position(|t| t.rule == "headers");
+    let first_rule = png.trace.iter().position(|t| t.rule == "2");
+    assert!(asked < first_rule && asked.is_some(), "{:?}", png.trace);
+    let detail = &png.trace[asked.unwrap_or_default()].detail;
+    assert!(
+        detail.starts_with(
+            "requested as far as its headers: rule 1 \"html pages: download, stop\" (line "
+        ) && detail.ends_with(") was deferred until then"),
+        "{detail}"
+    );
+    assert!(
+        !b.trace.iter().any(|t| t.rule == "headers"),
+        "a URL the rules fetch needs no such line: {:?}",
+        b.trace
+    );
 
     let html_only = "[[rules]]\nname = \"html: download\"\n\
         match = { field = \"content_type\", exact = \"text/html\" }\naction = \"download\"\n";

@@ -127,6 +127,35 @@ pub(crate) const ROBOTS_LAYER: &str = "robots";
 pub(crate) const DEPTH_LAYER: &str = "depth";
 /// Trace layer of a link only ever marked rel=nofollow.
 pub(crate) const NOFOLLOW_LAYER: &str = "rel-nofollow";
+/// Trace layer of a URL the rules refused at its response headers: why it
+/// was requested at all.
+pub(crate) const HEADERS_LAYER: &str = "headers";
+
+/// Why a URL that the rules refused once its headers came was requested:
+/// the rules deferred when it was queued (their field unknown then), as its
+/// logged trace names them. The refusal's own trace replaces those lines
+/// and lists only decisive entries, so without this the log shows a
+/// request the rules refuse and nothing that asked for it. `None` when the
+/// logged trace has no deferred rule.
+pub(crate) fn requested_for_headers(logged: &[TraceLine]) -> Option<TraceLine> {
+    let deferred: Vec<String> = logged
+        .iter()
+        .filter(|t| t.step == "deferred" && t.rule.starts_with(|c: char| c.is_ascii_digit()))
+        .map(|t| format!("{} {:?} (line {})", t.rule, t.name, t.line))
+        .collect();
+    if deferred.is_empty() {
+        return None;
+    }
+    let (rules, verb) = match deferred.len() {
+        1 => ("", "was"),
+        _ => ("s", "were"),
+    };
+    let named = deferred.join(", ");
+    Some(layer(
+        HEADERS_LAYER,
+        format!("requested as far as its headers: rule{rules} {named} {verb} deferred until then"),
+    ))
+}
 
 /// robots.txt's answer as a trace line: layer `robots`, the deciding line
 /// of the robots.txt file (0 when no rule decided), `allowed` or

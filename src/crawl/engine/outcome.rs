@@ -17,7 +17,9 @@ use super::refresh::{self, NOT_REFETCHED};
 use super::web;
 use super::{Engine, Item, MAX_REDIRECTS};
 use crate::crawl::fetch::{Fetched, Head};
-use crate::crawl::report::{now_ms, refusal, retrace, trace_lines};
+use crate::crawl::report::{
+    now_ms, refusal, requested_for_headers, retrace, set_layer, trace_lines,
+};
 use crate::crawl::task::{Content, Outcome};
 use crate::rules::{CompiledRules, Queue, Verdict, normalize};
 use crate::store::{ErrorClass, ErrorInfo, State};
@@ -94,6 +96,12 @@ impl Engine {
                     r.filtered = verdict.filtered;
                     (r.fetch, r.save, r.follow) = (false, verdict.save, verdict.follow);
                     r.status = head.as_ref().map(|h| h.status);
+                    // Requested as far as its headers: say for which rules.
+                    if head.is_some()
+                        && let Some(asked) = requested_for_headers(&r.trace)
+                    {
+                        set_layer(&mut r.trace, asked);
+                    }
                     r.content_type = head.and_then(|h| h.content_type);
                     r.address = Some(address);
                     retrace(&mut r.trace, trace);
