@@ -49,11 +49,14 @@ impl Probe {
             .zip(new[head..].iter().rev())
             .take_while(|(a, b)| same(a, b))
             .count();
-        let touched: Vec<Rule> = old[head..old.len() - tail]
+        let mut touched: Vec<Rule> = old[head..old.len() - tail]
             .iter()
             .chain(&new[head..new.len() - tail])
             .map(|placed| (*placed.rule).clone())
             .collect();
+        let waited_on = deferred_context(&old, head..old.len() - tail)
+            .chain(deferred_context(&new, head..new.len() - tail));
+        touched.extend(waited_on);
         if touched.iter().any(|r| r.filter == Some(Filter::MustHave)) {
             return None;
         }
@@ -90,6 +93,48 @@ impl Probe {
         let marked = self.rules.evaluate(facts, scratch, TraceMode::Off);
         marked.fetch || !marked.pending.is_empty()
     }
+}
+
+/// The deferred rules whose waiting a touched rule can change, although
+/// its own condition does not hold: a deferred rule's `stop` (its own or a
+/// nested rule's) and what it may allow are read from its whole block, and
+/// a `stop` later in a `first_match` block makes the rules after the block
+/// wait for the deferred rules before it (SPEC 1.3 step 3). So the rules
+/// enclosing a touched rule, and the earlier rules of each `first_match`
+/// block it is in, are added to the probe when their condition waits for a
+/// field: where that field is unknown the probe cannot tell and the URL is
+/// evaluated in full, as for a touched deferred rule.
+fn deferred_context(
+    placed: &[Placed],
+    touched: std::ops::Range<usize>,
+) -> impl Iterator<Item = Rule> + '_ {
+    let waits = |rule: &Rule| {
+        let mut deferred = false;
+        if let Some(condition) = &rule.condition {
+            condition.for_each_test(&mut |t| deferred |= t.field.is_deferred());
+        }
+        deferred
+    };
+    let mut found: Vec<&Rc<Rule>> = Vec::new();
+    for i in touched {
+        let enclosing = &placed[i].enclosing;
+        found.extend(enclosing.iter().filter(|r| waits(r)));
+        // Back from the touched rule: each level's earlier siblings, up to
+        // that level's parent.
+        let mut level = enclosing.len();
+        for earlier in placed[..i].iter().rev() {
+            if level == 0 {
+                break;
+            }
+            let depth = earlier.enclosing.len();
+            if depth < level {
+                level = depth;
+            } else if depth == level && enclosing[level - 1].first_match && waits(&earlier.rule) {
+                found.push(&earlier.rule);
+            }
+        }
+    }
+    found.into_iter().map(|rule| (**rule).clone())
 }
 
 /// A rule in a flattened list: itself and the rules that enclose it,
@@ -351,6 +396,65 @@ mod tests {
         let known = Known::default();
         let facts = UrlFacts::new(&url, &known);
         assert!(probe.may_change(&facts, &mut probe.scratch()));
+    }
+
+    /// `P{X}, Y` with P on the content type: X gaining `stop` makes Y
+    /// wait for P on every URL whose type is unknown, X's condition
+    /// holding or not; so does a `stop` after a deferred rule in a
+    /// `first_match` block. The probe marks such URLs.
+    #[test]
+    fn a_stop_under_a_deferred_rule_marks_what_waits_for_it() {
+        let on = |name: &str, field: Field, text: &str, rules: Vec<Rule>| Rule {
+            condition: Some(Condition::Test(Test {
+                field,
+                matcher: Matcher::Prefix(text.into()),
+                case: Default::default(),
+            })),
+            rules,
+            ..Rule::new(name, 1)
+        };
+        let x = on("X", Field::Path, "/x", Vec::new());
+        let y = Rule {
+            action: Some(Action::Exclude),
+            ..on("Y", Field::Path, "/", Vec::new())
+        };
+        let nested = |x: Rule| RuleSet {
+            rules: vec![on("P", Field::ContentType, "text/html", vec![x]), y.clone()],
+            ..RuleSet::default()
+        };
+        let block = |x: Rule| RuleSet {
+            rules: vec![
+                Rule {
+                    first_match: true,
+                    ..on(
+                        "B",
+                        Field::Path,
+                        "/",
+                        vec![on("P", Field::ContentType, "text/html", Vec::new()), x],
+                    )
+                },
+                y.clone(),
+            ],
+            ..RuleSet::default()
+        };
+        let stopping = Rule {
+            stop: true,
+            ..x.clone()
+        };
+        let url = url::Url::parse("http://h/y").expect("url");
+        let known = Known::default();
+        let facts = UrlFacts::new(&url, &known);
+        for (old, new) in [
+            (nested(x.clone()), nested(stopping.clone())),
+            (block(x.clone()), block(stopping)),
+        ] {
+            let (a, b) = (CompiledRules::new(&old), CompiledRules::new(&new));
+            let before = a.evaluate(&facts, &mut a.scratch(), TraceMode::Off);
+            let after = b.evaluate(&facts, &mut b.scratch(), TraceMode::Off);
+            assert_ne!(decision(&before), decision(&after), "the edit matters");
+            let probe = Probe::of_edit(&old, &new).expect("a probe");
+            assert!(probe.may_change(&facts, &mut probe.scratch()));
+        }
     }
 
     #[test]
