@@ -349,6 +349,11 @@ pub async fn termination() -> &'static str {
 /// save with no change, a fix that restores them after a broken version,
 /// a changed setting) is said to leave them as they are, and not applied
 /// again: that would re-judge the whole queue for nothing.
+///
+/// A change is read once the file has kept the same time for a whole tick,
+/// so that a file caught while it is being written is not taken for the
+/// new rules; an empty file (a save that truncates first, caught in
+/// between) is never taken for "no rules": the rules in force stay.
 fn watch_rules(
     file: String,
     mut in_force: RuleSet,
@@ -360,16 +365,24 @@ fn watch_rules(
     let mut last: Option<SystemTime> = modified(&file);
     async move {
         let mut ticker = tokio::time::interval(Duration::from_secs(1));
+        let mut settling = false;
         loop {
             ticker.tick().await;
             let now = modified(&file);
-            if now == last {
+            if now != last {
+                (last, settling) = (now, true);
                 continue;
             }
-            last = now;
+            if !std::mem::take(&mut settling) {
+                continue;
+            }
             let Ok(text) = std::fs::read_to_string(&file) else {
                 continue;
             };
+            if text.trim().is_empty() {
+                eprintln!("crawlspace: {file} changed: it is empty (the rules in force stay)");
+                continue;
+            }
             match parse_text(&file, &text, DialectChoice::Given(Dialect::Native)) {
                 Ok(loaded) if loaded.parsed.rules == in_force => {
                     eprintln!(

@@ -291,7 +291,8 @@ async fn urls_an_address_rule_refused_are_judged_again_on_their_address() {
 }
 
 /// `crawl --headless` watches its config file: saved with the rules in
-/// force, it says so and applies nothing; saved with a new rule, the
+/// force, it says so and applies nothing; emptied, it keeps the rules in
+/// force; saved with a new rule, the
 /// running crawl takes it, and the queued URLs the rule filters are logged
 /// as filtered by it and never fetched.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -356,7 +357,15 @@ async fn a_headless_crawl_takes_the_rules_saved_in_its_config_file() {
         "{said}"
     );
 
-    save(config(&origin, NO_ODD_PAGES), 2);
+    // Emptied (a save that truncates first): not taken for "no rules".
+    save(String::new(), 2);
+    let said = said_of_the_file().await;
+    assert!(
+        said.contains("it is empty (the rules in force stay)"),
+        "{said}"
+    );
+
+    save(config(&origin, NO_ODD_PAGES), 3);
     let said = said_of_the_file().await;
     assert!(
         said.contains("new rules applied to the running crawl"),
