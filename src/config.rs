@@ -22,6 +22,20 @@ pub const MAX_CONCURRENCY: usize = 4096;
 /// The longest `[crawl] user_agent`, in characters.
 pub const MAX_USER_AGENT: usize = 512;
 
+/// The longest `[crawl] timeout_s`: an hour without a byte is a dead
+/// connection. (Far larger values would overflow the clock's arithmetic.)
+pub const MAX_TIMEOUT_S: u64 = 3_600;
+
+/// The longest `[crawl] max_fetch_s`: a day for one request.
+pub const MAX_FETCH_S: u64 = 86_400;
+
+/// The longest `[crawl] delay_ms` between two requests to a host: an hour.
+pub const MAX_DELAY_MS: u64 = 3_600_000;
+
+/// Keys whose values are 32-bit: a larger integer is named with its line
+/// here, where serde's message would not say which key it was.
+const U32_KEYS: [&str; 3] = ["max_link_depth", "max_path_depth", "max_retries"];
+
 /// The documented defaults, as shipped.
 pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
 
@@ -155,6 +169,13 @@ impl Config {
                                 format!("`{key}` in [{section}] must not be negative"),
                             ));
                         }
+                        let is_u32 = section == "queues" || U32_KEYS.contains(&key.as_str());
+                        if is_u32 && value.as_integer().is_some_and(|n| n > i64::from(u32::MAX)) {
+                            return Err(error(
+                                line_of(text, &section, &key),
+                                format!("`{key}` in [{section}] must be at most {}", u32::MAX),
+                            ));
+                        }
                         target.insert(key, value);
                     }
                 }
@@ -211,6 +232,15 @@ impl Config {
         }
         if c.timeout_s == 0 {
             return Err(("timeout_s", "timeout_s must be at least 1".into()));
+        }
+        for (key, value, most, unit) in [
+            ("timeout_s", c.timeout_s, MAX_TIMEOUT_S, "an hour"),
+            ("max_fetch_s", c.max_fetch_s, MAX_FETCH_S, "a day"),
+            ("delay_ms", c.delay_ms, MAX_DELAY_MS, "an hour"),
+        ] {
+            if value > most {
+                return Err((key, format!("{key} must be at most {most} ({unit})")));
+            }
         }
         if c.max_fetch_s < c.timeout_s {
             let message = format!("max_fetch_s must be at least timeout_s ({})", c.timeout_s);
@@ -370,6 +400,31 @@ mod tests {
                 "[crawl]\nstart = []\ncommit_ms = 60001\n",
                 Some(3),
                 "commit_ms must be at most 60000",
+            ),
+            (
+                "[crawl]\nstart = []\ntimeout_s = 9223372036854775807\n",
+                Some(3),
+                "timeout_s must be at most 3600 (an hour)",
+            ),
+            (
+                "[crawl]\nmax_fetch_s = 86401\n",
+                Some(2),
+                "max_fetch_s must be at most 86400 (a day)",
+            ),
+            (
+                "[crawl]\n\ndelay_ms = 9223372036854775807\n",
+                Some(3),
+                "delay_ms must be at most 3600000 (an hour)",
+            ),
+            (
+                "[crawl]\nmax_link_depth = 4294967296\n",
+                Some(2),
+                "`max_link_depth` in [crawl] must be at most 4294967295",
+            ),
+            (
+                "[queues]\nuser = 9223372036854775807\n",
+                Some(2),
+                "`user` in [queues] must be at most 4294967295",
             ),
             (
                 "[crawl]\nstart = []\nsitemaps = [\"http://h/s.xml\", \"nope\"]\n",
