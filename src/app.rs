@@ -125,6 +125,18 @@ fn start_line(text: &str, url: &str) -> String {
 /// let a crawl "finish" with every page unsaved. The mirror's folder is
 /// made now, saving or not.
 fn check_folders(db: &Path, out: &Path) -> Result<(), AppError> {
+    // One inside the other would mix the mirror's host folders with the
+    // log's own files (a host named `db` or `conf` would write over them).
+    let whole = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let (db_at, out_at) = (whole(db), whole(out));
+    if out_at.starts_with(&db_at) || db_at.starts_with(&out_at) {
+        return Err(AppError::Input(format!(
+            "the URL log's folder {} and the mirror's folder {} must be apart, neither inside the other \
+             (--db or [crawl] db, --out or [crawl] out)",
+            db.display(),
+            out.display()
+        )));
+    }
     if db.exists() && !db.is_dir() {
         return Err(AppError::Input(format!(
             "{}: not a folder (the URL log is a folder: --db or [crawl] db)",

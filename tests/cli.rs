@@ -554,7 +554,8 @@ fn start_url_errors_name_the_config_line() {
 /// Settings a crawl cannot start with are refused before it starts, with
 /// exit status 2 and the file, line or folder named, and leave no log: a
 /// sitemap that is not an http(s) URL, a `--db` that is a file, an `--out`
-/// that cannot be a folder. The rule tools check a config's settings as
+/// that cannot be a folder, a mirror inside the log's folder or the other
+/// way round. The rule tools check a config's settings as
 /// the crawl does.
 #[test]
 fn settings_a_crawl_cannot_use_are_refused_before_it_starts() {
@@ -595,6 +596,22 @@ fn settings_a_crawl_cannot_use_are_refused_before_it_starts() {
         "{err}"
     );
     assert!(!db.exists(), "no log made");
+    for (db, out) in [(db.clone(), db.join("mirror")), (db.join("log"), db.clone())] {
+        let said = run(&[
+            "crawl",
+            "--config",
+            path_str(&config),
+            "--headless",
+            "--db",
+            path_str(&db),
+            "--out",
+            path_str(&out),
+        ]);
+        let err = text(&said.stderr);
+        assert_eq!(said.status.code(), Some(2), "{err}");
+        assert!(err.contains("must be apart, neither inside the other"), "{err}");
+        assert!(!db.exists() && !out.exists(), "nothing made");
+    }
 
     let (_dir, config) = rules_file("c.toml", "[crawl]\nstart = []\n\n[queues]\nuserr = 3\n");
     for command in ["rules", "explain", "check"] {
