@@ -466,9 +466,13 @@ fn refresh_counts(s: &Stats, one: impl Fn(u64, &str) -> String) -> String {
 
 fn progress_line(s: &Stats) -> String {
     format!(
-        "fetched {}  saved {}  queued {}  in flight {}  filtered {}{}  errors {}{}  {:.1} pages/s  {}s{}",
+        "fetched {}  saved {}{}  queued {}  in flight {}  filtered {}{}  errors {}{}  {:.1} pages/s  {}s{}",
         s.fetched,
         s.saved,
+        match s.unsaved {
+            0 => String::new(),
+            n => format!("  NOT SAVED {n}"),
+        },
         s.queued,
         s.in_flight,
         s.filtered,
@@ -553,9 +557,21 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool, refresh: bool) -> 
         }
         _ => format!(", {count} {what}"),
     });
+    // Pages the mirror could not write are not errors of the crawl (the
+    // log has them as fetched), but nothing a summary may leave out.
+    let unsaved = match (&s.first_unsaved, s.unsaved) {
+        (Some(first), n) if n > 0 => format!(
+            "\nNOT SAVED: {} the rules save, which the mirror could not write \
+             (the first: {}); their records say so. Once it can write, `--refresh` \
+             with the same command fetches and saves them",
+            crate::text::counted(n, "page", "pages"),
+            crate::cli::escape_control(first)
+        ),
+        _ => String::new(),
+    };
     format!(
         "crawl {ended} {:.1}s{notes}: {} met, {} fetched, {} saved, {} filtered{}, {} ({}){deleted}, {:.1} pages/s{rules}\n\
-         URL log: {}   (crawlspace log --db {})\nmirror:  {}{resume}",
+         URL log: {}   (crawlspace log --db {})\nmirror:  {}{unsaved}{resume}",
         s.elapsed.as_secs_f64(),
         crate::text::counted(s.discovered, one, many),
         s.fetched,

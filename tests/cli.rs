@@ -596,7 +596,10 @@ fn settings_a_crawl_cannot_use_are_refused_before_it_starts() {
         "{err}"
     );
     assert!(!db.exists(), "no log made");
-    for (db, out) in [(db.clone(), db.join("mirror")), (db.join("log"), db.clone())] {
+    for (db, out) in [
+        (db.clone(), db.join("mirror")),
+        (db.join("log"), db.clone()),
+    ] {
         let said = run(&[
             "crawl",
             "--config",
@@ -609,7 +612,10 @@ fn settings_a_crawl_cannot_use_are_refused_before_it_starts() {
         ]);
         let err = text(&said.stderr);
         assert_eq!(said.status.code(), Some(2), "{err}");
-        assert!(err.contains("must be apart, neither inside the other"), "{err}");
+        assert!(
+            err.contains("must be apart, neither inside the other"),
+            "{err}"
+        );
         assert!(!db.exists() && !out.exists(), "nothing made");
     }
 

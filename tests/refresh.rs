@@ -709,3 +709,53 @@ async fn a_refresh_refuses_by_the_type_a_page_was_fetched_with() {
     );
     assert!(mirror_file(dir, &origin, "/doc.pdf").exists(), "copy kept");
 }
+
+/// Pages the mirror cannot write (a file where their host's folder goes)
+/// are logged as fetched with the path and the error, counted apart from
+/// errors, and keep no validators: once the mirror can write, a refresh
+/// asks for them in full and saves them (a 304 would have left them
+/// unsaved).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_the_mirror_could_not_write_are_saved_by_a_refresh() {
+    let site = Site::new();
+    let origin = gated_site(site.clone()).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = dir.path();
+    let first = format!("{origin}/p/0");
+    let page = mirror_file(dir, &origin, "/p/0");
+    let host_folder = page
+        .ancestors()
+        .find(|a| a.parent() == Some(&dir.join("mirror")))
+        .expect("a host folder")
+        .to_path_buf();
+    std::fs::create_dir_all(dir.join("mirror")).expect("mirror folder");
+    std::fs::write(&host_folder, "in the way").expect("a file in the way");
+
+    let stats = crawl(dir, &first, "", "", false).await;
+    assert_eq!((stats.saved, stats.unsaved, stats.errors), (0, 11, 0));
+    let said = stats.first_unsaved.expect("the first failure");
+    assert!(
+        said.starts_with(&host_folder.display().to_string()),
+        "{said}"
+    );
+    let (before, _) = records(dir);
+    let r = &before[&first];
+    assert_eq!(r.state, State::Fetched, "{r:?}");
+    assert!(
+        r.reason
+            .contains("not saved: the mirror could not write it: ")
+            && r.reason.contains(&host_folder.display().to_string()),
+        "{}",
+        r.reason
+    );
+    assert_eq!(r.etag, None, "no copy, no validators");
+
+    std::fs::remove_file(&host_folder).expect("out of the way");
+    let stats = crawl(dir, &first, "", "", true).await;
+    assert_eq!((stats.saved, stats.unsaved), (11, 0));
+    let asked = site.requests(0, "/p/3");
+    assert_eq!(asked.len(), 2, "fetched, then refreshed");
+    assert_eq!(asked[1].if_none_match, None, "asked in full");
+    assert!(page.exists(), "saved now");
+    assert_eq!(records(dir).0[&first].state, State::Saved);
+}

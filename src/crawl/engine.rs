@@ -111,6 +111,12 @@ pub struct Stats {
     /// log keeps them as they were, with their copy and the error; not
     /// counted in `errors` either, as the log's states do not.
     pub unrefreshed: u64,
+    /// Pages the rules save that the mirror could not write (a full disk,
+    /// a file where a folder goes): logged as fetched, not saved, with the
+    /// error; not counted in `errors`, as the log's states do not.
+    pub unsaved: u64,
+    /// The first of those failures (`path: error`), for the summary.
+    pub first_unsaved: Option<String>,
     /// Queued URLs that changed rules filtered: rules applied during the
     /// crawl, or a config's rules changed since the log's last run.
     pub dropped_by_new_rules: u64,

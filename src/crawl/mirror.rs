@@ -118,7 +118,11 @@ pub fn save_unless_taken(
     let Some(parent) = path.parent() else {
         return Err(std::io::Error::other("mirror path has no parent"));
     };
-    std::fs::create_dir_all(parent)?;
+    // The path in the message: "File exists" alone says nothing of where.
+    let at = |place: &Path, e: std::io::Error| {
+        std::io::Error::new(e.kind(), format!("{}: {e}", place.display()))
+    };
+    std::fs::create_dir_all(parent).map_err(|e| at(parent, e))?;
     // `%p` never occurs in a mirror name (every `%` there starts a hex
     // escape), so the temporary file cannot be another URL's file.
     let temp = parent.join(format!(
@@ -134,7 +138,7 @@ pub fn save_unless_taken(
         Ok(()) => Ok(path),
         Err(e) => {
             let _ = std::fs::remove_file(&temp);
-            Err(e)
+            Err(at(&path, e))
         }
     }
 }

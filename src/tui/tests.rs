@@ -80,6 +80,8 @@ fn stats() -> Stats {
         retries: 4,
         deleted: 0,
         unrefreshed: 0,
+        unsaved: 0,
+        first_unsaved: None,
         unlogged: 0,
         dropped_by_new_rules: 0,
         queued_by_new_rules: 0,
@@ -1043,6 +1045,23 @@ fn the_status_bar_counts_a_refresh_s_deleted_and_unrefreshed_pages() {
         shown.contains("errors 8  deleted 3  not refreshed 2  queued 57"),
         "{shown}"
     );
+}
+
+/// Pages the mirror could not write show beside `saved`, which the bar
+/// keeps even at 80 columns.
+#[test]
+fn the_status_bar_shows_pages_the_mirror_could_not_write() {
+    let mut app = app((80, 24));
+    assert!(!screen(&app).contains("NOT SAVED"));
+    app.update(Action::Stats(Stats {
+        unsaved: 7,
+        first_unsaved: Some("/out/h/a: No space left on device".into()),
+        fetched: 12_345,
+        queued: 5_678,
+        ..stats()
+    }));
+    let shown = screen(&app);
+    assert!(shown.contains("saved 250 (7 NOT SAVED)"), "{shown}");
 }
 
 /// At 80 columns, with large counts and a refresh's two more, the elapsed

@@ -288,6 +288,10 @@ impl Engine {
         }
         if let Some(e) = &save_error {
             extra.push(format!("not saved: the mirror could not write it: {e}"));
+            self.stats.unsaved += 1;
+            if self.stats.first_unsaved.is_none() {
+                self.stats.first_unsaved = Some(e.clone());
+            }
         }
         if verdict.as_ref().is_some_and(|(v, _)| v.save) {
             extra.extend(directives.not_saved());
@@ -317,8 +321,11 @@ impl Engine {
             r.content_type = head.content_type.clone();
             r.size = size;
             r.fetched_ms = Some(now_ms());
-            r.etag = head.etag.clone();
-            r.last_modified = head.last_modified.clone();
+            // The validators stand for the copy kept: with none written, a
+            // refresh must ask in full (a 304 would leave it unsaved).
+            let copy_lost = save_error.is_some();
+            r.etag = head.etag.clone().filter(|_| !copy_lost);
+            r.last_modified = head.last_modified.clone().filter(|_| !copy_lost);
             r.saved_path = saved.clone();
             r.address = Some(address);
             r.error = None;

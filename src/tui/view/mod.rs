@@ -139,7 +139,12 @@ fn draw_status(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let secs = s.elapsed.as_secs();
     let mut figures = vec![
         format!("fetched {}", s.fetched),
-        format!("saved {}", s.saved),
+        // Pages the mirror could not write ride with `saved`, which the
+        // bar never drops: a full disk must not go unseen.
+        match s.unsaved {
+            0 => format!("saved {}", s.saved),
+            n => format!("saved {} ({n} NOT SAVED)", s.saved),
+        },
         format!("filtered {}{}", s.filtered, s.unlogged_note()),
         format!("errors {}", s.errors),
     ];
