@@ -41,7 +41,6 @@
 
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use url::Url;
 
@@ -100,9 +99,6 @@ pub fn save_unless_taken(
     body: &[u8],
     taken: impl FnOnce(&Path) -> bool,
 ) -> std::io::Result<PathBuf> {
-    /// Tells concurrent saves' temporary files apart within this process.
-    static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
-
     let mut path = path_for(out, url);
     // Another URL's copy at the same place (`/a` after `/a/`): this one goes
     // beside it instead of over it. The log is asked first, so that a copy
@@ -123,13 +119,7 @@ pub fn save_unless_taken(
         std::io::Error::new(e.kind(), format!("{}: {e}", place.display()))
     };
     std::fs::create_dir_all(parent).map_err(|e| at(parent, e))?;
-    // `%p` never occurs in a mirror name (every `%` there starts a hex
-    // escape), so the temporary file cannot be another URL's file.
-    let temp = parent.join(format!(
-        "%part-{}-{}",
-        std::process::id(),
-        NEXT_TEMP.fetch_add(1, Ordering::Relaxed)
-    ));
+    let temp = temp_for(&path);
     let written = std::fs::File::create(&temp).and_then(|mut file| {
         file.write_all(body)?;
         file.flush()
@@ -141,6 +131,17 @@ pub fn save_unless_taken(
             Err(at(&path, e))
         }
     }
+}
+
+/// Where a copy of `path` is written before it is renamed into place.
+/// `%p` never occurs in a mirror name (every `%` there starts a hex
+/// escape), so it cannot be another URL's file. It is named after the file
+/// it becomes (a hash keeps the name short), so that one a killed crawl
+/// left is written over and renamed when the resumed crawl fetches that
+/// page again, rather than left behind.
+fn temp_for(path: &Path) -> PathBuf {
+    let target = path.file_name().unwrap_or_default().as_encoded_bytes();
+    path.with_file_name(format!("%part-{:016x}", fnv1a(target)))
 }
 
 /// The other URLs [`path_for`] maps to the same file as `url`: the forms
@@ -655,6 +656,22 @@ mod tests {
         assert!(files.len() > 5_000, "the generator made varied URLs");
         let clash = files.intersection(&dirs).next();
         assert_eq!(clash, None, "a file path is also a directory");
+    }
+
+    #[test]
+    fn a_temporary_file_a_killed_crawl_left_goes_with_the_next_save() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = Url::parse("http://h/a/page.html").unwrap();
+        let path = path_for(dir.path(), &url);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(temp_for(&path), b"half a pa").unwrap();
+        assert_eq!(save(dir.path(), &url, b"whole").unwrap(), path);
+        let left: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("page.html")]);
+        assert_eq!(std::fs::read(&path).unwrap(), b"whole");
     }
 
     #[test]
