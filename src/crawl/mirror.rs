@@ -262,14 +262,18 @@ fn beside(path: &Path, url_hash: u64) -> PathBuf {
 pub enum Removal {
     /// The saved file was there and is gone now.
     Removed(PathBuf),
-    /// Nothing was there: removed by hand, or saved under another `out`.
+    /// Nothing was there: removed by hand.
     Missing(PathBuf),
+    /// The record's file lies outside `out` (saved by a run with another
+    /// `--out`): not this run's to remove, so left in place.
+    Elsewhere(PathBuf),
 }
 
 /// Removes the saved copy of `url` under `out`: a page that a refresh found
 /// gone from the site (SPEC §2.4). With `saved` (the file its record
 /// names, beside another URL's maybe), that file only, and only when it
-/// lies strictly inside `out` (else nothing: `Missing`); without, the file
+/// lies strictly inside `out` (else nothing: `Elsewhere`, or `Missing` when
+/// no file is there at all); without, the file
 /// [`path_for`] names. A directory or a symbolic link in its place is not
 /// something the mirror wrote, so it is left alone (an error). Folders
 /// emptied by the removal stay.
@@ -285,7 +289,12 @@ pub fn remove(out: &Path, url: &Url, saved: Option<&str>) -> std::io::Result<Rem
                 .and_then(|out| Ok((out, std::fs::canonicalize(saved)?)))
                 .is_ok_and(|(out, file)| file.starts_with(&out) && file != out);
             if !within {
-                return Ok(Removal::Missing(saved.to_path_buf()));
+                let there = std::fs::symlink_metadata(saved).is_ok();
+                let path = saved.to_path_buf();
+                return Ok(match there {
+                    true => Removal::Elsewhere(path),
+                    false => Removal::Missing(path),
+                });
             }
             saved.to_path_buf()
         }
@@ -760,10 +769,10 @@ mod tests {
         // removal fall back to where the URL maps (another URL's copy).
         let outside = tempfile::NamedTempFile::new().unwrap();
         let elsewhere = outside.path().to_string_lossy().into_owned();
-        assert!(matches!(
+        assert_eq!(
             remove(out.path(), &slash, Some(&elsewhere)).unwrap(),
-            Removal::Missing(_)
-        ));
+            Removal::Elsewhere(outside.path().to_path_buf())
+        );
         assert!(outside.path().exists() && first.exists());
         let sneaky = format!("{}/ex.com/../../x", out.path().display());
         assert!(matches!(

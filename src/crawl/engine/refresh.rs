@@ -459,6 +459,16 @@ impl Engine {
                 format!("; no mirror file at {} to remove", path.display()),
                 true,
             ),
+            // Kept, and still the record's: a run with that `--out` may
+            // remove it.
+            Some(Ok(Removal::Elsewhere(path))) => (
+                format!(
+                    "; its mirror file {} lies outside this run's mirror {}: left in place",
+                    path.display(),
+                    self.plan.out.display()
+                ),
+                false,
+            ),
             Some(Err(e)) => (
                 format!("; the mirror file could not be removed: {e}"),
                 false,
