@@ -252,7 +252,7 @@ impl Fetcher {
             }
         }
         let mut stall = Stall::start(self.read_timeout, self.total_timeout);
-        let mut response = stall.guard(request.send()).await?.map_err(classify)?;
+        let mut response = stall.headers(request.send()).await?.map_err(classify)?;
         let head = head_of(&response);
         if !want_body(&head) {
             return Ok(Fetched {
@@ -356,7 +356,7 @@ impl Fetcher {
     pub async fn open(&self, url: &Url) -> Result<BodyStream, FetchError> {
         let mut stall = Stall::start(self.read_timeout, self.total_timeout);
         let response = stall
-            .guard(self.client.get(url.clone()).send())
+            .headers(self.client.get(url.clone()).send())
             .await?
             .map_err(classify)?;
         Ok(BodyStream {

@@ -53,6 +53,25 @@ impl Stall {
         &mut self,
         step: impl Future<Output = T>,
     ) -> Result<T, FetchError> {
+        self.guard_step(step, "nothing received for").await
+    }
+
+    /// [`Stall::guard`] for sending the request and reading the response
+    /// headers: one step, however the headers trickle in, so its timeout
+    /// does not claim that nothing came.
+    pub(super) async fn headers<T>(
+        &mut self,
+        step: impl Future<Output = T>,
+    ) -> Result<T, FetchError> {
+        self.guard_step(step, "no complete response headers within")
+            .await
+    }
+
+    async fn guard_step<T>(
+        &mut self,
+        step: impl Future<Output = T>,
+        timed_out: &str,
+    ) -> Result<T, FetchError> {
         self.began = Instant::now();
         let mut step = std::pin::pin!(step);
         loop {
@@ -70,7 +89,7 @@ impl Stall {
                     let deadline = (self.began + self.limit).min(self.ends);
                     if now >= deadline {
                         return Err(FetchError::Timeout(format!(
-                            "nothing received for {} s",
+                            "{timed_out} {} s",
                             self.limit.as_secs_f64()
                         )));
                     }
@@ -107,8 +126,16 @@ mod tests {
             "failed at the limit, not before or later"
         );
         match late {
-            Err(FetchError::Timeout(m)) => assert!(m.contains("0.2 s"), "{m}"),
+            Err(FetchError::Timeout(m)) => assert_eq!(m, "nothing received for 0.2 s"),
             other => panic!("a step that never ends must time out: {other:?}"),
+        }
+        // Headers that never complete (they may trickle in) say so.
+        let mut stall = Stall::start(limit, Duration::from_secs(60));
+        match stall.headers(std::future::pending::<()>()).await {
+            Err(FetchError::Timeout(m)) => {
+                assert_eq!(m, "no complete response headers within 0.2 s");
+            }
+            other => panic!("headers that never end must time out: {other:?}"),
         }
     }
 
