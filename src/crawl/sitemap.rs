@@ -32,7 +32,8 @@
 //!   trimmed, a bare `&` is taken literally. `lastmod`, `changefreq` and
 //!   `priority` are kept as written (trimmed, at most 64 bytes).
 //! - Plain text: chosen when the first non-whitespace byte is not `<`; one
-//!   URL per line, blank lines ignored, `#` is not special.
+//!   URL per line, blank lines ignored, `#` is not special. Text none of
+//!   whose lines is a URL (binary data, say) is not a sitemap: an error.
 //! - A `loc` or line that is not an absolute http(s) URL is skipped, counted,
 //!   and the first [`MAX_SKIPPED_EXAMPLES`] are kept for the log. Fragments
 //!   are dropped, as for links.
@@ -182,6 +183,10 @@ pub enum SitemapError {
     Truncated { position: u64, open: String },
     #[error("not a sitemap: the root element is <{root}>")]
     NotASitemap { root: String },
+    /// Plain text none of whose lines is a URL: binary data, an HTML page
+    /// without its `<` first, a list of relative paths.
+    #[error("not a sitemap: none of its {lines} non-blank lines is an absolute http(s) URL")]
+    NoUrlLine { lines: usize },
     #[error("an XML item over {max} bytes at byte {position}")]
     ItemTooLarge { position: u64, max: u64 },
     /// The input failed: a broken gzip stream or a network error.
@@ -457,6 +462,12 @@ fn parse_decoded<D: Read>(decoded: D, limits: &SitemapLimits, sink: &mut Sink<'_
         Ok((Some(_), offset)) => {
             sink.report.kind = SitemapKind::Text;
             parse_text(&mut input, offset, sink);
+            let report = &mut sink.report;
+            if report.pages == 0 && report.skipped > 0 && report.error.is_none() {
+                report.error = Some(SitemapError::NoUrlLine {
+                    lines: report.skipped,
+                });
+            }
         }
         Err(e) => {
             sink.report.error = Some(read_error(input.get_ref(), input.get_ref().total, &e));

@@ -920,3 +920,27 @@ fn synthetic_sitemap_sizes_are_exact() {
         assert_eq!((found.len(), report.error), (entries, None));
     }
 }
+
+/// Plain text none of whose lines is a URL is not a sitemap: binary data
+/// served as one, a list of relative paths. One URL among other lines is.
+#[test]
+fn text_without_a_url_line_is_not_a_sitemap() {
+    let binary: Vec<u8> = (0..5_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .filter(|&b| b != b'<' && !b.is_ascii_whitespace())
+        .collect();
+    let (entries, report) = parse(&binary);
+    assert!(entries.is_empty());
+    assert!(
+        matches!(report.error, Some(SitemapError::NoUrlLine { lines }) if lines == report.skipped),
+        "{report:?}"
+    );
+    let (_, report) = parse(b"/a.html\n/b.html\n");
+    assert_eq!(
+        report.error.map(|e| e.to_string()).as_deref(),
+        Some("not a sitemap: none of its 2 non-blank lines is an absolute http(s) URL")
+    );
+    let (entries, report) = parse(b"/a.html\nhttp://ex.com/b\n");
+    assert_eq!(summary(&entries), "page http://ex.com/b");
+    assert_eq!(report.error, None);
+}
