@@ -759,3 +759,57 @@ async fn pages_the_mirror_could_not_write_are_saved_by_a_refresh() {
     assert!(page.exists(), "saved now");
     assert_eq!(records(dir).0[&first].state, State::Saved);
 }
+
+/// A refresh while robots.txt cannot be had (the server down, 5xx) keeps
+/// every page as it was, copy and state, counted as not refreshed rather
+/// than filtered for good; the next refresh, robots.txt back, asks again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_without_robots_txt_keeps_the_pages_for_the_next() {
+    let site = Site::new();
+    let origin = serve(site.clone(), |site, uri, headers| async move {
+        let path = uri.path();
+        let run = site.record(path, &headers);
+        match path {
+            "/robots.txt" if run == 1 => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+            "/robots.txt" => StatusCode::NOT_FOUND.into_response(),
+            "/" => html("<a href=\"/a\">a</a>"),
+            _ => html(&format!("<p>{path}, run {run}</p>")),
+        }
+    })
+    .await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = dir.path();
+    let home = format!("{origin}/");
+    let settings = "max_retries = 0\n";
+    crawl(dir, &home, settings, "", false).await;
+
+    site.run.store(1, Ordering::SeqCst);
+    let stats = crawl(dir, &home, settings, "", true).await;
+    assert_eq!(
+        (stats.unrefreshed, stats.filtered, stats.errors),
+        (2, 0, 0),
+        "{stats:?}"
+    );
+    assert!(site.requests(1, "/a").is_empty(), "robots.txt first");
+    let (after, _) = records(dir);
+    for path in ["/", "/a"] {
+        let r = &after[&format!("{origin}{path}")];
+        assert_eq!(r.state, State::Saved, "{path}: {r:?}");
+        assert!(
+            r.reason.starts_with("refresh failed: ")
+                && r.reason.contains("HTTP 500")
+                && r.reason.ends_with("; the copy is kept"),
+            "{path}: {}",
+            r.reason
+        );
+        assert!(
+            mirror_file(dir, &origin, path).exists(),
+            "{path}: copy kept"
+        );
+    }
+
+    site.run.store(2, Ordering::SeqCst);
+    let stats = crawl(dir, &home, settings, "", true).await;
+    assert_eq!((stats.unrefreshed, stats.saved), (0, 2), "{stats:?}");
+    assert_eq!(site.requests(2, "/a").len(), 1, "asked again");
+}

@@ -30,7 +30,7 @@ use axum::response::{IntoResponse, Response};
 use crawlspace::crawl::detail::Detail;
 use crawlspace::crawl::engine::{Control, Event, Stats};
 use crawlspace::crawl::sitemap::synth::SyntheticSitemap;
-use crawlspace::store::{Query, State, TraceLine, UrlLog, UrlRecord};
+use crawlspace::store::{ErrorClass, Query, State, TraceLine, UrlLog, UrlRecord};
 use tokio::sync::{Notify, Semaphore, mpsc};
 
 /// What the test server answers for one path.
@@ -580,16 +580,21 @@ async fn robots_txt_answers_map_as_rfc_9309_says() {
                 }
             }
             Expect::GaveUp(why) => {
-                assert_eq!(start.state, State::Filtered, "{name}: {start:?}");
+                // Not the owner's wish but the host's state: an error (a
+                // temporary one, which --refresh asks again), not filtered.
+                assert_eq!(start.state, State::Error, "{name}: {start:?}");
                 assert!(
                     start
                         .reason
-                        .starts_with(&format!("disallowed by robots.txt {o}/robots.txt: "))
+                        .starts_with(&format!("not fetched: robots.txt {o}/robots.txt: "))
                         && start.reason.contains(why)
                         && start.reason.contains("gave up"),
                     "{name}: {}",
                     start.reason
                 );
+                let class = start.error.as_ref().map(|e| e.class);
+                assert_eq!(class, Some(ErrorClass::Temporary), "{name}");
+                assert_eq!((c.stats.errors, c.stats.filtered), (1, 0), "{name}");
                 assert_eq!(site.hits("/"), 0, "{name}: nothing fetched");
             }
         }

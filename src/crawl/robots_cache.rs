@@ -15,8 +15,10 @@
 //!   the host's URLs stay queued while robots.txt is retried after 1, 2, 4…
 //!   seconds (or the server's `Retry-After`), at most [`MAX_RETRY_DELAY`]
 //!   apart. After `max_retries` failed retries the crawler gives up: the
-//!   host's URLs are filtered as disallowed, naming the failure, and
-//!   robots.txt is tried again after [`FRESH_FOR`].
+//!   host's URLs are logged as errors (temporary: robots.txt could not be
+//!   had, which says nothing of what its owner allows), naming the
+//!   failure, and robots.txt is tried again after [`FRESH_FOR`], or by the
+//!   next run.
 
 use std::time::{Duration, Instant};
 
@@ -71,6 +73,10 @@ pub(crate) struct Check {
     /// The trace text: `robots.txt http://h/robots.txt line 7 "Disallow:
     /// /private/" (group *)`.
     pub text: String,
+    /// Disallowed only because robots.txt could not be had (5xx, a network
+    /// error) and the crawler gave up on it: a temporary state of the
+    /// host, not its owner's wish, so the URL is an error, not filtered.
+    pub unreachable: bool,
 }
 
 impl Check {
@@ -220,6 +226,7 @@ impl RobotsCache {
                 allowed: true,
                 line: None,
                 text: decision.describe(""),
+                unreachable: false,
             });
         }
         if self.gate(host, now) != Gate::Open {
@@ -231,6 +238,7 @@ impl RobotsCache {
         };
         let path = &url[Position::BeforePath..Position::AfterQuery];
         let decision = status.decide(&self.user_agent, path);
+        let unreachable = matches!(decision.reason, RobotsReason::Unreachable { .. });
         let text = match &decision {
             // After giving up, "until retried" would not be true.
             RobotsDecision {
@@ -246,6 +254,7 @@ impl RobotsCache {
             allowed: decision.allowed,
             line: decision.line(),
             text,
+            unreachable: unreachable && !decision.allowed,
         })
     }
 

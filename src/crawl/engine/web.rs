@@ -126,11 +126,19 @@ impl Engine {
             return None;
         }
         let host = self.hosts.find(url)?;
-        self.robots.check(host, url, Instant::now())
+        // Unreachable is decided at dispatch, as an error of the queued URL.
+        self.robots
+            .check(host, url, Instant::now())
+            .filter(|check| !check.unreachable)
     }
 
     /// A queued URL robots.txt disallows: filtered, with the deciding line.
+    /// One disallowed only because robots.txt could not be had is an error
+    /// instead ([`Engine::robots_unreachable`]).
     fn robots_refused(&mut self, item: Item, check: Check) {
+        if check.unreachable {
+            return self.robots_unreachable(item, check);
+        }
         self.stats.filtered += 1;
         let mut reason = check.refusal();
         if item.queue == crate::rules::Queue::Refresh {
@@ -143,6 +151,35 @@ impl Engine {
             r.filtered = true;
             r.queue = "none".into();
             set_layer(&mut r.trace, robots_line(&check));
+            r.robots = Some(check.text);
+        });
+    }
+
+    /// A queued URL whose host's robots.txt could not be had, after its
+    /// retries: not fetched (RFC 9309 §2.3.1.4: unreachable means all
+    /// disallowed), and logged as given up after a temporary error rather
+    /// than filtered, since nothing says its owner keeps it out: `--refresh`
+    /// asks again, and a refreshed page keeps its copy and state.
+    fn robots_unreachable(&mut self, item: Item, check: Check) {
+        let error = ErrorInfo {
+            class: ErrorClass::Temporary,
+            count: 1,
+            message: check.text.clone(),
+        };
+        let robots_line = robots_line(&check);
+        if item.queue == crate::rules::Queue::Refresh
+            && self.refresh_failed(&item, error.clone(), None)
+        {
+            self.update_and(item.id, None, |r| set_layer(&mut r.trace, robots_line));
+            return;
+        }
+        self.stats.errors += 1;
+        self.update_and(item.id, Some(&item), |r| {
+            r.state = State::Error;
+            r.reason = format!("not fetched: {}", check.text);
+            r.error = Some(error);
+            r.queue = "none".into();
+            set_layer(&mut r.trace, robots_line);
             r.robots = Some(check.text);
         });
     }

@@ -310,6 +310,7 @@ fn a_mark_made_in_an_open_group_follows_its_changes() {
         allowed: true,
         line: None,
         text: "robots.txt not fetched".into(),
+        unreachable: false,
     };
     engine.mark_in_flight(&[(a, Queue::Follow, allowed)], Instant::now());
     assert!(engine.marks.is_empty(), "into the group, not beside it");

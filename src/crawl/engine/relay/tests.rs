@@ -23,6 +23,7 @@ fn next(id: u64) -> Next {
             allowed: true,
             line: None,
             text: "robots.txt: test".into(),
+            unreachable: false,
         },
         changes: 0,
     }
