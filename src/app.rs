@@ -569,9 +569,20 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool, refresh: bool) -> 
         ),
         _ => String::new(),
     };
+    // Where the errors are, and that running the same command again does
+    // not ask for them again: a refresh does, for the temporary ones.
+    let errors = if s.errors > 0 {
+        format!(
+            "\nerrors:  crawlspace log --db {} --state error; those given up after temporary \
+             errors (a server or its robots.txt down) are asked again by `--refresh`",
+            db.display()
+        )
+    } else {
+        String::new()
+    };
     format!(
         "crawl {ended} {:.1}s{notes}: {} met, {} fetched, {} saved, {} filtered{}, {} ({}){deleted}, {:.1} pages/s{rules}\n\
-         URL log: {}   (crawlspace log --db {})\nmirror:  {}{unsaved}{resume}",
+         URL log: {}   (crawlspace log --db {})\nmirror:  {}{unsaved}{errors}{resume}",
         s.elapsed.as_secs_f64(),
         crate::text::counted(s.discovered, one, many),
         s.fetched,
@@ -769,6 +780,40 @@ mod tests {
             plain.contains(": 0 URLs met, ") && !plain.contains("deleted"),
             "{plain}"
         );
+    }
+
+    /// With errors, the summary says how to list them and how to ask
+    /// again; with pages the mirror could not write, the first failure.
+    #[test]
+    fn the_summary_says_where_errors_and_unsaved_pages_are() {
+        let (db, out) = (Path::new("db"), Path::new("out"));
+        let quiet = summary(&Stats::default(), db, out, true, false);
+        assert!(
+            !quiet.contains("errors:") && !quiet.contains("NOT SAVED"),
+            "{quiet}"
+        );
+        let stats = Stats {
+            errors: 3,
+            unsaved: 2,
+            first_unsaved: Some("out/h/a.html: No space left on device".into()),
+            ..Stats::default()
+        };
+        let said = summary(&stats, db, out, true, false);
+        assert!(
+            said.contains(
+                "\nerrors:  crawlspace log --db db --state error; those given up after \
+                 temporary errors (a server or its robots.txt down) are asked again by `--refresh`"
+            ),
+            "{said}"
+        );
+        assert!(
+            said.contains(
+                "\nNOT SAVED: 2 pages the rules save, which the mirror could not write \
+                 (the first: out/h/a.html: No space left on device)"
+            ),
+            "{said}"
+        );
+        assert!(progress_line(&stats).contains("saved 0  NOT SAVED 2  queued"));
     }
 
     /// The summary says what changed rules did, and only when they did.
