@@ -466,7 +466,7 @@ fn refresh_counts(s: &Stats, one: impl Fn(u64, &str) -> String) -> String {
 
 fn progress_line(s: &Stats) -> String {
     format!(
-        "fetched {}  saved {}{}  queued {}  in flight {}  filtered {}{}  errors {}{}  {:.1} pages/s  {}s{}",
+        "fetched {}  saved {}{}  queued {}  in flight {}  filtered {}{}  errors {}{}  {:.1} pages/s  {}s{}{}",
         s.fetched,
         s.saved,
         match s.unsaved {
@@ -481,7 +481,16 @@ fn progress_line(s: &Stats) -> String {
         refresh_counts(s, |count, what| format!("  {what} {count}")),
         s.rate(),
         s.elapsed.as_secs(),
-        if s.paused { "  (paused)" } else { "" }
+        if s.paused { "  (paused)" } else { "" },
+        match s.waiting {
+            // Rounded up: "in 0 s" for a wait still under way would read
+            // as stuck.
+            Some(wait) if wait >= Duration::from_secs(1) => format!(
+                "  (next request in {} s: a backoff after errors, a retry or a delay)",
+                wait.as_secs() + 1
+            ),
+            _ => String::new(),
+        }
     )
 }
 
@@ -814,6 +823,19 @@ mod tests {
             "{said}"
         );
         assert!(progress_line(&stats).contains("saved 0  NOT SAVED 2  queued"));
+        // Nothing in flight, waiting out a backoff: said, with the time.
+        let waiting = Stats {
+            queued: 141,
+            waiting: Some(Duration::from_millis(42_300)),
+            ..Stats::default()
+        };
+        assert!(
+            progress_line(&waiting).ends_with(
+                "  (next request in 43 s: a backoff after errors, a retry or a delay)"
+            ),
+            "{}",
+            progress_line(&waiting)
+        );
     }
 
     /// The summary says what changed rules did, and only when they did.

@@ -123,6 +123,11 @@ pub struct Stats {
     /// Filtered URLs that changed rules (as above) queued again.
     pub queued_by_new_rules: u64,
     pub paused: bool,
+    /// With nothing in flight and URLs queued: how long until the next
+    /// request may start (a host's backoff after errors, a retry's wait, a
+    /// politeness delay, robots.txt retried), so that a crawl waiting is
+    /// not taken for a crawl stuck.
+    pub waiting: Option<Duration>,
     pub elapsed: Duration,
     /// Of `elapsed`, the time spent paused.
     pub paused_for: Duration,

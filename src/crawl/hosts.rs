@@ -11,8 +11,12 @@ use std::time::{Duration, Instant};
 
 use url::{Position, Url};
 
-/// The longest backoff after repeated temporary errors.
+/// The longest pause a server's `Retry-After` gets.
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
+
+/// The longest backoff the crawler chooses after repeated temporary errors
+/// (2, 4, 8 … seconds): a server back up is noticed within a minute.
+const MAX_ERROR_BACKOFF: Duration = Duration::from_secs(60);
 
 /// What the crawler knows about one host (scheme, host, port).
 #[derive(Debug, Clone)]
@@ -165,9 +169,17 @@ impl Hosts {
         h.in_flight = h.in_flight.saturating_sub(1);
         h.next_allowed = h.next_allowed.max(now + h.delay);
         if temporary_error {
-            h.errors_in_row += 1;
-            let exponential = Duration::from_secs(1u64 << h.errors_in_row.min(8)).min(MAX_BACKOFF);
-            h.backoff_until = Some(now + retry_after.unwrap_or(exponential).min(MAX_BACKOFF));
+            // The requests already under way when one failed mostly fail
+            // too (a server down): one round of failures counts once, or
+            // eight in flight would make a backoff of 2^8 s at once.
+            let waiting = h.backoff_until.filter(|&until| until > now);
+            if waiting.is_none() {
+                h.errors_in_row += 1;
+            }
+            let exponential =
+                Duration::from_secs(1u64 << h.errors_in_row.min(6)).min(MAX_ERROR_BACKOFF);
+            let until = now + retry_after.map_or(exponential, |r| r.min(MAX_BACKOFF));
+            h.backoff_until = Some(waiting.map_or(until, |w| w.max(until)));
         } else {
             succeeded(h);
         }
@@ -297,5 +309,31 @@ mod tests {
         hosts.started(a, t7);
         hosts.finished(a, t7, true, None);
         assert_eq!(hosts.idle(a, t7), Idle::Backoff(Duration::from_secs(2)));
+    }
+
+    /// A server down fails every request in flight: each round of failures
+    /// doubles the backoff once, not once per request, and the backoff
+    /// stops growing at a minute so that the server is tried again soon
+    /// after it is back.
+    #[test]
+    fn a_round_of_failures_counts_once() {
+        let t0 = Instant::now();
+        let mut hosts = Hosts::new(8, Duration::ZERO);
+        let a = hosts.id(&url("http://a.example/"), t0);
+        let mut now = t0;
+        let mut waits = Vec::new();
+        for _round in 0..8 {
+            (0..8).for_each(|_| hosts.started(a, now));
+            for i in 0..8 {
+                hosts.finished(a, now + Duration::from_millis(i), true, None);
+            }
+            let Idle::Backoff(wait) = hosts.idle(a, now) else {
+                panic!("in backoff");
+            };
+            waits.push(wait.as_secs());
+            now += wait + Duration::from_millis(10);
+            assert!(hosts.ready(a, now));
+        }
+        assert_eq!(waits, [2, 4, 8, 16, 32, 60, 60, 60]);
     }
 }

@@ -86,6 +86,7 @@ fn stats() -> Stats {
         dropped_by_new_rules: 0,
         queued_by_new_rules: 0,
         paused: false,
+        waiting: None,
         elapsed: Duration::from_secs(83),
         paused_for: Duration::ZERO,
         done_before: 0,

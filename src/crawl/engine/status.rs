@@ -15,6 +15,12 @@ impl Engine {
         let urls_in_flight = self.stats.in_flight.saturating_sub(self.robots_in_flight);
         self.stats.queued = self.log.frontier_len().saturating_sub(urls_in_flight);
         self.stats.paused = self.paused;
+        let idle = self.stats.in_flight == 0 && self.stats.queued > 0 && !self.paused;
+        let now = Instant::now();
+        self.stats.waiting = idle
+            .then(|| self.next_wake(now, true))
+            .flatten()
+            .map(|at| at.saturating_duration_since(now));
         self.stats.elapsed = self.started.elapsed();
         self.stats.paused_for =
             self.paused_before + self.paused_since.map_or(Duration::ZERO, |t| t.elapsed());
