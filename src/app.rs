@@ -830,9 +830,8 @@ mod tests {
             ..Stats::default()
         };
         assert!(
-            progress_line(&waiting).ends_with(
-                "  (next request in 43 s: a backoff after errors, a retry or a delay)"
-            ),
+            progress_line(&waiting)
+                .ends_with("  (next request in 43 s: a backoff after errors, a retry or a delay)"),
             "{}",
             progress_line(&waiting)
         );

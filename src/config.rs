@@ -32,6 +32,9 @@ pub const MAX_FETCH_S: u64 = 86_400;
 /// The longest `[crawl] delay_ms` between two requests to a host: an hour.
 pub const MAX_DELAY_MS: u64 = 3_600_000;
 
+/// The longest `[crawl] give_up_host_s`: a week.
+pub const MAX_GIVE_UP_HOST_S: u64 = 604_800;
+
 /// Keys whose values are 32-bit: a larger integer is named with its line
 /// here, where serde's message would not say which key it was.
 const U32_KEYS: [&str; 3] = ["max_link_depth", "max_path_depth", "max_retries"];
@@ -67,6 +70,9 @@ pub struct CrawlSettings {
     pub max_fetch_s: u64,
     pub max_body_bytes: u64,
     pub max_retries: u32,
+    /// How long a host may fail every request before its URLs are given
+    /// up without one, in seconds (0: never).
+    pub give_up_host_s: u64,
     /// Longest a group of fetch outcomes is held before its one URL log
     /// transaction, in milliseconds (0: a transaction per burst).
     pub commit_ms: u64,
@@ -237,6 +243,12 @@ impl Config {
             ("timeout_s", c.timeout_s, MAX_TIMEOUT_S, "an hour"),
             ("max_fetch_s", c.max_fetch_s, MAX_FETCH_S, "a day"),
             ("delay_ms", c.delay_ms, MAX_DELAY_MS, "an hour"),
+            (
+                "give_up_host_s",
+                c.give_up_host_s,
+                MAX_GIVE_UP_HOST_S,
+                "a week",
+            ),
         ] {
             if value > most {
                 return Err((key, format!("{key} must be at most {most} ({unit})")));

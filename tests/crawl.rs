@@ -21,7 +21,7 @@ use axum::routing::get;
 use crawlspace::crawl::engine::{Stats, check_start};
 use crawlspace::rules::CompiledRules;
 use crawlspace::rules::dialect::{Dialect, DialectChoice, parse_text};
-use crawlspace::store::{Query, State, UrlLog, UrlRecord};
+use crawlspace::store::{ErrorClass, Query, State, UrlLog, UrlRecord};
 use tokio::sync::mpsc;
 
 use util::serve;
@@ -1471,4 +1471,56 @@ async fn a_connection_closed_early_is_a_temporary_error() {
         );
         assert_eq!(stats.retries, 1, "{stats:?}");
     }
+}
+
+/// A host that refuses every connection (a server down) for
+/// `give_up_host_s` is given up: its URLs are logged as temporary errors
+/// without another request, long before each would have used its own
+/// retries (here 10, backoffs of 2, 4, 8 … seconds).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_down_for_give_up_host_s_is_given_up() {
+    // A port nothing listens on any more: connections are refused.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let origin = format!("http://{}", listener.local_addr().expect("address"));
+    drop(listener);
+    let start: Vec<String> = (0..6).map(|i| format!("{origin}/p{i}")).collect();
+    let settings = "obey_robots = false\nmax_retries = 10\nper_host = 2\ngive_up_host_s = 1\n";
+    let c = crawl(&start, settings, "").await;
+    let records = c.records();
+    let given_up: Vec<&UrlRecord> = records
+        .values()
+        .filter(|r| {
+            r.reason
+                .starts_with("gave up: not requested: every request to")
+        })
+        .collect();
+    assert_eq!(given_up.len(), 6, "{records:?}");
+    for r in records.values() {
+        assert_eq!(r.state, State::Error, "{r:?}");
+        let class = r.error.as_ref().map(|e| e.class);
+        assert_eq!(class, Some(ErrorClass::Temporary), "{r:?}");
+    }
+    // The two tried (per_host 2) keep their own error; the others were
+    // never requested.
+    let tried = records
+        .values()
+        .filter(|r| {
+            r.error
+                .as_ref()
+                .is_some_and(|e| e.count == 1 && e.message.contains("refused"))
+        })
+        .count();
+    assert_eq!(tried, 2, "{records:?}");
+    let first = given_up[0];
+    assert!(
+        first
+            .reason
+            .contains(&format!("every request to {origin} failed for "))
+            && first
+                .reason
+                .ends_with("s with temporary errors (give_up_host_s 1)"),
+        "{}",
+        first.reason
+    );
+    assert_eq!(c.stats.errors, 6);
 }

@@ -39,6 +39,9 @@ pub enum HostIdle {
     Politeness(Duration),
     /// Waiting out a backoff after temporary errors.
     Backoff(Duration),
+    /// Given up after failing every request for this long
+    /// (`give_up_host_s`): its URLs are logged as errors without a request.
+    GivenUp(Duration),
 }
 
 /// One host (scheme, host, port).

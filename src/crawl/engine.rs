@@ -461,7 +461,8 @@ impl Engine {
             s.max_body_bytes,
         )?
         .with_max_fetch(Duration::from_secs(s.max_fetch_s));
-        let hosts = Hosts::new(s.per_host, Duration::from_millis(s.delay_ms));
+        let give_up = (s.give_up_host_s > 0).then(|| Duration::from_secs(s.give_up_host_s));
+        let hosts = Hosts::new(s.per_host, Duration::from_millis(s.delay_ms)).with_give_up(give_up);
         let sitemaps = s
             .sitemaps
             .iter()

@@ -30,6 +30,9 @@ pub struct HostState {
     pub backoff_until: Option<Instant>,
     /// Temporary errors in a row, for the backoff length.
     pub errors_in_row: u32,
+    /// When the first of those errors came (none since a request ended
+    /// well): how long every request to the host has failed.
+    pub failing_since: Option<Instant>,
     /// Pause between requests to this host.
     pub delay: Duration,
     pub fetched: u64,
@@ -45,6 +48,9 @@ pub enum Idle {
     Politeness(Duration),
     /// Waiting out a backoff after errors.
     Backoff(Duration),
+    /// Every request failed for `give_up_host_s`: its URLs are given up
+    /// without a request.
+    GivenUp(Duration),
 }
 
 /// Every host met, by id.
@@ -54,6 +60,8 @@ pub struct Hosts {
     states: Vec<HostState>,
     per_host: usize,
     delay: Duration,
+    /// How long a host may fail every request before it is given up.
+    give_up_after: Option<Duration>,
 }
 
 /// A request to the host ended well. A backoff under way is kept: a
@@ -61,6 +69,7 @@ pub struct Hosts {
 /// and ended well does not mean the host asked for no pause.
 fn succeeded(h: &mut HostState) {
     h.errors_in_row = 0;
+    h.failing_since = None;
     h.fetched += 1;
 }
 
@@ -86,7 +95,15 @@ impl Hosts {
             states: Vec::new(),
             per_host: per_host.max(1),
             delay,
+            give_up_after: None,
         }
+    }
+
+    /// Hosts that fail every request for `after` are given up
+    /// ([`Idle::GivenUp`]); `None` never gives up.
+    pub fn with_give_up(mut self, after: Option<Duration>) -> Hosts {
+        self.give_up_after = after;
+        self
     }
 
     /// The id of the URL's host, made on first sight.
@@ -103,6 +120,7 @@ impl Hosts {
             next_allowed: now,
             backoff_until: None,
             errors_in_row: 0,
+            failing_since: None,
             delay: self.delay,
             fetched: 0,
         });
@@ -128,6 +146,15 @@ impl Hosts {
         let Some(h) = self.states.get(id as usize) else {
             return Idle::Ready;
         };
+        // Checked once the backoff is out and nothing is under way (a
+        // request in flight may still end well).
+        if let (Some(after), Some(since)) = (self.give_up_after, h.failing_since)
+            && h.in_flight == 0
+            && h.backoff_until.is_none_or(|until| until <= now)
+            && now.saturating_duration_since(since) >= after
+        {
+            return Idle::GivenUp(now.saturating_duration_since(since));
+        }
         if let Some(until) = h.backoff_until
             && until > now
         {
@@ -142,8 +169,19 @@ impl Hosts {
         Idle::Ready
     }
 
+    /// Whether the host's next URL may go now: to a request, or, when the
+    /// host is given up, to be given up in turn.
     pub fn ready(&self, id: u32, now: Instant) -> bool {
-        self.idle(id, now) == Idle::Ready
+        matches!(self.idle(id, now), Idle::Ready | Idle::GivenUp(_))
+    }
+
+    /// How long every request to the host has failed, when that is long
+    /// enough to give it up.
+    pub fn given_up(&self, id: u32, now: Instant) -> Option<Duration> {
+        match self.idle(id, now) {
+            Idle::GivenUp(failing) => Some(failing),
+            _ => None,
+        }
     }
 
     /// A request to the host starts.
@@ -176,6 +214,7 @@ impl Hosts {
             if waiting.is_none() {
                 h.errors_in_row += 1;
             }
+            h.failing_since.get_or_insert(now);
             let exponential =
                 Duration::from_secs(1u64 << h.errors_in_row.min(6)).min(MAX_ERROR_BACKOFF);
             let until = now + retry_after.map_or(exponential, |r| r.min(MAX_BACKOFF));
@@ -218,7 +257,7 @@ impl Hosts {
         hosts
             .filter_map(|id| match self.idle(id, now) {
                 Idle::Politeness(d) | Idle::Backoff(d) => Some(now + d),
-                Idle::Ready => Some(now),
+                Idle::Ready | Idle::GivenUp(_) => Some(now),
                 Idle::Busy => None,
             })
             .min()
@@ -335,5 +374,47 @@ mod tests {
             assert!(hosts.ready(a, now));
         }
         assert_eq!(waits, [2, 4, 8, 16, 32, 60, 60, 60]);
+    }
+
+    /// A host given up once every request has failed for the set time:
+    /// not while a backoff or a request is under way, and never once a
+    /// request ends well in between.
+    #[test]
+    fn a_host_failing_long_enough_is_given_up() {
+        let t0 = Instant::now();
+        let mut hosts = Hosts::new(2, Duration::ZERO).with_give_up(Some(Duration::from_secs(5)));
+        let a = hosts.id(&url("http://a.example/"), t0);
+        let fail = |hosts: &mut Hosts, at: Instant| {
+            hosts.started(a, at);
+            hosts.finished(a, at, true, None);
+        };
+        fail(&mut hosts, t0);
+        let t2 = t0 + Duration::from_secs(2);
+        fail(&mut hosts, t2);
+        let t6 = t2 + Duration::from_secs(4);
+        assert_eq!(
+            hosts.given_up(a, t6 - Duration::from_millis(1)),
+            None,
+            "in backoff"
+        );
+        hosts.started(a, t6);
+        assert_eq!(hosts.given_up(a, t6), None, "a request under way");
+        hosts.finished(a, t6, true, None);
+        let t14 = t6 + Duration::from_secs(8);
+        assert_eq!(hosts.given_up(a, t14), Some(Duration::from_secs(14)));
+        assert!(hosts.ready(a, t14), "its URLs go, to be given up");
+        // Never, without the setting; and a success starts again.
+        let mut never = Hosts::new(2, Duration::ZERO);
+        let b = never.id(&url("http://b.example/"), t0);
+        never.started(b, t0);
+        never.finished(b, t0, true, None);
+        assert_eq!(never.given_up(b, t0 + Duration::from_secs(3600)), None);
+        let mut hosts = Hosts::new(2, Duration::ZERO).with_give_up(Some(Duration::from_secs(5)));
+        let c = hosts.id(&url("http://c.example/"), t0);
+        hosts.started(c, t0);
+        hosts.finished(c, t0, true, None);
+        hosts.started(c, t2);
+        hosts.finished(c, t2, false, None);
+        assert_eq!(hosts.given_up(c, t0 + Duration::from_secs(60)), None);
     }
 }

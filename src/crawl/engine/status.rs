@@ -89,6 +89,7 @@ impl Engine {
                         Idle::Busy => HostIdle::Busy,
                         Idle::Politeness(d) => HostIdle::Politeness(d),
                         Idle::Backoff(d) => HostIdle::Backoff(d),
+                        Idle::GivenUp(d) => HostIdle::GivenUp(d),
                     },
                 };
                 HostRow {

@@ -10,7 +10,7 @@
 //! - robots meta and `X-Robots-Tag` ([`Directives`]), rel=nofollow links
 //!   (logged as not followed), the title and the excerpt of a page.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use url::Url;
 
@@ -63,9 +63,14 @@ impl Engine {
     pub(super) fn next_job(&mut self, now: Instant) -> Option<Job> {
         loop {
             let (hosts, robots) = (&self.hosts, &self.robots);
-            let (level, queue, host, item) = self
-                .frontier
-                .pop(|h| hosts.ready(h, now) && robots.gate(h, now).may_pop())?;
+            let (level, queue, host, item) = self.frontier.pop(|h| {
+                hosts.given_up(h, now).is_some()
+                    || hosts.ready(h, now) && robots.gate(h, now).may_pop()
+            })?;
+            if let Some(failing) = self.hosts.given_up(host, now) {
+                self.host_given_up(item, host, failing);
+                continue;
+            }
             if self.robots.gate(host, now) == Gate::Fetch {
                 let page = item.clone();
                 self.frontier.unpop(level, queue, host, item);
@@ -155,6 +160,37 @@ impl Engine {
         });
     }
 
+    /// A queued URL of a host that failed every request for
+    /// `give_up_host_s`: given up without a request, as a temporary error
+    /// (`--refresh` asks again; a refreshed page keeps its copy).
+    fn host_given_up(&mut self, item: Item, host: u32, failing: Duration) {
+        let origin = self.hosts.get(host).map_or("", |h| h.origin.as_str());
+        let message = format!(
+            "not requested: every request to {origin} failed for {} s with temporary errors \
+             (give_up_host_s {})",
+            failing.as_secs(),
+            self.plan.settings.give_up_host_s
+        );
+        let error = ErrorInfo {
+            class: ErrorClass::Temporary,
+            count: item.attempts,
+            message: message.clone(),
+        };
+        if item.queue == Queue::Refresh && self.refresh_failed(&item, error.clone(), None) {
+            return;
+        }
+        self.stats.errors += 1;
+        self.update_and(item.id, Some(&item), |r| {
+            r.state = State::Error;
+            r.reason = format!("gave up: {message}");
+            // Its own last error, when it had one, stays the one shown.
+            if r.error.is_none() {
+                r.error = Some(error);
+            }
+            r.queue = "none".into();
+        });
+    }
+
     /// A queued URL whose host's robots.txt could not be had, after its
     /// retries: not fetched (RFC 9309 §2.3.1.4: unreachable means all
     /// disallowed), and logged as given up after a temporary error rather
@@ -167,9 +203,7 @@ impl Engine {
             message: check.text.clone(),
         };
         let robots_line = robots_line(&check);
-        if item.queue == crate::rules::Queue::Refresh
-            && self.refresh_failed(&item, error.clone(), None)
-        {
+        if item.queue == Queue::Refresh && self.refresh_failed(&item, error.clone(), None) {
             self.update_and(item.id, None, |r| set_layer(&mut r.trace, robots_line));
             return;
         }

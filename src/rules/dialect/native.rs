@@ -17,8 +17,9 @@ use crate::rules::model::{
 };
 
 /// The `[crawl]` keys of SPEC §5, plus `commit_ms` (how long the engine
-/// groups URL log writes); any other key there is a typo.
-pub const CRAWL_KEYS: [&str; 18] = [
+/// groups URL log writes), `max_fetch_s` and `give_up_host_s`; any other
+/// key there is a typo.
+pub const CRAWL_KEYS: [&str; 19] = [
     "start",
     "disposition",
     "max_link_depth",
@@ -33,6 +34,7 @@ pub const CRAWL_KEYS: [&str; 18] = [
     "max_fetch_s",
     "max_body_bytes",
     "max_retries",
+    "give_up_host_s",
     "commit_ms",
     "user_agent",
     "db",

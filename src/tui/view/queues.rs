@@ -162,6 +162,7 @@ fn idle_text(idle: HostIdle, paused: bool) -> String {
         HostIdle::Busy => "per-host limit reached".into(),
         HostIdle::Politeness(d) => format!("politeness wait {}", short(d)),
         HostIdle::Backoff(d) => format!("backoff after errors {}", short(d)),
+        HostIdle::GivenUp(d) => format!("given up: every request failed for {}", short(d)),
     }
 }
 
