@@ -404,7 +404,13 @@ fn watch_rules(
                 Ok(loaded) => {
                     eprintln!("crawlspace: {file} changed: new rules applied to the running crawl");
                     let set = &loaded.parsed.rules;
-                    let rules = NewRules::new(set, Arc::new(CompiledRules::new(set)));
+                    let compiled = CompiledRules::new(set);
+                    // As at the start: a rule switched off by a regex that
+                    // does not compile must not pass unnoticed.
+                    for warning in disabled_warnings(&file, &compiled) {
+                        eprintln!("{warning}");
+                    }
+                    let rules = NewRules::new(set, Arc::new(compiled));
                     if control.send(Control::Rules(rules)).await.is_err() {
                         return;
                     }

@@ -365,11 +365,25 @@ async fn a_headless_crawl_takes_the_rules_saved_in_its_config_file() {
         "{said}"
     );
 
-    save(config(&origin, NO_ODD_PAGES), 3);
+    // With a rule that a regex which does not compile switches off: the
+    // warning the start gives follows.
+    let broken = "[[rules]]\nname = \"broken\"\nmatch = { field = \"path\", regex = \"[\" }\naction = \"exclude\"\n";
+    save(config(&origin, &format!("{NO_ODD_PAGES}{broken}")), 3);
     let said = said_of_the_file().await;
     assert!(
         said.contains("new rules applied to the running crawl"),
         "{said}"
+    );
+    // The next line that is not a progress line (they go to stderr too).
+    let warned = loop {
+        let line = lines.recv().await.expect("the crawl still runs");
+        if !line.starts_with("fetched ") {
+            break line;
+        }
+    };
+    assert!(
+        warned.contains("warning: ") && warned.contains("rule 2 \"broken\" is disabled"),
+        "{warned}"
     );
     gate.add_permits(Semaphore::MAX_PERMITS);
     let status = tokio::task::spawn_blocking(move || crawl.wait())
