@@ -209,6 +209,15 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
         .out
         .clone()
         .unwrap_or_else(|| config.crawl.out.clone());
+    // A refresh re-fetches what a log holds: without one it would quietly
+    // be a first crawl (a mistyped --db, say).
+    if request.refresh && !UrlLog::exists_in(&db) {
+        return Err(AppError::Input(format!(
+            "{}: no URL log here to refresh (--refresh re-fetches what an earlier crawl \
+             logged: crawl first, or name that crawl's --db)",
+            db.display()
+        )));
+    }
     check_folders(&db, &out)?;
     let log = UrlLog::open_reporting(&db, LOG_CACHE_BYTES, &mut |m| report_migration(&db, m))
         .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;

@@ -618,6 +618,23 @@ fn settings_a_crawl_cannot_use_are_refused_before_it_starts() {
         );
         assert!(!db.exists() && !out.exists(), "nothing made");
     }
+    // `--refresh` where no crawl logged anything: said, not a first crawl.
+    let out_dir = dir.path().join("out");
+    let said = run(&[
+        "crawl",
+        "--config",
+        path_str(&config),
+        "--headless",
+        "--refresh",
+        "--db",
+        path_str(&db),
+        "--out",
+        path_str(&out_dir),
+    ]);
+    let err = text(&said.stderr);
+    assert_eq!(said.status.code(), Some(2), "{err}");
+    assert!(err.contains("no URL log here to refresh"), "{err}");
+    assert!(!db.exists() && !out_dir.exists(), "nothing made");
 
     let (_dir, config) = rules_file("c.toml", "[crawl]\nstart = []\n\n[queues]\nuserr = 3\n");
     for command in ["rules", "explain", "check"] {
