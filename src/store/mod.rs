@@ -102,6 +102,7 @@ use sled::Tree;
 
 pub use brief::Brief;
 pub use index::{LEVELS, QUEUE_NAMES, frontier_slot};
+pub use open::panic_is_expected;
 pub use read::RecordReader;
 pub use record::{
     DecodeError, ErrorClass, ErrorInfo, ParseStateError, State, TraceLine, UrlRecord, export_json,
@@ -153,7 +154,34 @@ pub struct DbError(sled::Error);
 
 impl std::fmt::Display for DbError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
+        f.write_str(&sled_words(&self.0))
+    }
+}
+
+/// What a damaged log needs, said after what sled found.
+pub(crate) const DAMAGED_FIX: &str =
+    "a copy of the folder from before the damage, or a new --db, is needed";
+
+/// sled's error in words: its corruption error prints as `Read corrupted
+/// data at file offset None backtrace ()`, which says nothing of what to do.
+pub(crate) fn sled_words(e: &sled::Error) -> String {
+    match e {
+        sled::Error::Corruption { at, .. } => {
+            // `Inline(1152456)`, `Blob(…)`: the file offset is the number.
+            let offset = at
+                .map(|at| format!("{at:?}"))
+                .and_then(|text| {
+                    let digits: String = text
+                        .chars()
+                        .skip_while(|c| !c.is_ascii_digit())
+                        .take_while(char::is_ascii_digit)
+                        .collect();
+                    (!digits.is_empty()).then(|| format!(" at byte {digits} of its file `db`"))
+                })
+                .unwrap_or_default();
+            format!("its files are damaged (sled found corrupted data{offset}); {DAMAGED_FIX}")
+        }
+        other => other.to_string(),
     }
 }
 

@@ -66,14 +66,16 @@ impl UrlLog {
                     "the URL log is in use by another process (is a crawl running on it?)".into(),
                 ));
             }
-            Ok(Err(e)) => return Err(failed(e.to_string())),
+            Ok(Err(e)) => return Err(failed(sled_words(&e))),
             Err(panic) => {
                 let what = panic
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())
                     .or_else(|| panic.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "unknown panic".into());
-                return Err(failed(format!("the database panicked on recovery: {what}")));
+                return Err(failed(format!(
+                    "its files are damaged (sled failed reading them: {what}); {DAMAGED_FIX}"
+                )));
             }
         };
         // The layout is checked before any tree of this layout is opened:
@@ -391,6 +393,19 @@ impl UrlLog {
     }
 }
 
+thread_local! {
+    /// Set while this thread opens sled, whose panics on some damaged files
+    /// are caught and reported as an error: see [`panic_is_expected`].
+    static OPENING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a panic on this thread is one [`UrlLog::open`] catches and
+/// reports itself: the binary's panic hook leaves such a panic's message
+/// (a backtrace into sled) off the terminal, before the clear error.
+pub fn panic_is_expected() -> bool {
+    OPENING.with(std::cell::Cell::get)
+}
+
 /// sled's database in `dir`, opened as [`UrlLog::open`] does: a panic in
 /// sled is caught, and a lock still held by a database just dropped in
 /// this process (sled's IO threads let go of its file a moment after the
@@ -401,12 +416,15 @@ pub(super) fn open_sled(
     cache_bytes: u64,
 ) -> std::thread::Result<sled::Result<sled::Db>> {
     let attempt = || {
-        catch_unwind(AssertUnwindSafe(|| {
+        OPENING.with(|opening| opening.set(true));
+        let opened = catch_unwind(AssertUnwindSafe(|| {
             sled::Config::new()
                 .path(dir)
                 .cache_capacity(cache_bytes)
                 .open()
-        }))
+        }));
+        OPENING.with(|opening| opening.set(false));
+        opened
     };
     let mut opened = attempt();
     for _ in 0..20 {

@@ -507,3 +507,16 @@ fn a_reader_repairs_a_damaged_state_block_and_pages_on() {
     check_consistent(&log);
     assert!(!log.repair_damaged(&StoreError::NotFound(3)).unwrap());
 }
+
+/// sled's corruption error is said in words, with what to do, not as its
+/// debug text (`Read corrupted data at file offset None backtrace ()`).
+#[test]
+fn a_damaged_log_is_said_in_words() {
+    let said = sled_words(&sled::Error::Corruption { at: None, bt: () });
+    assert_eq!(
+        said,
+        format!("its files are damaged (sled found corrupted data); {DAMAGED_FIX}")
+    );
+    let io = sled::Error::Io(std::io::Error::other("disk gone"));
+    assert_eq!(sled_words(&io), io.to_string());
+}
