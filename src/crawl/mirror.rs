@@ -15,10 +15,11 @@
 //!   coexist, and `/a` is browsable the way servers serve it), and a dot in
 //!   a directory segment is written `%2E` (`/v1.2/x.html` →
 //!   `v1%2E2/x.html`), so `/a.html` and `/a.html/b` cannot clash either.
-//! * **queries are kept**: `page.html?a=1&b=2` → `page.html@a=1&b=2`; `@`
-//!   in a path segment is written `%40`, so the first `@` always starts the
-//!   query. The query is not decoded (`%26` and `&` mean different things
-//!   there), only made file-safe.
+//! * **queries are kept**, before the extension so that the copy opens as
+//!   what it is: `page.html?a=1&b=2` → `page@a=1&b=2.html`; `@` in a path
+//!   segment is written `%40`, so the first `@` always starts the query.
+//!   The query is not decoded (`%26` and `&` mean different things there),
+//!   only made file-safe.
 //! * **names fit**: a component longer than 255 bytes is cut and given a
 //!   `~` and a 64-bit FNV-1a hash of the full name (stable across runs and
 //!   Rust versions, so a refresh overwrites the same file); files keep a
@@ -75,8 +76,14 @@ pub fn path_for(out: &Path, url: &Url) -> PathBuf {
         file = INDEX.to_string();
     }
     if let Some(query) = url.query() {
-        file.push('@');
-        encode_raw(query, &mut file);
+        // Before the extension, so that the copy still opens as what it is
+        // (`page@a=1.html`, not `page.html@a=1`).
+        let (stem, extension) = file.rsplit_once('.').unwrap_or((file.as_str(), ""));
+        let mut named = format!("{stem}@");
+        encode_raw(query, &mut named);
+        named.push('.');
+        named.push_str(extension);
+        file = named;
     }
     push(&mut path, file, Role::File);
     path
@@ -239,18 +246,17 @@ fn beside(path: &Path, url_hash: u64) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let (base, query) = match name.split_once('@') {
-        Some((base, query)) => (base, Some(query)),
-        None => (name.as_str(), None),
+    // The hash goes after the stem: before the query (`p~HASH@a=1.html`),
+    // or before the extension.
+    let mut named = match name.split_once('@') {
+        Some((stem, query_and_extension)) => {
+            format!("{stem}~{url_hash:016x}@{query_and_extension}")
+        }
+        None => match name.rsplit_once('.') {
+            Some((stem, ext)) => format!("{stem}~{url_hash:016x}.{ext}"),
+            None => format!("{name}~{url_hash:016x}"),
+        },
     };
-    let mut named = match base.rsplit_once('.') {
-        Some((stem, ext)) => format!("{stem}~{url_hash:016x}.{ext}"),
-        None => format!("{base}~{url_hash:016x}"),
-    };
-    if let Some(query) = query {
-        named.push('@');
-        named.push_str(query);
-    }
     if named.len() > MAX_COMPONENT {
         named = shorten(&named, Role::File);
     }
@@ -466,8 +472,8 @@ fn shorten(name: &str, role: Role) -> String {
     }
     let mut short = format!("{}~{:016x}", &name[..cut], fnv1a(name.as_bytes()));
     if role == Role::File {
-        let stem = name.split('@').next().unwrap_or(name);
-        let ext = stem
+        // The extension ends the name, after any query (`p@a=1.html`).
+        let ext = name
             .rsplit_once('.')
             .map(|(_, ext)| ext)
             .filter(|ext| (1..=10).contains(&ext.len()))
@@ -521,14 +527,14 @@ mod tests {
             ("http://ex.com/a.html/b.html",               "ex.com/a%2Ehtml/b.html"),
             ("http://ex.com/.well-known/x.txt",           "ex.com/%2Ewell-known/x.txt"),
             // Queries.
-            ("http://ex.com/page.html?a=1&b=2",           "ex.com/page.html@a=1&b=2"),
-            ("http://ex.com/?a=1",                        "ex.com/index.html@a=1"),
-            ("http://ex.com/list?p=2",                    "ex.com/list/index.html@p=2"),
-            ("http://ex.com/p.html?",                     "ex.com/p.html@"),
-            ("http://ex.com/p.html?u=/x:*?\"<>|", "ex.com/p.html@u=%2Fx%3A%2A%3F%22%3C%3E%7C"),
-            ("http://ex.com/p.html?q=a%20b&r=%2F",        "ex.com/p.html@q=a%20b&r=%2F"),
-            ("http://ex.com/p.html?q=100%",               "ex.com/p.html@q=100%25"),
-            ("http://ex.com/p.html?a@b",                  "ex.com/p.html@a%40b"),
+            ("http://ex.com/page.html?a=1&b=2",           "ex.com/page@a=1&b=2.html"),
+            ("http://ex.com/?a=1",                        "ex.com/index@a=1.html"),
+            ("http://ex.com/list?p=2",                    "ex.com/list/index@p=2.html"),
+            ("http://ex.com/p.html?",                     "ex.com/p@.html"),
+            ("http://ex.com/p.html?u=/x:*?\"<>|", "ex.com/p@u=%2Fx%3A%2A%3F%22%3C%3E%7C.html"),
+            ("http://ex.com/p.html?q=a%20b&r=%2F",        "ex.com/p@q=a%20b&r=%2F.html"),
+            ("http://ex.com/p.html?q=100%",               "ex.com/p@q=100%25.html"),
+            ("http://ex.com/p.html?a@b",                  "ex.com/p@a%40b.html"),
             ("http://ex.com/a@b.html",                    "ex.com/a%40b.html"),
             // Ports.
             ("http://ex.com:8080/a.html",                 "ex.com_8080/a.html"),
@@ -555,7 +561,7 @@ mod tests {
             // Invisible and bidi characters, in a path and a query.
             ("http://ex.com/bidi%E2%80%AEexe.gnp",        "ex.com/bidi%E2%80%AEexe.gnp"),
             ("http://ex.com/a%E2%80%8Bb.html",            "ex.com/a%E2%80%8Bb.html"),
-            ("http://ex.com/p.html?\u{2066}x",            "ex.com/p.html@%E2%81%A6x"),
+            ("http://ex.com/p.html?\u{2066}x",            "ex.com/p@%E2%81%A6x.html"),
             // Dot segments: resolved by the URL parser, or escaped.
             ("http://ex.com/a/../../../etc/passwd",       "ex.com/etc/passwd/index.html"),
             ("http://ex.com/%2e%2e/%2E%2e/x.html",        "ex.com/x.html"),
@@ -693,7 +699,7 @@ mod tests {
         let p2 = save(out.path(), &child, b"child").unwrap();
         let p3 = save(out.path(), &hostile, b"hostile").unwrap();
         assert_eq!(p1, out.path().join("ex.com/a/index.html"));
-        assert_eq!(p2, out.path().join("ex.com/a/b.html@x=1"));
+        assert_eq!(p2, out.path().join("ex.com/a/b@x=1.html"));
         assert!(p3.starts_with(out.path().join("ex.com")));
         save(out.path(), &page, b"second").unwrap();
         assert_eq!(std::fs::read(&p1).unwrap(), b"second");
@@ -756,8 +762,8 @@ mod tests {
         assert_eq!(save(out.path(), &slash, b"SLASH 2").unwrap(), first);
         assert_eq!(save(out.path(), &bare, b"BARE 2").unwrap(), second);
         // A query keeps its place after `@`.
-        let q = beside(Path::new("/o/h/p.html@a=1"), 0xab);
-        assert_eq!(q, Path::new("/o/h/p~00000000000000ab.html@a=1"));
+        let q = beside(Path::new("/o/h/p@a=1.html"), 0xab);
+        assert_eq!(q, Path::new("/o/h/p~00000000000000ab@a=1.html"));
         // Removing the second takes its own file, as its record names it.
         let saved = second.to_string_lossy().into_owned();
         assert_eq!(
