@@ -692,6 +692,46 @@ fn demo_config(origin: &str, folder: &Path) -> String {
         )
 }
 
+/// `crawlspace convert-links`: the saved pages' links pointed at the
+/// mirror's copies (`crate::crawl::mirror::convert_links`), and a line
+/// saying what changed.
+pub fn convert_links(db: &Path) -> Result<(), AppError> {
+    if !UrlLog::exists_in(db) {
+        return Err(AppError::Input(format!(
+            "{}: no URL log here (the folder a crawl's --db, or its config's db, names)",
+            db.display()
+        )));
+    }
+    let log = UrlLog::open_reporting(db, LOG_CACHE_BYTES, &mut |m| report_migration(db, m))
+        .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
+    let done = crate::crawl::mirror::convert_links(&log)
+        .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
+    for failure in &done.failed {
+        eprintln!(
+            "crawlspace: not converted: {}",
+            crate::cli::escape_control(failure)
+        );
+    }
+    println!(
+        "{} converted: {} to saved copies, {} made absolute (no copy){}{}",
+        crate::text::counted(done.pages, "page", "pages"),
+        crate::text::counted(done.local, "link", "links"),
+        done.absolute,
+        match done.already {
+            0 => String::new(),
+            n => format!(
+                "; {} converted before, left alone",
+                crate::text::counted(n, "page", "pages")
+            ),
+        },
+        match done.failed.len() {
+            0 => String::new(),
+            n => format!("; {n} not converted (above)"),
+        },
+    );
+    Ok(())
+}
+
 /// `crawlspace log`: the URL log as a table or JSON lines. A log that a
 /// running crawl holds is listed by that crawl (`log_socket.rs`).
 pub fn log(db: &Path, request: ListingRequest) -> Result<(), AppError> {

@@ -122,6 +122,13 @@ pub enum Command {
         #[arg(long, value_name = "URL", conflicts_with_all = ["state", "grep"])]
         why: Vec<String>,
     },
+    /// Make a crawl's mirror browsable offline: point the saved pages'
+    /// links at the saved copies (run where the crawl ran).
+    ConvertLinks {
+        /// The URL log of the crawl that saved the mirror (not while it runs).
+        #[arg(long, value_name = "DIR")]
+        db: PathBuf,
+    },
 }
 
 /// Where the rules come from: a full config or a rules-only file.
@@ -188,6 +195,7 @@ pub fn run(cli: Cli) -> ExitCode {
                 why,
             },
         )),
+        Some(Command::ConvertLinks { db }) => app_result(crate::app::convert_links(&db)),
         None => match cli.config {
             Some(config) => crawl(&config, false, None, None, false),
             None => Err(commands::Failure::Usage(

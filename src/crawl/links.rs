@@ -284,7 +284,7 @@ pub struct Page {
 
 /// Entity-decodes an attribute value: the scanner hands values over as
 /// written, so `?a=1&amp;b=2` would otherwise become a different URL.
-fn decode(raw: &str) -> Cow<'_, str> {
+pub(crate) fn decode(raw: &str) -> Cow<'_, str> {
     if raw.contains('&') {
         htmlize::unescape_attribute(raw)
     } else {

@@ -45,6 +45,9 @@ use std::path::{Component, Path, PathBuf};
 
 use url::Url;
 
+mod convert;
+pub use convert::{CONVERTED_MARK, Converted, convert_links};
+
 /// Longest component most file systems accept, in bytes.
 const MAX_COMPONENT: usize = 255;
 
@@ -126,18 +129,25 @@ pub fn save_unless_taken(
         std::io::Error::new(e.kind(), format!("{}: {e}", place.display()))
     };
     std::fs::create_dir_all(parent).map_err(|e| at(parent, e))?;
-    let temp = temp_for(&path);
+    match replace(&path, body) {
+        Ok(()) => Ok(path),
+        Err(e) => Err(at(&path, e)),
+    }
+}
+
+/// Writes `body` to a temporary file beside `path` and renames it into
+/// place: a crash leaves the old file or the new one, never half of one.
+pub(crate) fn replace(path: &Path, body: &[u8]) -> std::io::Result<()> {
+    let temp = temp_for(path);
     let written = std::fs::File::create(&temp).and_then(|mut file| {
         file.write_all(body)?;
         file.flush()
     });
-    match written.and_then(|()| std::fs::rename(&temp, &path)) {
-        Ok(()) => Ok(path),
-        Err(e) => {
+    written
+        .and_then(|()| std::fs::rename(&temp, path))
+        .inspect_err(|_| {
             let _ = std::fs::remove_file(&temp);
-            Err(at(&path, e))
-        }
-    }
+        })
 }
 
 /// Where a copy of `path` is written before it is renamed into place.

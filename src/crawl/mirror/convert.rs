@@ -1,0 +1,290 @@
+//! `crawlspace convert-links`: makes a finished mirror browsable offline,
+//! as wget's `--convert-links` does. Saved pages keep the links their
+//! server wrote (`/docs/a.html`, `http://host/b`), which lead nowhere from
+//! a folder on disk. This pass reads every saved HTML page the URL log
+//! names and rewrites each link (`a`, `area`, `link`, `frame`, `iframe`,
+//! `img`, `script`):
+//!
+//! - to a URL the log holds as saved (after its redirects, when the link's
+//!   target was one): the relative path of that copy, fragment kept;
+//! - to anything else, when the link was relative: the absolute URL, so
+//!   that it still works with a network; absolute links stay as they are.
+//!
+//! `<base href>` goes (the relative paths are the file's own). It is done
+//! after the crawl, from the log, because only then is it known which
+//! links have a copy. Pages are rewritten with lol_html (a streaming HTML
+//! rewriter made for this: everything but the changed attributes passes
+//! through byte for byte), written beside and renamed into place, and
+//! marked at their end so that a second run leaves them alone; a page a
+//! refresh saves again is a fresh copy, converted by the next run.
+
+use std::cell::RefCell;
+use std::path::{Component, Path, PathBuf};
+
+use lol_html::html_content::Element;
+use lol_html::{HtmlRewriter, Settings, element};
+use url::Url;
+
+use crate::rules::normalize;
+use crate::store::{Query, State, StoreError, UrlLog};
+
+/// Appended to a converted page: a second run skips it.
+pub const CONVERTED_MARK: &str = "<!-- crawlspace convert-links: links point into the mirror -->";
+
+/// How many redirects a link is followed through to its copy.
+const MAX_HOPS: usize = 10;
+
+/// What a run did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Converted {
+    /// Pages rewritten.
+    pub pages: u64,
+    /// Links that now point to a copy in the mirror.
+    pub local: u64,
+    /// Relative links to URLs without a copy, made absolute.
+    pub absolute: u64,
+    /// Pages converted by an earlier run, left alone.
+    pub already: u64,
+    /// Pages that could not be converted: `path: why`.
+    pub failed: Vec<String>,
+}
+
+/// Converts the links of every saved HTML page of `log`. Pages are found
+/// where their records say they were saved, relative to the folder the
+/// command runs in, as the crawl wrote them.
+pub fn convert_links(log: &UrlLog) -> Result<Converted, StoreError> {
+    let mut done = Converted::default();
+    let query = Query {
+        state: Some(State::Saved),
+        ..Query::default()
+    };
+    let mut after = None;
+    loop {
+        let page = log.page(&query, after, 500)?;
+        let Some((last, _)) = page.last() else {
+            break;
+        };
+        after = Some(*last);
+        for (_, record) in page {
+            let html = record
+                .content_type
+                .as_deref()
+                .is_some_and(|t| t.eq_ignore_ascii_case("text/html"));
+            let (true, Some(saved)) = (html, record.saved_path.as_deref()) else {
+                continue;
+            };
+            let Ok(page_url) = Url::parse(&record.url) else {
+                continue;
+            };
+            let path = Path::new(saved);
+            if let Err(why) = convert_page(log, &page_url, path, &mut done) {
+                done.failed.push(format!("{}: {why}", path.display()));
+            }
+        }
+    }
+    Ok(done)
+}
+
+/// Rewrites one saved page in place.
+fn convert_page(
+    log: &UrlLog,
+    page_url: &Url,
+    path: &Path,
+    done: &mut Converted,
+) -> Result<(), String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    if bytes.trim_ascii_end().ends_with(CONVERTED_MARK.as_bytes()) {
+        done.already += 1;
+        return Ok(());
+    }
+    // lol_html reads encodings that keep ASCII as ASCII; UTF-16 does not.
+    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+        return Err("a UTF-16 page: left as it is".into());
+    }
+    let from = std::fs::canonicalize(path).map_err(|e| e.to_string())?;
+    let from_dir = from.parent().unwrap_or(Path::new("/")).to_path_buf();
+    let links = RefCell::new(Links {
+        log,
+        base: page_url.clone(),
+        from_dir,
+        local: 0,
+        absolute: 0,
+        error: None,
+    });
+    let mut output = Vec::with_capacity(bytes.len() + 128);
+    {
+        let rewrite = |el: &mut Element<'_, '_>, name: &str| {
+            let Some(value) = el.get_attribute(name) else {
+                return Ok(());
+            };
+            if let Some(new) = links.borrow_mut().rewrite(&value)
+                && let Err(e) = el.set_attribute(name, &new)
+            {
+                links.borrow_mut().error = Some(e.to_string());
+            }
+            Ok(())
+        };
+        let settings = Settings::new()
+            .with_strict(false)
+            .with_adjust_charset_on_meta_tag(true)
+            .append_element_content_handler(element!("base[href]", |el| {
+                // Links resolve against it until it goes: the first only.
+                let mut links = links.borrow_mut();
+                if let Some(href) = el.get_attribute("href")
+                    && let Ok(base) = links.base.join(href.trim())
+                {
+                    links.base = base;
+                }
+                el.remove();
+                Ok(())
+            }))
+            .append_element_content_handler(element!("a[href], area[href], link[href]", |el| {
+                rewrite(el, "href")
+            }))
+            .append_element_content_handler(element!(
+                "frame[src], iframe[src], img[src], script[src]",
+                |el| rewrite(el, "src")
+            ));
+        let mut rewriter = HtmlRewriter::new(settings, |chunk: &[u8]| {
+            output.extend_from_slice(chunk);
+        });
+        rewriter.write(&bytes).map_err(|e| e.to_string())?;
+        rewriter.end().map_err(|e| e.to_string())?;
+    }
+    let links = links.into_inner();
+    if let Some(error) = links.error {
+        return Err(error);
+    }
+    output.extend_from_slice(format!("\n{CONVERTED_MARK}\n").as_bytes());
+    super::replace(path, &output).map_err(|e| e.to_string())?;
+    done.pages += 1;
+    done.local += links.local;
+    done.absolute += links.absolute;
+    Ok(())
+}
+
+/// What the link handlers share for one page.
+struct Links<'a> {
+    log: &'a UrlLog,
+    /// The page's URL, or its `<base href>` once met.
+    base: Url,
+    /// The page's folder, canonical.
+    from_dir: PathBuf,
+    local: u64,
+    absolute: u64,
+    error: Option<String>,
+}
+
+impl Links<'_> {
+    /// The new value of a link attribute as written in the page (entities
+    /// and all, as lol_html hands it over and takes it back), or `None` to
+    /// leave it.
+    fn rewrite(&mut self, raw: &str) -> Option<String> {
+        let decoded = crate::crawl::links::decode(raw);
+        let value = decoded.trim();
+        // In-page anchors, and schemes with no copy to point to.
+        if value.is_empty() || value.starts_with('#') {
+            return None;
+        }
+        let resolved = self.base.join(value).ok()?;
+        if !matches!(resolved.scheme(), "http" | "https") {
+            return None;
+        }
+        let fragment = resolved.fragment().map(str::to_string);
+        if let Some(copy) = self.copy_of(&resolved) {
+            self.local += 1;
+            let mut relative = relative_href(&self.from_dir, &copy);
+            if let Some(fragment) = fragment {
+                relative.push('#');
+                relative.push_str(&fragment);
+            }
+            return Some(relative);
+        }
+        // Relative: it would lead to a file that is not there.
+        let relative = Url::parse(value).is_err();
+        relative.then(|| {
+            self.absolute += 1;
+            // Only `"` is escaped when lol_html writes the value.
+            resolved.as_str().replace('&', "&amp;")
+        })
+    }
+
+    /// The canonical path of the copy the log holds for `url`, following
+    /// its redirects.
+    fn copy_of(&self, url: &Url) -> Option<PathBuf> {
+        let mut text = normalize(url.as_str()).ok()?.to_string();
+        // Each hop is a record of its own, its target as the log wrote it.
+        for _ in 0..=MAX_HOPS {
+            let id = self.log.id_of(&text).ok()??;
+            let record = self.log.get(id).ok()??;
+            if let Some(next) = record.redirect_to {
+                text = next;
+                continue;
+            }
+            let saved = record.saved_path.filter(|_| record.state == State::Saved)?;
+            return std::fs::canonicalize(saved).ok();
+        }
+        None
+    }
+}
+
+/// `to` as an `href` from the folder `from_dir` (both canonical): `..` up
+/// to what they share, then down, each name percent-encoded where a URL
+/// would read it otherwise (mirror names hold `%`, `@`, `&`).
+fn relative_href(from_dir: &Path, to: &Path) -> String {
+    let from: Vec<Component<'_>> = from_dir.components().collect();
+    let to_parts: Vec<Component<'_>> = to.components().collect();
+    let shared = from
+        .iter()
+        .zip(&to_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut parts: Vec<String> = vec!["..".to_string(); from.len() - shared];
+    for part in &to_parts[shared..] {
+        parts.push(encode_name(&part.as_os_str().to_string_lossy()));
+    }
+    parts.join("/")
+}
+
+/// A file name as a URL path segment.
+fn encode_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            '%' | '&' | '#' | '?' | ' ' | '"' | '\'' | '<' | '>' | '\\' => {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("%{b:02X}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_hrefs_go_up_then_down_and_encode_names() {
+        let from = Path::new("/m/h_80/docs/guide");
+        assert_eq!(
+            relative_href(from, Path::new("/m/h_80/docs/guide/a.html")),
+            "a.html"
+        );
+        assert_eq!(
+            relative_href(from, Path::new("/m/h_80/index.html")),
+            "../../index.html"
+        );
+        assert_eq!(
+            relative_href(from, Path::new("/m/h_80/list/index@a=1&b=%2F.html")),
+            "../../list/index@a=1%26b=%252F.html"
+        );
+        assert_eq!(
+            relative_href(from, Path::new("/m/other_81/x.html")),
+            "../../../other_81/x.html"
+        );
+    }
+}
