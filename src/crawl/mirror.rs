@@ -153,12 +153,17 @@ pub(crate) fn replace(path: &Path, body: &[u8]) -> std::io::Result<()> {
 /// Where a copy of `path` is written before it is renamed into place.
 /// `%p` never occurs in a mirror name (every `%` there starts a hex
 /// escape), so it cannot be another URL's file. It is named after the file
-/// it becomes (a hash keeps the name short), so that one a killed crawl
-/// left is written over and renamed when the resumed crawl fetches that
-/// page again, rather than left behind.
+/// it becomes (a hash keeps the name short) and this process: a process
+/// never writes one file twice at once, while two crawls writing into one
+/// mirror must not share a temporary file. A `kill -9` can leave one
+/// behind, under a name no page has.
 fn temp_for(path: &Path) -> PathBuf {
     let target = path.file_name().unwrap_or_default().as_encoded_bytes();
-    path.with_file_name(format!("%part-{:016x}", fnv1a(target)))
+    path.with_file_name(format!(
+        "%part-{:016x}-{}",
+        fnv1a(target),
+        std::process::id()
+    ))
 }
 
 /// The other URLs [`path_for`] maps to the same file as `url`: the forms
@@ -684,10 +689,11 @@ mod tests {
     }
 
     #[test]
-    fn a_temporary_file_a_killed_crawl_left_goes_with_the_next_save() {
+    fn a_save_leaves_no_temporary_file() {
         let dir = tempfile::tempdir().unwrap();
         let url = Url::parse("http://h/a/page.html").unwrap();
         let path = path_for(dir.path(), &url);
+        // One this process left (a failed write, say) is written over.
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(temp_for(&path), b"half a pa").unwrap();
         assert_eq!(save(dir.path(), &url, b"whole").unwrap(), path);
