@@ -158,11 +158,13 @@ impl Hosts {
         // Failures, not time: from the first failure to the last, over at
         // least three rounds, so that a pause, a long delay between
         // requests or a host with nothing queued for a while never counts.
+        // Decided at the failure that reaches the limit (once no request
+        // is under way), not after its backoff: a server back by then
+        // would be given up unasked.
         if let (Some(after), Some(since), Some(last)) =
             (self.give_up_after, h.failing_since, h.last_failure)
             && h.errors_in_row >= GIVE_UP_ROUNDS
             && h.in_flight == 0
-            && h.backoff_until.is_none_or(|until| until <= now)
             && last.saturating_duration_since(since) >= after
         {
             return Idle::GivenUp(last.saturating_duration_since(since));
@@ -410,7 +412,8 @@ mod tests {
         hosts.started(a, t6);
         assert_eq!(hosts.given_up(a, t6), None, "a request under way");
         hosts.finished(a, t6, true, None);
-        assert_eq!(hosts.given_up(a, t6), None, "in backoff");
+        // At once: the third round took it past the limit.
+        assert_eq!(hosts.given_up(a, t6), Some(Duration::from_secs(6)));
         let t14 = t6 + Duration::from_secs(8);
         assert_eq!(hosts.given_up(a, t14), Some(Duration::from_secs(6)));
         assert!(hosts.ready(a, t14), "its URLs go, to be given up");

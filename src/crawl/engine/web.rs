@@ -165,15 +165,18 @@ impl Engine {
     /// (`--refresh` asks again; a refreshed page keeps its copy).
     fn host_given_up(&mut self, item: Item, host: u32, failing: Duration) {
         let origin = self.hosts.get(host).map_or("", |h| h.origin.as_str());
+        let again = if item.attempts > 0 { " again" } else { "" };
         let message = format!(
-            "not requested: every request to {origin} failed for {} s with temporary errors \
-             (give_up_host_s {})",
+            "not requested{again}: every request to {origin} failed for {} s with temporary \
+             errors (give_up_host_s {})",
             failing.as_secs(),
             self.plan.settings.give_up_host_s
         );
         let error = ErrorInfo {
             class: ErrorClass::Temporary,
-            count: item.attempts,
+            // As a refresh's reason counts them: the host's failures stand
+            // for this URL's when it had none of its own.
+            count: item.attempts.max(1),
             message: message.clone(),
         };
         if item.queue == Queue::Refresh && self.refresh_failed(&item, error.clone(), None) {
