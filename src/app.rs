@@ -712,18 +712,27 @@ pub fn convert_links(db: &Path) -> Result<(), AppError> {
             crate::cli::escape_control(failure)
         );
     }
+    // The log names each copy by the path it was saved at: from another
+    // folder none is found, which is said once, not page by page.
+    let read = done.pages + done.unchanged + done.failed.len() as u64;
+    if let (0, Some(first)) = (read, done.missing.first()) {
+        return Err(AppError::Input(format!(
+            "none of the {} saved pages is where the log says ({} for one): run \
+             convert-links in the folder the crawl ran in",
+            done.missing.len(),
+            crate::cli::escape_control(first)
+        )));
+    }
+    let missing = match done.missing.len() {
+        0 => String::new(),
+        n => format!("; {n} not found where the log says (removed since?)"),
+    };
     println!(
-        "{} converted: {} to saved copies, {} made absolute (no copy){}{}",
+        "{} converted: {} to saved copies, {} made absolute (no copy); {} already right{missing}{}",
         crate::text::counted(done.pages, "page", "pages"),
         crate::text::counted(done.local, "link", "links"),
         done.absolute,
-        match done.already {
-            0 => String::new(),
-            n => format!(
-                "; {} converted before, left alone",
-                crate::text::counted(n, "page", "pages")
-            ),
-        },
+        done.unchanged,
         match done.failed.len() {
             0 => String::new(),
             n => format!("; {n} not converted (above)"),

@@ -3,8 +3,10 @@
 //! the real binary rewrites the saved pages' links. Checked: links to saved
 //! copies become relative paths (fragments kept, redirects followed, query
 //! names encoded, `<base href>` honoured then removed), relative links to
-//! URLs without a copy become absolute, everything else stays byte for
-//! byte, and a second run leaves converted pages alone.
+//! URLs without a copy become absolute, each keeping what the page said in
+//! `data-crawlspace-*`, everything else stays byte for byte, a second run
+//! changes nothing, and a stale link is converted again from what the page
+//! said.
 
 mod util;
 
@@ -14,7 +16,7 @@ use axum::Router;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::get;
-use crawlspace::crawl::mirror::{CONVERTED_MARK, path_for};
+use crawlspace::crawl::mirror::path_for;
 use tokio::sync::mpsc;
 use url::Url;
 
@@ -74,7 +76,10 @@ async fn links_point_at_the_saved_copies() {
         util::run_to_the_end(command)
     };
     let said = String::from_utf8_lossy(&convert().await.stdout).into_owned();
-    assert!(said.starts_with("4 pages converted: "), "{said}");
+    assert!(
+        said.starts_with("2 pages converted: ") && said.contains("; 2 already right"),
+        "{said}"
+    );
     let copy = |path: &str| {
         let url = Url::parse(&format!("{origin}{path}")).expect("url");
         path_for(&dir.join("mirror"), &url)
@@ -83,29 +88,57 @@ async fn links_point_at_the_saved_copies() {
     let host = origin.trim_start_matches("http://");
     let want = format!(
         "<!DOCTYPE html><html><head><title>home</title>\n\
-<link rel=\"stylesheet\" href=\"style.css\"></head>\n\
+<link rel=\"stylesheet\" href=\"style.css\" data-crawlspace-href=\"/style.css\"></head>\n\
 <body>  Odd   spacing &amp; entities stay.\n\
-<a href=\"docs/b.html#part\">b</a> <a href=\"docs/index.html\">docs</a> <a href=\"docs/b.html\">moved</a>\n\
-<a href=\"list/index@p=2%26q=a.html\">list</a> <a href=\"http://{host}/private/x.html?a=1&amp;b=2\">private</a>\n\
+<a href=\"docs/b.html#part\" data-crawlspace-href=\"/docs/b.html#part\">b</a> \
+<a href=\"docs/index.html\" data-crawlspace-href=\"docs/\">docs</a> \
+<a href=\"docs/b.html\" data-crawlspace-href=\"/old\">moved</a>\n\
+<a href=\"list/index@p=2%26q=a.html\" data-crawlspace-href=\"/list?p=2&amp;q=a\">list</a> \
+<a href=\"http://{host}/private/x.html?a=1&amp;b=2\" data-crawlspace-href=\"/private/x.html?a=1&amp;b=2\">private</a>\n\
 <a href=\"http://example.invalid/out\">out</a> <a href=\"#top\">top</a> <a href=\"mailto:a@b.c\">m</a>\n\
-<img src=\"logo.png\"></body></html>\n{CONVERTED_MARK}\n"
+<img src=\"logo.png\"></body></html>"
     );
     assert_eq!(home, want);
     assert!(copy("/list?p=2&q=a").exists(), "the name the link gives");
-    // Resolved against <base href>, which then goes.
+    // Resolved against <base href>, which then keeps it only for a next run.
     let docs = std::fs::read_to_string(copy("/docs/")).expect("docs saved");
     assert!(
         docs.starts_with(
-            "<html><head></head><body><a href=\"b.html\">b</a><a href=\"../index.html\">home</a>"
+            "<html><head><base data-crawlspace-href=\"/docs/deeper/\"></head><body>\
+             <a href=\"b.html\" data-crawlspace-href=\"../b.html\">b</a>\
+             <a href=\"../index.html\" data-crawlspace-href=\"../../\">home</a>"
         ),
         "{docs}"
     );
 
+    // Again: nothing to change, nothing written.
     let said = String::from_utf8_lossy(&convert().await.stdout).into_owned();
     assert!(
-        said.starts_with("0 pages converted: ")
-            && said.contains("4 pages converted before, left alone"),
+        said.starts_with("0 pages converted: ") && said.contains("; 4 already right"),
         "{said}"
     );
     assert_eq!(std::fs::read_to_string(copy("/")).expect("home"), want);
+    // A link gone stale (as when a refresh deleted its copy) is converted
+    // again from what the page said, kept beside it.
+    let stale = home.replace("href=\"docs/b.html#part\"", "href=\"gone.html\"");
+    std::fs::write(copy("/"), stale).expect("write");
+    let said = String::from_utf8_lossy(&convert().await.stdout).into_owned();
+    assert!(said.starts_with("1 page converted: "), "{said}");
+    assert_eq!(std::fs::read_to_string(copy("/")).expect("home"), want);
+
+    // No copy where the log says (run from another folder, say): said once.
+    std::fs::rename(dir.join("mirror"), dir.join("moved")).expect("move");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_crawlspace"))
+        .args(["convert-links", "--db"])
+        .arg(dir.join("db"))
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("none of the 4 saved pages is where the log says")
+            && err.contains("run convert-links in the folder the crawl ran in")
+            && err.lines().count() == 1,
+        "{err}"
+    );
 }

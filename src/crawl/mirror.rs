@@ -46,7 +46,7 @@ use std::path::{Component, Path, PathBuf};
 use url::Url;
 
 mod convert;
-pub use convert::{CONVERTED_MARK, Converted, convert_links};
+pub use convert::{Converted, ORIGINAL_PREFIX, convert_links};
 
 /// Longest component most file systems accept, in bytes.
 const MAX_COMPONENT: usize = 255;

@@ -2,21 +2,27 @@
 //! as wget's `--convert-links` does. Saved pages keep the links their
 //! server wrote (`/docs/a.html`, `http://host/b`), which lead nowhere from
 //! a folder on disk. This pass reads every saved HTML page the URL log
-//! names and rewrites each link (`a`, `area`, `link`, `frame`, `iframe`,
-//! `img`, `script`):
+//! names and rewrites each link (`a`, `area`, `link` `href`; `frame`,
+//! `iframe`, `img`, `script`, `embed`, `source`, `track`, `audio`,
+//! `video`, `input` `src`; `object` `data`; `form` `action`):
 //!
 //! - to a URL the log holds as saved (after its redirects, when the link's
 //!   target was one): the relative path of that copy, fragment kept;
 //! - to anything else, when the link was relative: the absolute URL, so
 //!   that it still works with a network; absolute links stay as they are.
 //!
-//! `<base href>` goes (the relative paths are the file's own). It is done
-//! after the crawl, from the log, because only then is it known which
-//! links have a copy. Pages are rewritten with lol_html (a streaming HTML
-//! rewriter made for this: everything but the changed attributes passes
-//! through byte for byte), written beside and renamed into place, and
-//! marked at their end so that a second run leaves them alone; a page a
-//! refresh saves again is a fresh copy, converted by the next run.
+//! A changed attribute keeps what the page said in `data-crawlspace-NAME`,
+//! and a later run converts from that: after a refresh deleted a copy or
+//! saved a new one, running it again points every link right. The first
+//! `<base href>` is followed, and every `href` of a `<base>` moves to
+//! `data-crawlspace-href` (the relative paths are the file's own). A value with characters outside ASCII is left as written:
+//! the log does not keep the charset the page was read with, and a guess
+//! could point the link elsewhere. It is done after the crawl, from the
+//! log, because only then is it known which links have a copy. Pages are
+//! rewritten with lol_html (a streaming HTML rewriter made for this:
+//! everything but the changed attributes passes through byte for byte),
+//! written beside and renamed into place, and only when something
+//! changed.
 
 use std::cell::RefCell;
 use std::path::{Component, Path, PathBuf};
@@ -28,8 +34,21 @@ use url::Url;
 use crate::rules::normalize;
 use crate::store::{Query, State, StoreError, UrlLog};
 
-/// Appended to a converted page: a second run skips it.
-pub const CONVERTED_MARK: &str = "<!-- crawlspace convert-links: links point into the mirror -->";
+/// Where a changed attribute keeps the page's own value: `data-crawlspace-`
+/// and the attribute's name.
+pub const ORIGINAL_PREFIX: &str = "data-crawlspace-";
+
+/// The attributes rewritten, with the elements that carry them.
+const LINK_ATTRIBUTES: [(&str, &str); 4] = [
+    ("href", "a[href], area[href], link[href]"),
+    (
+        "src",
+        "frame[src], iframe[src], img[src], script[src], embed[src], source[src], \
+         track[src], audio[src], video[src], input[src]",
+    ),
+    ("data", "object[data]"),
+    ("action", "form[action]"),
+];
 
 /// How many redirects a link is followed through to its copy.
 const MAX_HOPS: usize = 10;
@@ -39,12 +58,15 @@ const MAX_HOPS: usize = 10;
 pub struct Converted {
     /// Pages rewritten.
     pub pages: u64,
+    /// Pages read whose links were already as they should be.
+    pub unchanged: u64,
     /// Links that now point to a copy in the mirror.
     pub local: u64,
     /// Relative links to URLs without a copy, made absolute.
     pub absolute: u64,
-    /// Pages converted by an earlier run, left alone.
-    pub already: u64,
+    /// Pages not where the log says they were saved (the command run in
+    /// another folder than the crawl, or the copy removed since).
+    pub missing: Vec<String>,
     /// Pages that could not be converted: `path: why`.
     pub failed: Vec<String>,
 }
@@ -66,10 +88,10 @@ pub fn convert_links(log: &UrlLog) -> Result<Converted, StoreError> {
         };
         after = Some(*last);
         for (_, record) in page {
-            let html = record
-                .content_type
-                .as_deref()
-                .is_some_and(|t| t.eq_ignore_ascii_case("text/html"));
+            let html = record.content_type.as_deref().is_some_and(|t| {
+                t.eq_ignore_ascii_case("text/html")
+                    || t.eq_ignore_ascii_case("application/xhtml+xml")
+            });
             let (true, Some(saved)) = (html, record.saved_path.as_deref()) else {
                 continue;
             };
@@ -92,11 +114,14 @@ fn convert_page(
     path: &Path,
     done: &mut Converted,
 ) -> Result<(), String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    if bytes.trim_ascii_end().ends_with(CONVERTED_MARK.as_bytes()) {
-        done.already += 1;
-        return Ok(());
-    }
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            done.missing.push(path.display().to_string());
+            return Ok(());
+        }
+        Err(e) => return Err(e.to_string()),
+    };
     // lol_html reads encodings that keep ASCII as ASCII; UTF-16 does not.
     if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
         return Err("a UTF-16 page: left as it is".into());
@@ -106,45 +131,74 @@ fn convert_page(
     let links = RefCell::new(Links {
         log,
         base: page_url.clone(),
+        base_seen: false,
         from_dir,
         local: 0,
         absolute: 0,
+        changed: false,
         error: None,
     });
     let mut output = Vec::with_capacity(bytes.len() + 128);
     {
         let rewrite = |el: &mut Element<'_, '_>, name: &str| {
-            let Some(value) = el.get_attribute(name) else {
+            // What the page said: kept by an earlier run, or the value.
+            let kept = format!("{ORIGINAL_PREFIX}{name}");
+            let Some(original) = el.get_attribute(&kept).or_else(|| el.get_attribute(name)) else {
                 return Ok(());
             };
-            if let Some(new) = links.borrow_mut().rewrite(&value)
-                && let Err(e) = el.set_attribute(name, &new)
-            {
-                links.borrow_mut().error = Some(e.to_string());
+            let now = el.get_attribute(name);
+            let mut links = links.borrow_mut();
+            let new = links.rewrite(&original).unwrap_or_else(|| original.clone());
+            if now.as_deref() == Some(new.as_str()) {
+                return Ok(());
+            }
+            links.changed = true;
+            let set = el
+                .set_attribute(name, &new)
+                .and_then(|()| match new == original {
+                    true => {
+                        el.remove_attribute(&kept);
+                        Ok(())
+                    }
+                    false => el.set_attribute(&kept, &original),
+                });
+            if let Err(e) = set {
+                links.error = Some(e.to_string());
             }
             Ok(())
         };
-        let settings = Settings::new()
+        let mut settings = Settings::new()
             .with_strict(false)
-            .with_adjust_charset_on_meta_tag(true)
-            .append_element_content_handler(element!("base[href]", |el| {
-                // Links resolve against it until it goes: the first only.
+            .append_element_content_handler(element!("base", |el| {
+                // The first only, as browsers and the crawler read it. Its
+                // `href` goes, so that links are the file's own, and stays
+                // as `data-crawlspace-href` for the next run.
+                let kept = format!("{ORIGINAL_PREFIX}href");
+                let Some(href) = el.get_attribute(&kept).or_else(|| el.get_attribute("href"))
+                else {
+                    return Ok(());
+                };
                 let mut links = links.borrow_mut();
-                if let Some(href) = el.get_attribute("href")
-                    && let Ok(base) = links.base.join(href.trim())
+                if !std::mem::replace(&mut links.base_seen, true)
+                    && let Ok(base) = links.base.join(&crate::crawl::links::decode(href.trim()))
                 {
                     links.base = base;
                 }
-                el.remove();
+                if el.get_attribute("href").is_some() {
+                    links.changed = true;
+                    el.remove_attribute("href");
+                    if let Err(e) = el.set_attribute(&kept, &href) {
+                        links.error = Some(e.to_string());
+                    }
+                }
                 Ok(())
-            }))
-            .append_element_content_handler(element!("a[href], area[href], link[href]", |el| {
-                rewrite(el, "href")
-            }))
-            .append_element_content_handler(element!(
-                "frame[src], iframe[src], img[src], script[src]",
-                |el| rewrite(el, "src")
-            ));
+            }));
+        for (name, selector) in LINK_ATTRIBUTES {
+            let rewrite = &rewrite;
+            settings = settings.append_element_content_handler(element!(selector, move |el| {
+                rewrite(el, name)
+            }));
+        }
         let mut rewriter = HtmlRewriter::new(settings, |chunk: &[u8]| {
             output.extend_from_slice(chunk);
         });
@@ -155,7 +209,10 @@ fn convert_page(
     if let Some(error) = links.error {
         return Err(error);
     }
-    output.extend_from_slice(format!("\n{CONVERTED_MARK}\n").as_bytes());
+    if !links.changed {
+        done.unchanged += 1;
+        return Ok(());
+    }
     super::replace(path, &output).map_err(|e| e.to_string())?;
     done.pages += 1;
     done.local += links.local;
@@ -166,12 +223,15 @@ fn convert_page(
 /// What the link handlers share for one page.
 struct Links<'a> {
     log: &'a UrlLog,
-    /// The page's URL, or its `<base href>` once met.
+    /// The page's URL, or its first `<base href>` once met.
     base: Url,
+    base_seen: bool,
     /// The page's folder, canonical.
     from_dir: PathBuf,
     local: u64,
     absolute: u64,
+    /// Something in the page changed: it is written back.
+    changed: bool,
     error: Option<String>,
 }
 
@@ -182,8 +242,9 @@ impl Links<'_> {
     fn rewrite(&mut self, raw: &str) -> Option<String> {
         let decoded = crate::crawl::links::decode(raw);
         let value = decoded.trim();
-        // In-page anchors, and schemes with no copy to point to.
-        if value.is_empty() || value.starts_with('#') {
+        // In-page anchors; and text outside ASCII, which the page's
+        // charset (not kept in the log) may have meant otherwise.
+        if value.is_empty() || value.starts_with('#') || !value.is_ascii() {
             return None;
         }
         let resolved = self.base.join(value).ok()?;
@@ -198,14 +259,13 @@ impl Links<'_> {
                 relative.push('#');
                 relative.push_str(&fragment);
             }
-            return Some(relative);
+            return Some(escape_amp(&relative));
         }
         // Relative: it would lead to a file that is not there.
         let relative = Url::parse(value).is_err();
         relative.then(|| {
             self.absolute += 1;
-            // Only `"` is escaped when lol_html writes the value.
-            resolved.as_str().replace('&', "&amp;")
+            escape_amp(resolved.as_str())
         })
     }
 
@@ -246,6 +306,12 @@ fn relative_href(from_dir: &Path, to: &Path) -> String {
     parts.join("/")
 }
 
+/// A value as written into an attribute: lol_html escapes only `"`, and a
+/// bare `&` could start a character reference (`#s&copy` reads `#s©`).
+fn escape_amp(value: &str) -> String {
+    value.replace('&', "&amp;")
+}
+
 /// A file name as a URL path segment.
 fn encode_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
@@ -266,6 +332,39 @@ fn encode_name(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Values the converter leaves as they are: in-page anchors, other
+    /// schemes, and text outside ASCII (the page's charset is not kept).
+    #[test]
+    fn what_is_left_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = UrlLog::open(&dir.path().join("db"), 1 << 20).unwrap();
+        let mut links = Links {
+            log: &log,
+            base: Url::parse("http://h/a/page.html").unwrap(),
+            base_seen: false,
+            from_dir: dir.path().to_path_buf(),
+            local: 0,
+            absolute: 0,
+            changed: false,
+            error: None,
+        };
+        for value in [
+            "#top",
+            "mailto:a@b.c",
+            "javascript:void(0)",
+            "caf\u{e9}.html",
+            "  ",
+        ] {
+            assert_eq!(links.rewrite(value), None, "{value:?}");
+        }
+        // No copy: relative made absolute, `&` escaped; absolute left.
+        assert_eq!(
+            links.rewrite("x.html?a=1&amp;b=2#s&amp;t").as_deref(),
+            Some("http://h/a/x.html?a=1&amp;b=2#s&amp;t")
+        );
+        assert_eq!(links.rewrite("http://other/x"), None);
+    }
 
     #[test]
     fn relative_hrefs_go_up_then_down_and_encode_names() {
