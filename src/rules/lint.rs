@@ -205,7 +205,16 @@ fn literal_lints(
     };
 
     let found = match matcher {
-        Matcher::Exact(_) | Matcher::Prefix(_) => start_problem(field, &text)
+        // An exact `http://h:80` matches nothing at all (a URL always has
+        // a path): the plain default-port problem, not the open one.
+        Matcher::Exact(_) => start_problem(field, &text)
+            .or_else(|| url_host_problem(field, &text))
+            .map(|p| match p {
+                Problem::UrlOpenDefaultPort(port) => Problem::UrlDefaultPort(port),
+                p => p,
+            })
+            .map(|p| (LintKind::ImpossibleAnchor, p)),
+        Matcher::Prefix(_) => start_problem(field, &text)
             .or_else(|| url_host_problem(field, &text))
             .map(|p| p.kind_or(LintKind::ImpossibleAnchor)),
         // A suffix is anchored at the end; only what the field can never

@@ -18,7 +18,7 @@ use super::web;
 use super::{Engine, Item, MAX_REDIRECTS};
 use crate::crawl::fetch::{Fetched, Head};
 use crate::crawl::report::{
-    now_ms, refusal, requested_for_headers, retrace, set_layer, trace_lines,
+    HEADERS_LAYER, now_ms, refusal, requested_for_headers, retrace, set_layer, trace_lines,
 };
 use crate::crawl::task::{Content, Outcome};
 use crate::rules::{CompiledRules, Queue, Verdict, normalize};
@@ -329,6 +329,9 @@ impl Engine {
             r.saved_path = saved.clone();
             r.address = Some(address);
             r.error = None;
+            // Fetched after all (new rules, a refresh): no longer refused
+            // at its headers.
+            r.trace.retain(|t| t.rule != HEADERS_LAYER);
             retrace(&mut r.trace, trace);
             // Written over the in-flight reason, in its buffer.
             r.reason.clear();

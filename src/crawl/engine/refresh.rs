@@ -459,8 +459,8 @@ impl Engine {
                 format!("; no mirror file at {} to remove", path.display()),
                 true,
             ),
-            // Kept, and still the record's: a run with that `--out` may
-            // remove it.
+            // Not this run's mirror: left as it is, and still named by
+            // the record (a deleted URL is not refreshed again).
             Some(Ok(Removal::Elsewhere(path))) => (
                 format!(
                     "; its mirror file {} lies outside this run's mirror {}: left in place",

@@ -63,8 +63,11 @@ impl Stall {
         &mut self,
         step: impl Future<Output = T>,
     ) -> Result<T, FetchError> {
-        self.guard_step(step, "no complete response headers within")
-            .await
+        self.guard_step(
+            step,
+            "no complete response headers (connecting included) within",
+        )
+        .await
     }
 
     async fn guard_step<T>(
@@ -133,7 +136,10 @@ mod tests {
         let mut stall = Stall::start(limit, Duration::from_secs(60));
         match stall.headers(std::future::pending::<()>()).await {
             Err(FetchError::Timeout(m)) => {
-                assert_eq!(m, "no complete response headers within 0.2 s");
+                assert_eq!(
+                    m,
+                    "no complete response headers (connecting included) within 0.2 s"
+                );
             }
             other => panic!("headers that never end must time out: {other:?}"),
         }

@@ -348,6 +348,11 @@ fn a_url_s_host_with_capitals_or_a_default_port_never_matches() {
         ),
         (Matcher::Prefix("http://h:8080".into()), Sensitive, None),
         (
+            Matcher::Exact("http://h:80".into()),
+            Sensitive,
+            Some(ImpossibleAnchor),
+        ),
+        (
             Matcher::Wildcard("https://h:443*".into()),
             Sensitive,
             Some(OpenDefaultPort),
