@@ -124,11 +124,42 @@ fn start_line(text: &str, url: &str) -> String {
 /// mirror folder that cannot be made or written, which would otherwise
 /// let a crawl "finish" with every page unsaved. The mirror's folder is
 /// made now, saving or not.
+/// Where `path` leads: absolute, `.` and `..` applied, and the part that
+/// exists with its symbolic links followed (the rest may not exist yet).
+fn resolved(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut lexical = PathBuf::new();
+    for part in absolute.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                lexical.pop();
+            }
+            other => lexical.push(other),
+        }
+    }
+    // The longest part that exists, canonical, and the rest after it.
+    let mut rest = Vec::new();
+    let mut existing = lexical.as_path();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            return rest.iter().rev().fold(real, |p, part| p.join(part));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return lexical,
+        }
+    }
+}
+
 fn check_folders(db: &Path, out: &Path) -> Result<(), AppError> {
     // One inside the other would mix the mirror's host folders with the
     // log's own files (a host named `db` or `conf` would write over them).
-    let whole = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let (db_at, out_at) = (whole(db), whole(out));
+    let (db_at, out_at) = (resolved(db), resolved(out));
     if out_at.starts_with(&db_at) || db_at.starts_with(&out_at) {
         return Err(AppError::Input(format!(
             "the URL log's folder {} and the mirror's folder {} must be apart, neither inside the other \
@@ -853,6 +884,25 @@ mod tests {
             plain.contains(": 0 URLs met, ") && !plain.contains("deleted"),
             "{plain}"
         );
+    }
+
+    /// Folders compared where they lead: `..` applied, symbolic links
+    /// followed.
+    #[test]
+    fn folders_resolve_dots_and_links() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical");
+        std::fs::create_dir(root.join("state")).expect("mkdir");
+        assert_eq!(
+            resolved(&root.join("state/db/../mirror")),
+            root.join("state/mirror")
+        );
+        assert_eq!(resolved(&root.join("x/./y")), root.join("x/y"));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(root.join("state"), root.join("link")).expect("link");
+            assert_eq!(resolved(&root.join("link/db")), root.join("state/db"));
+        }
     }
 
     /// With errors, the summary says how to list them and how to ask
