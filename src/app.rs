@@ -626,14 +626,18 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool, refresh: bool) -> 
     };
     // Where the errors are, and that running the same command again does
     // not ask for them again: a refresh does, for the temporary ones.
-    let errors = if s.errors > 0 {
-        format!(
+    let errors = match (s.errors, resumable) {
+        (0, _) => String::new(),
+        (_, true) => format!(
             "\nerrors:  crawlspace log --db {} --state error; those given up after temporary \
              errors (a server or its robots.txt down) are asked again by `--refresh`",
             db.display()
-        )
-    } else {
-        String::new()
+        ),
+        // `demo`: no command of its own runs again.
+        (_, false) => format!(
+            "\nerrors:  crawlspace log --db {} --state error",
+            db.display()
+        ),
     };
     format!(
         "crawl {ended} {:.1}s{notes}: {} met, {} fetched, {} saved, {} filtered{}, {} ({}){deleted}, {:.1} pages/s{rules}\n\
@@ -937,6 +941,17 @@ mod tests {
             "{said}"
         );
         assert!(progress_line(&stats).contains("saved 0  NOT SAVED 2  queued"));
+        // `demo` (no command of its own to run again): the listing only.
+        let errors_only = Stats {
+            errors: 3,
+            ..Stats::default()
+        };
+        let demo = summary(&errors_only, db, out, false, false);
+        assert!(
+            demo.ends_with("\nerrors:  crawlspace log --db db --state error")
+                && !demo.contains("--refresh"),
+            "{demo}"
+        );
         // Nothing in flight, waiting out a backoff: said, with the time.
         let waiting = Stats {
             queued: 141,
