@@ -727,16 +727,30 @@ fn demo_config(origin: &str, folder: &Path) -> String {
         )
 }
 
+/// A command that reads a log refuses a folder without one: opening would
+/// create a log in any folder, and a read must not.
+fn require_log(db: &Path) -> Result<(), AppError> {
+    if UrlLog::exists_in(db) {
+        return Ok(());
+    }
+    // The demo's folder holds its log in `db`.
+    let inside = db.join("db");
+    let hint = if UrlLog::exists_in(&inside) {
+        format!("; there is one in {}", inside.display())
+    } else {
+        String::new()
+    };
+    Err(AppError::Input(format!(
+        "{}: no URL log here (the folder a crawl's --db, or its config's db, names){hint}",
+        db.display()
+    )))
+}
+
 /// `crawlspace convert-links`: the saved pages' links pointed at the
 /// mirror's copies (`crate::crawl::mirror::convert_links`), and a line
 /// saying what changed.
 pub fn convert_links(db: &Path) -> Result<(), AppError> {
-    if !UrlLog::exists_in(db) {
-        return Err(AppError::Input(format!(
-            "{}: no URL log here (the folder a crawl's --db, or its config's db, names)",
-            db.display()
-        )));
-    }
+    require_log(db)?;
     let log = UrlLog::open_reporting(db, LOG_CACHE_BYTES, &mut |m| report_migration(db, m))
         .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
     let done = crate::crawl::mirror::convert_links(&log)
@@ -779,20 +793,7 @@ pub fn convert_links(db: &Path) -> Result<(), AppError> {
 /// `crawlspace log`: the URL log as a table or JSON lines. A log that a
 /// running crawl holds is listed by that crawl (`log_socket.rs`).
 pub fn log(db: &Path, request: ListingRequest) -> Result<(), AppError> {
-    // Opening would create a log in any folder: a read must not.
-    if !UrlLog::exists_in(db) {
-        // The demo's folder holds its log in `db`.
-        let inside = db.join("db");
-        let hint = if UrlLog::exists_in(&inside) {
-            format!("; there is one in {}", inside.display())
-        } else {
-            String::new()
-        };
-        return Err(AppError::Input(format!(
-            "{}: no URL log here (the folder a crawl's --db, or its config's db, names){hint}",
-            db.display()
-        )));
-    }
+    require_log(db)?;
     // Options are checked here, before any crawl is asked.
     request.query()?;
     let stdout = std::io::stdout();

@@ -56,6 +56,24 @@ fn crawl_headless(config: &Path, db: &Path) -> Output {
     ])
 }
 
+/// `crawl --headless` with `--db` and `--out`, and `more` arguments
+/// (`--refresh`): the exit status and stderr.
+fn crawl_into(config: &Path, db: &Path, out: &Path, more: &[&str]) -> (Option<i32>, String) {
+    let mut args = vec![
+        "crawl",
+        "--config",
+        path_str(config),
+        "--headless",
+        "--db",
+        path_str(db),
+        "--out",
+        path_str(out),
+    ];
+    args.extend(more);
+    let said = run(&args);
+    (said.status.code(), text(&said.stderr))
+}
+
 fn path_str(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")
 }
@@ -579,18 +597,8 @@ fn settings_a_crawl_cannot_use_are_refused_before_it_starts() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("a-file: not a folder"), "{err}");
     let db = dir.path().join("db");
-    let out = run(&[
-        "crawl",
-        "--config",
-        path_str(&config),
-        "--headless",
-        "--db",
-        path_str(&db),
-        "--out",
-        path_str(&file),
-    ]);
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let (code, err) = crawl_into(&config, &db, &file, &[]);
+    assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("a-file: the mirror's folder (--out or [crawl] out) cannot be written"),
         "{err}"
@@ -600,18 +608,8 @@ fn settings_a_crawl_cannot_use_are_refused_before_it_starts() {
         (db.clone(), db.join("mirror")),
         (db.join("log"), db.clone()),
     ] {
-        let said = run(&[
-            "crawl",
-            "--config",
-            path_str(&config),
-            "--headless",
-            "--db",
-            path_str(&db),
-            "--out",
-            path_str(&out),
-        ]);
-        let err = text(&said.stderr);
-        assert_eq!(said.status.code(), Some(2), "{err}");
+        let (code, err) = crawl_into(&config, &db, &out, &[]);
+        assert_eq!(code, Some(2), "{err}");
         assert!(
             err.contains("must be apart, neither inside the other"),
             "{err}"
@@ -620,19 +618,8 @@ fn settings_a_crawl_cannot_use_are_refused_before_it_starts() {
     }
     // `--refresh` where no crawl logged anything: said, not a first crawl.
     let out_dir = dir.path().join("out");
-    let said = run(&[
-        "crawl",
-        "--config",
-        path_str(&config),
-        "--headless",
-        "--refresh",
-        "--db",
-        path_str(&db),
-        "--out",
-        path_str(&out_dir),
-    ]);
-    let err = text(&said.stderr);
-    assert_eq!(said.status.code(), Some(2), "{err}");
+    let (code, err) = crawl_into(&config, &db, &out_dir, &["--refresh"]);
+    assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("no URL log here to refresh"), "{err}");
     assert!(!db.exists() && !out_dir.exists(), "nothing made");
 

@@ -890,11 +890,9 @@ async fn a_plain_text_sitemap_from_the_config() {
     }
 }
 
-/// A sitemap is a URL the rules judge like any: one whose verdict waits
-/// for its type is refused at its headers when the type is excluded, and
-/// its entries are not met.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_sitemap_the_rules_refuse_by_type_is_not_read() {
+/// A crawl of a site whose config names a plain-text sitemap, `/urls.txt`
+/// (served as `text/plain`), listing `/a.html`, with `rules`.
+async fn crawl_with_a_text_sitemap(rules: &str) -> (Site, Crawled) {
     let site = serve(|o| {
         vec![
             ("/".into(), html("start")),
@@ -903,10 +901,18 @@ async fn a_sitemap_the_rules_refuse_by_type_is_not_read() {
         ]
     })
     .await;
-    let o = &site.origin;
-    let settings = format!("{FAST}sitemaps = [\"{o}/urls.txt\"]\n");
-    let rules = "[[rules]]\nname = \"no plain text\"\nmatch = { field = \"content_type\", exact = \"text/plain\" }\naction = \"exclude\"\nlog = true\n";
+    let settings = format!("{FAST}sitemaps = [\"{}/urls.txt\"]\n", site.origin);
     let c = crawl(&[site.url("/")], &settings, rules).await;
+    (site, c)
+}
+
+/// A sitemap is a URL the rules judge like any: one whose verdict waits
+/// for its type is refused at its headers when the type is excluded, and
+/// its entries are not met.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sitemap_the_rules_refuse_by_type_is_not_read() {
+    let rules = "[[rules]]\nname = \"no plain text\"\nmatch = { field = \"content_type\", exact = \"text/plain\" }\naction = \"exclude\"\nlog = true\n";
+    let (site, c) = crawl_with_a_text_sitemap(rules).await;
     let list = c.get(&site.url("/urls.txt"));
     assert_eq!(list.state, State::Filtered, "{list:?}");
     assert!(
@@ -925,18 +931,8 @@ async fn a_sitemap_the_rules_refuse_by_type_is_not_read() {
 /// entries are met all the same.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sitemap_keeps_the_flags_its_type_rules_gave() {
-    let site = serve(|o| {
-        vec![
-            ("/".into(), html("start")),
-            ("/urls.txt".into(), text(format!("{o}/a.html\n"))),
-            ("/a.html".into(), html("a")),
-        ]
-    })
-    .await;
-    let o = &site.origin;
-    let settings = format!("{FAST}sitemaps = [\"{o}/urls.txt\"]\n");
     let rules = "[[rules]]\nname = \"not HTML\"\nmatch = { field = \"content_type\", exact = \"text/plain\" }\nset = { save = false, follow = false }\n";
-    let c = crawl(&[site.url("/")], &settings, rules).await;
+    let (site, c) = crawl_with_a_text_sitemap(rules).await;
     let list = c.get(&site.url("/urls.txt"));
     assert_eq!(list.state, State::Fetched, "{list:?}");
     assert!(list.fetch && !list.save && !list.follow, "{list:?}");

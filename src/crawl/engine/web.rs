@@ -18,6 +18,7 @@ use super::discover::Origin;
 use super::{Engine, Item, ItemKind};
 use crate::crawl::directives::{Directives, HEADER_LAYER, META_LAYER, REGIONS_LAYER};
 use crate::crawl::fetch::Head;
+use crate::crawl::hosts::Idle;
 use crate::crawl::links::{Page, RobotsMeta};
 use crate::crawl::report::{layer, now_ms, robots_line, set_layer};
 use crate::crawl::robots_cache::{Check, Gate, RobotsFetch};
@@ -63,9 +64,12 @@ impl Engine {
     pub(super) fn next_job(&mut self, now: Instant) -> Option<Job> {
         loop {
             let (hosts, robots) = (&self.hosts, &self.robots);
-            let (level, queue, host, item) = self.frontier.pop(|h| {
-                hosts.given_up(h, now).is_some()
-                    || hosts.ready(h, now) && robots.gate(h, now).may_pop()
+            // One look at each host: a given-up host's URLs go (to be
+            // given up in turn) whatever its robots.txt.
+            let (level, queue, host, item) = self.frontier.pop(|h| match hosts.idle(h, now) {
+                Idle::GivenUp(_) => true,
+                Idle::Ready => robots.gate(h, now).may_pop(),
+                _ => false,
             })?;
             if let Some(failing) = self.hosts.given_up(host, now) {
                 self.host_given_up(item, host, failing);
@@ -179,19 +183,7 @@ impl Engine {
             count: item.attempts.max(1),
             message: message.clone(),
         };
-        if item.queue == Queue::Refresh && self.refresh_failed(&item, error.clone(), None) {
-            return;
-        }
-        self.stats.errors += 1;
-        self.update_and(item.id, Some(&item), |r| {
-            r.state = State::Error;
-            r.reason = format!("gave up: {message}");
-            // Its own last error, when it had one, stays the one shown.
-            if r.error.is_none() {
-                r.error = Some(error);
-            }
-            r.queue = "none".into();
-        });
+        self.give_up_unasked(item, error, format!("gave up: {message}"), None);
     }
 
     /// A queued URL whose host's robots.txt could not be had, after its
@@ -205,19 +197,42 @@ impl Engine {
             count: 1,
             message: check.text.clone(),
         };
-        let robots_line = robots_line(&check);
+        let reason = format!("not fetched: {}", check.text);
+        let robots = |r: &mut UrlRecord| {
+            set_layer(&mut r.trace, robots_line(&check));
+            r.robots = Some(check.text.clone());
+        };
+        self.give_up_unasked(item, error, reason, Some(&robots));
+    }
+
+    /// A queued URL given up without a request, for a temporary state of
+    /// its host: a page a refresh re-fetches keeps its copy and state (not
+    /// refreshed); any other URL is an error, keeping its own last error
+    /// when it had one. `mark` adds what the cause adds to the record.
+    fn give_up_unasked(
+        &mut self,
+        item: Item,
+        error: ErrorInfo,
+        reason: String,
+        mark: Option<&dyn Fn(&mut UrlRecord)>,
+    ) {
         if item.queue == Queue::Refresh && self.refresh_failed(&item, error.clone(), None) {
-            self.update_and(item.id, None, |r| set_layer(&mut r.trace, robots_line));
+            if let Some(mark) = mark {
+                self.update_and(item.id, None, mark);
+            }
             return;
         }
         self.stats.errors += 1;
         self.update_and(item.id, Some(&item), |r| {
             r.state = State::Error;
-            r.reason = format!("not fetched: {}", check.text);
-            r.error = Some(error);
+            r.reason = reason;
+            if r.error.is_none() {
+                r.error = Some(error);
+            }
             r.queue = "none".into();
-            set_layer(&mut r.trace, robots_line);
-            r.robots = Some(check.text);
+            if let Some(mark) = mark {
+                mark(r);
+            }
         });
     }
 
