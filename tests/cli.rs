@@ -46,29 +46,26 @@ fn rules_file(name: &str, content: &str) -> (tempfile::TempDir, PathBuf) {
 
 /// `crawl --headless` of `config` into the log `db`.
 fn crawl_headless(config: &Path, db: &Path) -> Output {
-    run(&[
+    run(&headless_args(config, db))
+}
+
+/// The arguments of `crawl --headless` of `config` into the log `db`.
+fn headless_args<'a>(config: &'a Path, db: &'a Path) -> Vec<&'a str> {
+    vec![
         "crawl",
         "--config",
         path_str(config),
         "--headless",
         "--db",
         path_str(db),
-    ])
+    ]
 }
 
 /// `crawl --headless` with `--db` and `--out`, and `more` arguments
 /// (`--refresh`): the exit status and stderr.
 fn crawl_into(config: &Path, db: &Path, out: &Path, more: &[&str]) -> (Option<i32>, String) {
-    let mut args = vec![
-        "crawl",
-        "--config",
-        path_str(config),
-        "--headless",
-        "--db",
-        path_str(db),
-        "--out",
-        path_str(out),
-    ];
+    let mut args = headless_args(config, db);
+    args.extend(["--out", path_str(out)]);
     args.extend(more);
     let said = run(&args);
     (said.status.code(), text(&said.stderr))
