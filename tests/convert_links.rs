@@ -3,7 +3,8 @@
 //! the real binary rewrites the saved pages' links. Checked: links to saved
 //! copies become relative paths (fragments kept, redirects followed, query
 //! names encoded, `<base href>` honoured then removed), relative links to
-//! URLs without a copy become absolute, each keeping what the page said in
+//! URLs without a copy become absolute (each candidate of a `srcset` too,
+//! its images fetched and saved by the crawl), each keeping what the page said in
 //! `data-crawlspace-*`, everything else stays byte for byte, a second run
 //! changes nothing, and a stale link is converted again from what the page
 //! said.
@@ -30,7 +31,8 @@ const HOME: &str = "<!DOCTYPE html><html><head><title>home</title>\n\
 <a href=\"/docs/b.html#part\">b</a> <a href=\"docs/\">docs</a> <a href=\"/old\">moved</a>\n\
 <a href=\"/list?p=2&amp;q=a\">list</a> <a href=\"/private/x.html?a=1&amp;b=2\">private</a>\n\
 <a href=\"http://example.invalid/out\">out</a> <a href=\"#top\">top</a> <a href=\"mailto:a@b.c\">m</a>\n\
-<img src=\"logo.png\"></body></html>";
+<img src=\"logo.png\" srcset=\"/img/big.png 2x, nope.png 3x\">\n\
+<picture><source srcset=\"img/pic.webp\"></picture></body></html>";
 
 const IN_DOCS: &str = "<html><head><base href=\"/docs/deeper/\"></head>\
 <body><a href=\"../b.html\">b</a><a href=\"../../\">home</a></body></html>";
@@ -53,6 +55,14 @@ async fn links_point_at_the_saved_copies() {
         .route(
             "/logo.png",
             get(|| async { ([(header::CONTENT_TYPE, "image/png")], "PNG") }),
+        )
+        .route(
+            "/img/big.png",
+            get(|| async { ([(header::CONTENT_TYPE, "image/png")], "PNG") }),
+        )
+        .route(
+            "/img/pic.webp",
+            get(|| async { ([(header::CONTENT_TYPE, "image/webp")], "WEBP") }),
         )
         .fallback(|| async { StatusCode::NOT_FOUND });
     let origin = util::serve(router).await;
@@ -96,10 +106,14 @@ async fn links_point_at_the_saved_copies() {
 <a href=\"list/index@p=2%26q=a.html\" data-crawlspace-href=\"/list?p=2&amp;q=a\">list</a> \
 <a href=\"http://{host}/private/x.html?a=1&amp;b=2\" data-crawlspace-href=\"/private/x.html?a=1&amp;b=2\">private</a>\n\
 <a href=\"http://example.invalid/out\">out</a> <a href=\"#top\">top</a> <a href=\"mailto:a@b.c\">m</a>\n\
-<img src=\"logo.png\"></body></html>"
+<img src=\"logo.png\" srcset=\"img/big.png 2x, http://{host}/nope.png 3x\" \
+data-crawlspace-srcset=\"/img/big.png 2x, nope.png 3x\">\n\
+<picture><source srcset=\"img/pic.webp\"></picture></body></html>"
     );
     assert_eq!(home, want);
     assert!(copy("/list?p=2&q=a").exists(), "the name the link gives");
+    // The images of `srcset` were fetched and saved by the crawl.
+    assert!(copy("/img/big.png").exists() && copy("/img/pic.webp").exists());
     // Resolved against <base href>, which then keeps it only for a next run.
     let docs = std::fs::read_to_string(copy("/docs/")).expect("docs saved");
     assert!(

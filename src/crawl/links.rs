@@ -7,8 +7,9 @@
 //! written for this job (HTML5 tokenization rules, `memchr` to skip to the
 //! next `<`; modules `foreign` and `open` keep the little tree state it and
 //! the excerpt need), and module `collect` reads the tokens. Links are read
-//! from `a area link frame iframe` (and `img script` and stylesheets when
-//! saving a mirror), entity-decoded, resolved against the first `<base
+//! from `a area link frame iframe` (and `img script`, stylesheets and the
+//! images of `srcset`, module `srcset`, when saving a mirror),
+//! entity-decoded, resolved against the first `<base
 //! href>` or the page URL, normalized like [`crate::rules::normalize`]
 //! (fragment dropped) and kept only when http or https. Bytes are decoded
 //! in the charset the response's `Content-Type` declares ([`extract_in`]),
@@ -55,13 +56,15 @@ mod excerpt;
 mod foreign;
 mod open;
 mod scan;
+pub(crate) mod srcset;
 
 /// What to extract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LinkOptions {
-    /// Also `img[src]`, `script[src]` and `link[rel=stylesheet][href]`: the
-    /// resources a browsable mirror needs, which a crawl that only follows
-    /// pages does not.
+    /// Also `img[src]`, `script[src]`, `link[rel=stylesheet][href]` and
+    /// the images of `img[srcset]` and `source[srcset]`: the resources a
+    /// browsable mirror needs, which a crawl that only follows pages does
+    /// not.
     pub resources: bool,
     /// Distinct links kept per page; reaching it stops extraction and sets
     /// [`Page::truncated_links`]. Bounds the memory one page can take.

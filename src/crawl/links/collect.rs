@@ -150,10 +150,35 @@ impl<'a> Collector<'a> {
         self.add(raw, kind, has_rel(tag, b"nofollow"));
     }
 
+    /// Each image candidate of `<img srcset>` or `<source srcset>`
+    /// (module `srcset`), as an image.
+    fn srcset(&mut self, tag: &Tag<'_>) {
+        let Some(raw) = tag.attr(b"srcset") else {
+            return;
+        };
+        let text = self.attr_text(raw);
+        let value = super::decode(&text);
+        for range in super::srcset::url_ranges(&value) {
+            if self.stopped {
+                return;
+            }
+            if let Some(url) = value.get(range) {
+                self.add_value(url, LinkKind::Img, false);
+            }
+        }
+    }
+
     /// Resolves one attribute value and records the link; passing
     /// `max_links` stops reading links.
     fn add(&mut self, raw: &[u8], kind: LinkKind, nofollow: bool) {
-        let Some(url) = self.resolve(raw) else {
+        let text = self.attr_text(raw);
+        let value = super::decode(&text);
+        self.add_value(&value, kind, nofollow);
+    }
+
+    /// [`Self::add`] for a value already decoded.
+    fn add_value(&mut self, value: &str, kind: LinkKind, nofollow: bool) {
+        let Some(url) = self.resolve(value) else {
             return;
         };
         let links = &mut self.page.links;
@@ -176,11 +201,9 @@ impl<'a> Collector<'a> {
         });
     }
 
-    /// The http(s) URL an attribute value points to, or `None` (counting
-    /// the values that are not URLs at all).
-    fn resolve(&mut self, raw: &[u8]) -> Option<Url> {
-        let text = self.attr_text(raw);
-        let value = super::decode(&text);
+    /// The http(s) URL a decoded attribute value points to, or `None`
+    /// (counting the values that are not URLs at all).
+    fn resolve(&mut self, value: &str) -> Option<Url> {
         let value = value.trim_matches(|c: char| c.is_ascii_whitespace() || c.is_ascii_control());
         if value.is_empty() || super::is_skipped_scheme(value) {
             return None;
@@ -359,6 +382,10 @@ enum Reads {
     Link(&'static [u8], LinkKind),
     /// The link in this attribute, when resources are asked for.
     Resource(&'static [u8], LinkKind),
+    /// `<img src srcset>`, when resources are asked for.
+    Image,
+    /// `<source srcset>` (in `<picture>`), when resources are asked for.
+    Source,
     /// `<link href>`: a stylesheet or another link.
     LinkElement,
     Base,
@@ -375,7 +402,8 @@ impl Reads {
             b"area" => Reads::Link(b"href", LinkKind::Area),
             b"frame" => Reads::Link(b"src", LinkKind::Frame),
             b"iframe" => Reads::Link(b"src", LinkKind::Iframe),
-            b"img" => Reads::Resource(b"src", LinkKind::Img),
+            b"img" => Reads::Image,
+            b"source" => Reads::Source,
             b"script" => Reads::Resource(b"src", LinkKind::Script),
             b"link" => Reads::LinkElement,
             b"base" => Reads::Base,
@@ -422,11 +450,16 @@ impl Sink for Collector<'_> {
                 Some(Reads::Resource(attr, kind)) if self.options.resources => {
                     self.link(tag, attr, kind);
                 }
+                Some(Reads::Image) if self.options.resources => {
+                    self.link(tag, b"src", LinkKind::Img);
+                    self.srcset(tag);
+                }
+                Some(Reads::Source) if self.options.resources => self.srcset(tag),
                 Some(Reads::LinkElement) => self.link_element(tag),
                 Some(Reads::Base) => self.base(tag),
                 Some(Reads::Meta) => self.robots_meta(tag),
                 Some(Reads::Title) => flags |= self.title_start(),
-                Some(Reads::Resource(..)) | None => {}
+                Some(Reads::Resource(..) | Reads::Image | Reads::Source) | None => {}
             }
         }
         self.update_needs(tag.at);

@@ -77,6 +77,7 @@ const PAGE_LINKS: &[(&str, &str)] = &[
 const WITHOUT_RESOURCES: &[(&str, &str)] = &[
     (r#"<link rel="stylesheet" href="s.css">"#, ""),
     (r#"<img src="p.png"><script src="j.js"></script>"#, ""),
+    (r#"<img srcset="a.png 1x, b.png 2x"><picture><source srcset="c.webp"></picture>"#, ""),
 ];
 
 #[rustfmt::skip]
@@ -85,6 +86,13 @@ const WITH_RESOURCES: &[(&str, &str)] = &[
     (r#"<link rel="Alternate StyleSheet" href="t.css">"#, "http://ex.com/d/t.css stylesheet"),
     (r#"<img src="p.png">"#,                      "http://ex.com/d/p.png img"),
     (r#"<script src="j.js"></script>"#,           "http://ex.com/d/j.js script"),
+    // Responsive images: each candidate of `srcset`, after `src`.
+    (r#"<img src="p.png" srcset="p.png 1x, /big/p.png 2x,q,r.png 3x">"#,
+        "http://ex.com/d/p.png img | http://ex.com/big/p.png img | http://ex.com/d/q,r.png img"),
+    (r#"<picture><source srcset="a.webp 100w,b.webp (x, y), c.webp,"><img src="a.jpg"></picture>"#,
+        "http://ex.com/d/a.webp img | http://ex.com/d/b.webp img | http://ex.com/d/c.webp img | http://ex.com/d/a.jpg img"),
+    (r#"<img srcset="data:image/png;base64,iVB= 1x, &#47;e.png 2x, s&amp;t.png">"#,
+        "http://ex.com/e.png img | http://ex.com/d/s&t.png img"),
 ];
 
 #[test]
@@ -711,6 +719,16 @@ fn max_links_caps_a_huge_page() {
     };
     let page = extract(html.as_bytes(), &page_url(), &zero, "");
     assert_eq!((page.links.len(), page.truncated_links), (0, true));
+    // The candidates of one `srcset` stop at the cap as links do.
+    let candidates: Vec<String> = (0..50).map(|i| format!("/s/{i}.png {i}w")).collect();
+    let html = format!("<img srcset=\"{}\">", candidates.join(", "));
+    let capped = LinkOptions {
+        resources: true,
+        max_links: 10,
+    };
+    let page = extract(html.as_bytes(), &page_url(), &capped, "");
+    assert_eq!((page.links.len(), page.truncated_links), (10, true));
+    assert_eq!(page.links[9].url.as_str(), "http://ex.com/s/9.png");
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! a folder on disk. This pass reads every saved HTML page the URL log
 //! names and rewrites each link (`a`, `area`, `link` `href`; `frame`,
 //! `iframe`, `img`, `script`, `embed`, `source`, `track`, `audio`,
-//! `video`, `input` `src`; `object` `data`; `form` `action`):
+//! `video`, `input` `src`; each URL of `img` and `source` `srcset`, its
+//! descriptors kept; `object` `data`; `form` `action`):
 //!
 //! - to a URL the log holds as saved (after its redirects, when the link's
 //!   target was one): the relative path of that copy, fragment kept;
@@ -31,6 +32,7 @@ use lol_html::html_content::Element;
 use lol_html::{HtmlRewriter, Settings, element};
 use url::Url;
 
+use crate::crawl::links::srcset;
 use crate::rules::normalize;
 use crate::store::{Query, State, StoreError, UrlLog};
 
@@ -38,14 +40,16 @@ use crate::store::{Query, State, StoreError, UrlLog};
 /// and the attribute's name.
 pub const ORIGINAL_PREFIX: &str = "data-crawlspace-";
 
-/// The attributes rewritten, with the elements that carry them.
-const LINK_ATTRIBUTES: [(&str, &str); 4] = [
+/// The attributes rewritten, with the elements that carry them. `srcset`
+/// holds a list of URLs ([`Links::rewrite_srcset`]), the others one.
+const LINK_ATTRIBUTES: [(&str, &str); 5] = [
     ("href", "a[href], area[href], link[href]"),
     (
         "src",
         "frame[src], iframe[src], img[src], script[src], embed[src], source[src], \
          track[src], audio[src], video[src], input[src]",
     ),
+    ("srcset", "img[srcset], source[srcset]"),
     ("data", "object[data]"),
     ("action", "form[action]"),
 ];
@@ -148,7 +152,11 @@ fn convert_page(
             };
             let now = el.get_attribute(name);
             let mut links = links.borrow_mut();
-            let new = links.rewrite(&original).unwrap_or_else(|| original.clone());
+            let new = match name {
+                "srcset" => links.rewrite_srcset(&original),
+                _ => links.rewrite(&original),
+            };
+            let new = new.unwrap_or_else(|| original.clone());
             if now.as_deref() == Some(new.as_str()) {
                 return Ok(());
             }
@@ -241,6 +249,43 @@ impl Links<'_> {
     /// leave it.
     fn rewrite(&mut self, raw: &str) -> Option<String> {
         let decoded = crate::crawl::links::decode(raw);
+        self.rewrite_value(&decoded).map(|new| escape_amp(&new))
+    }
+
+    /// [`Self::rewrite`] for a `srcset`: each candidate's URL rewritten,
+    /// its descriptors and the separators kept. `None` when no URL
+    /// changes.
+    fn rewrite_srcset(&mut self, raw: &str) -> Option<String> {
+        let decoded = crate::crawl::links::decode(raw);
+        let mut out = String::with_capacity(decoded.len() + 32);
+        let mut copied = 0;
+        let mut changed = false;
+        for range in srcset::url_ranges(&decoded) {
+            let (Some(before), Some(url)) =
+                (decoded.get(copied..range.start), decoded.get(range.clone()))
+            else {
+                continue;
+            };
+            out.push_str(before);
+            match self.rewrite_value(url) {
+                Some(new) => {
+                    changed = true;
+                    // A comma ending a URL would end the candidate there.
+                    let kept = new.trim_end_matches(',');
+                    out.push_str(kept);
+                    out.push_str(&"%2C".repeat(new.len() - kept.len()));
+                }
+                None => out.push_str(url),
+            }
+            copied = range.end;
+        }
+        out.push_str(decoded.get(copied..).unwrap_or_default());
+        changed.then(|| escape_amp(&out))
+    }
+
+    /// The new value of one decoded link, not yet escaped for an
+    /// attribute, or `None` to leave it.
+    fn rewrite_value(&mut self, decoded: &str) -> Option<String> {
         let value = decoded.trim();
         // In-page anchors; and text outside ASCII, which the page's
         // charset (not kept in the log) may have meant otherwise.
@@ -259,13 +304,13 @@ impl Links<'_> {
                 relative.push('#');
                 relative.push_str(&fragment);
             }
-            return Some(escape_amp(&relative));
+            return Some(relative);
         }
         // Relative: it would lead to a file that is not there.
         let relative = Url::parse(value).is_err();
         relative.then(|| {
             self.absolute += 1;
-            escape_amp(resolved.as_str())
+            resolved.to_string()
         })
     }
 
@@ -364,6 +409,50 @@ mod tests {
             Some("http://h/a/x.html?a=1&amp;b=2#s&amp;t")
         );
         assert_eq!(links.rewrite("http://other/x"), None);
+    }
+
+    /// Each candidate of a `srcset` is rewritten as a single link would
+    /// be, descriptors and separators kept; a copy whose name ends in a
+    /// comma gets it encoded, so that the candidate does not end early.
+    #[test]
+    fn srcset_candidates_are_rewritten_one_by_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = UrlLog::open(&dir.path().join("db"), 1 << 20).unwrap();
+        let copy = dir.path().join("x,");
+        std::fs::write(&copy, "PNG").unwrap();
+        let record = crate::store::UrlRecord {
+            url: "http://h/a/x,".into(),
+            state: State::Saved,
+            saved_path: Some(copy.display().to_string()),
+            ..Default::default()
+        };
+        log.discover(&record).unwrap();
+        // `r` redirects to it, so a link to `r` leads to that copy.
+        let redirect = crate::store::UrlRecord {
+            url: "http://h/a/r".into(),
+            redirect_to: Some(record.url.clone()),
+            ..Default::default()
+        };
+        log.discover(&redirect).unwrap();
+        let mut links = Links {
+            log: &log,
+            base: Url::parse("http://h/a/page.html").unwrap(),
+            base_seen: false,
+            from_dir: std::fs::canonicalize(dir.path()).unwrap(),
+            local: 0,
+            absolute: 0,
+            changed: false,
+            error: None,
+        };
+        // Nothing to change: left as written.
+        assert_eq!(links.rewrite_srcset("http://o/x.png 1x, #y 2x"), None);
+        assert_eq!(
+            links
+                .rewrite_srcset(" y.png 1x,\n/z.png?a=1&amp;b=2 (2x, 3x),r 4x")
+                .as_deref(),
+            Some(" http://h/a/y.png 1x,\nhttp://h/z.png?a=1&amp;b=2 (2x, 3x),x%2C 4x")
+        );
+        assert_eq!((links.local, links.absolute), (1, 2));
     }
 
     #[test]

@@ -100,6 +100,8 @@ const DIFF_PIECES: &[&str] = &[
     "&", "&lt", "é", "\u{a0}", "\n", "<!--<script>", "<plaintext>", "<title>T</title>",
     "<a href=/l>", "<base href=/b/>", "<meta name=robots content=none>",
     "<p>", "<P>", "</P>", "<br/>", "<span>", "</span>", "<div class=x>",
+    "<source", "<picture>", " srcset=", " SRCSET=", "\"a.jpg 1x, /b.jpg 2x\"",
+    "'c.png (1x, 2x),d.png,,'", "e.webp,f.webp", "<img src=g.png srcset='g.png 1x, h.png 2x'>",
 ];
 
 /// Text that fills the excerpt, so that what follows it is scanned as on

@@ -28,7 +28,7 @@ use url::Url;
 use super::super::excerpt::{Excerpt, MAX_EXCERPT_SCAN};
 use super::super::{
     Link, LinkKind, LinkOptions, MAX_RAW_CHARS, MAX_RAW_METAS, MAX_TITLE_BUFFER, MAX_TITLE_CHARS,
-    Page, decode, is_skipped_scheme,
+    Page, decode, is_skipped_scheme, srcset,
 };
 
 const TOKENIZER_MEMORY: usize = 32 << 20;
@@ -45,6 +45,8 @@ struct Selectors {
     frame: Selector,
     iframe: Selector,
     img: Selector,
+    img_srcset: Selector,
+    source_srcset: Selector,
     script: Selector,
     base: Selector,
     meta: Selector,
@@ -61,6 +63,8 @@ static SELECTORS: LazyLock<Selectors> = LazyLock::new(|| {
         frame: parse("frame[src]"),
         iframe: parse("iframe[src]"),
         img: parse("img[src]"),
+        img_srcset: parse("img[srcset]"),
+        source_srcset: parse("source[srcset]"),
         script: parse("script[src]"),
         base: parse("base[href]"),
         meta: parse("meta[name][content]"),
@@ -117,7 +121,21 @@ impl State<'_> {
     /// Resolves one attribute value and records the link. Errors only to stop
     /// the tokenizer at `max_links`.
     fn add(&mut self, raw: &str, kind: LinkKind, nofollow: bool) -> HandlerResult {
-        let Some(url) = self.resolve(raw) else {
+        self.add_value(&decode(raw), kind, nofollow)
+    }
+
+    /// Each image candidate of a `srcset` value, as an image.
+    fn add_srcset(&mut self, raw: &str) -> HandlerResult {
+        let value = decode(raw);
+        for range in srcset::url_ranges(&value) {
+            self.add_value(&value[range], LinkKind::Img, false)?;
+        }
+        Ok(())
+    }
+
+    /// [`Self::add`] for a value already decoded.
+    fn add_value(&mut self, value: &str, kind: LinkKind, nofollow: bool) -> HandlerResult {
+        let Some(url) = self.resolve(value) else {
             return Ok(());
         };
         let key = (String::from(url.as_str()), kind);
@@ -141,8 +159,7 @@ impl State<'_> {
 
     /// The http(s) URL an attribute value points to, or `None` (counting the
     /// values that are not URLs at all).
-    fn resolve(&mut self, raw: &str) -> Option<Url> {
-        let value = decode(raw);
+    fn resolve(&mut self, value: &str) -> Option<Url> {
         let value = value.trim_matches(|c: char| c.is_ascii_whitespace() || c.is_ascii_control());
         if value.is_empty() || is_skipped_scheme(value) {
             return None;
@@ -284,6 +301,20 @@ fn link_handler<'h>(
     )
 }
 
+/// A handler for the image candidates of a `srcset`.
+fn srcset_handler<'h>(state: &'h RefCell<State<'_>>, selector: &'static Selector) -> Handlers<'h> {
+    let handler = move |el: &mut Element<'_, '_>| {
+        let Some(raw) = el.get_attribute("srcset") else {
+            return Ok(());
+        };
+        state.borrow_mut().add_srcset(&raw)
+    };
+    (
+        Cow::Borrowed(selector),
+        ElementContentHandlers::default().element(handler),
+    )
+}
+
 /// Extracts the links, robots meta, title and excerpt of one HTML page.
 ///
 /// `page_url` is the URL the body was fetched from (after redirects);
@@ -378,6 +409,8 @@ pub(super) fn extract(html: &[u8], page_url: &Url, options: &LinkOptions, agent:
         if options.resources {
             settings = settings
                 .append_element_content_handler(link_handler(state, &sel.img, "src", LinkKind::Img))
+                .append_element_content_handler(srcset_handler(state, &sel.img_srcset))
+                .append_element_content_handler(srcset_handler(state, &sel.source_srcset))
                 .append_element_content_handler(link_handler(
                     state,
                     &sel.script,
