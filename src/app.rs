@@ -25,7 +25,7 @@ use crate::crawl::engine::{
 use crate::rules::CompiledRules;
 use crate::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crate::rules::model::RuleSet;
-use crate::store::{Migration, UrlLog};
+use crate::store::{ErrorClass, Migration, Query, State, UrlLog, UrlRecord};
 use crate::tui::save::SaveTarget;
 
 /// The URL log's page cache (sled's own default is about 1 GiB).
@@ -346,7 +346,16 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     let _ = writeln!(
         stdout,
         "{}",
-        summary(&stats, &db, &out, request.resumable, request.refresh)
+        summary(
+            &stats,
+            &db,
+            &out,
+            Closing {
+                resumable: request.resumable,
+                refresh: request.refresh,
+                temporary_errors: stats.errors > 0 && any_temporary_error(&log),
+            }
+        )
     );
     if request.refresh {
         let pass = if resumed_refresh {
@@ -360,6 +369,19 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
             crate::text::counted(log.counts().deleted, "URL", "URLs"),
             db.display()
         );
+        if stats.unrefreshed > 0 {
+            let _ = writeln!(
+                stdout,
+                "         {} not refreshed, {} kept   (crawlspace log --db {} --grep 'refresh failed')",
+                crate::text::counted(stats.unrefreshed, "URL", "URLs"),
+                if stats.unrefreshed == 1 {
+                    "its copy"
+                } else {
+                    "their copies"
+                },
+                db.display()
+            );
+        }
     }
     Ok(stats)
 }
@@ -540,9 +562,54 @@ fn progress_line(s: &Stats) -> String {
     )
 }
 
+/// What the closing lines of a crawl may point at.
+#[derive(Debug, Clone, Copy)]
+struct Closing {
+    /// The same command resumes the crawl (not `demo`, which serves its
+    /// site on a new port each time).
+    resumable: bool,
+    /// A refresh pass: the URLs it met are new ones.
+    refresh: bool,
+    /// Some URL of the log ended on a temporary error, which `--refresh`
+    /// asks again ([`any_temporary_error`]).
+    temporary_errors: bool,
+}
+
+/// Whether some URL of `log` ended on a temporary error. Reads the error
+/// records up to the first temporary one (all of them when there is none);
+/// a log that cannot be read says no.
+fn any_temporary_error(log: &UrlLog) -> bool {
+    let query = Query {
+        state: Some(State::Error),
+        ..Query::default()
+    };
+    let mut after = None;
+    while let Ok(page) = log.page(&query, after, 500) {
+        let Some((last, _)) = page.last() else {
+            return false;
+        };
+        after = Some(*last);
+        let temporary = |(_, record): &(u64, UrlRecord)| {
+            record
+                .error
+                .as_ref()
+                .is_some_and(|e| e.class == ErrorClass::Temporary)
+        };
+        if page.iter().any(temporary) {
+            return true;
+        }
+    }
+    false
+}
+
 /// The closing lines of a crawl. One stopped before its queue ran dry says
 /// how much is left, and how to go on with it.
-fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool, refresh: bool) -> String {
+fn summary(s: &Stats, db: &Path, out: &Path, closing: Closing) -> String {
+    let Closing {
+        resumable,
+        refresh,
+        temporary_errors,
+    } = closing;
     let left = s.queued + s.in_flight;
     let (ended, resume) = if left == 0 {
         ("finished in".to_string(), String::new())
@@ -626,14 +693,15 @@ fn summary(s: &Stats, db: &Path, out: &Path, resumable: bool, refresh: bool) -> 
     };
     // Where the errors are, and that running the same command again does
     // not ask for them again: a refresh does, for the temporary ones.
-    let errors = match (s.errors, resumable) {
+    let errors = match (s.errors, resumable && temporary_errors) {
         (0, _) => String::new(),
         (_, true) => format!(
             "\nerrors:  crawlspace log --db {} --state error; those given up after temporary \
              errors (a server or its robots.txt down) are asked again by `--refresh`",
             db.display()
         ),
-        // `demo`: no command of its own runs again.
+        // `demo` (no command of its own runs again), or only permanent
+        // errors, which a refresh would not ask again.
         (_, false) => format!(
             "\nerrors:  crawlspace log --db {} --state error",
             db.display()
@@ -827,6 +895,15 @@ pub fn log(db: &Path, request: ListingRequest) -> Result<(), AppError> {
 mod tests {
     use super::*;
 
+    /// How a `crawl` ends, with temporary errors in its log.
+    fn ending(refresh: bool) -> Closing {
+        Closing {
+            resumable: true,
+            refresh,
+            temporary_errors: true,
+        }
+    }
+
     /// The config the demo leaves in its folder names the log and mirror
     /// that run used, whatever the folder's name holds, and its start URL.
     #[test]
@@ -862,7 +939,7 @@ mod tests {
             unrefreshed: 3,
             ..Stats::default()
         };
-        let said = summary(&stats, db, out, true, true);
+        let said = summary(&stats, db, out, ending(true));
         assert!(
             said.starts_with(
                 "crawl finished in 0.0s: 0 new URLs met, 0 fetched, 2900 saved, 0 filtered, \
@@ -881,10 +958,10 @@ mod tests {
             unlogged: 80,
             ..Stats::default()
         };
-        let said = summary(&dropped, db, out, true, false);
+        let said = summary(&dropped, db, out, ending(false));
         assert!(said.contains(", 14 filtered (+80 not logged), "), "{said}");
         assert!(progress_line(&dropped).contains("filtered 14 (+80 not logged)  errors"));
-        let plain = summary(&Stats::default(), db, out, true, false);
+        let plain = summary(&Stats::default(), db, out, ending(false));
         assert!(
             plain.contains(": 0 URLs met, ") && !plain.contains("deleted"),
             "{plain}"
@@ -915,7 +992,7 @@ mod tests {
     #[test]
     fn the_summary_says_where_errors_and_unsaved_pages_are() {
         let (db, out) = (Path::new("db"), Path::new("out"));
-        let quiet = summary(&Stats::default(), db, out, true, false);
+        let quiet = summary(&Stats::default(), db, out, ending(false));
         assert!(
             !quiet.contains("errors:") && !quiet.contains("NOT SAVED"),
             "{quiet}"
@@ -926,7 +1003,7 @@ mod tests {
             first_unsaved: Some("out/h/a.html: No space left on device".into()),
             ..Stats::default()
         };
-        let said = summary(&stats, db, out, true, false);
+        let said = summary(&stats, db, out, ending(false));
         assert!(
             said.contains(
                 "\nerrors:  crawlspace log --db db --state error; those given up after \
@@ -947,11 +1024,29 @@ mod tests {
             errors: 3,
             ..Stats::default()
         };
-        let demo = summary(&errors_only, db, out, false, false);
+        let demo = summary(
+            &errors_only,
+            db,
+            out,
+            Closing {
+                resumable: false,
+                ..ending(false)
+            },
+        );
         assert!(
             demo.ends_with("\nerrors:  crawlspace log --db db --state error")
                 && !demo.contains("--refresh"),
             "{demo}"
+        );
+        // Only permanent errors: a refresh would not ask them again.
+        let permanent = Closing {
+            temporary_errors: false,
+            ..ending(false)
+        };
+        let said = summary(&errors_only, db, out, permanent);
+        assert!(
+            said.ends_with("\nerrors:  crawlspace log --db db --state error"),
+            "{said}"
         );
         // Nothing in flight, waiting out a backoff: said, with the time.
         let waiting = Stats {
@@ -967,18 +1062,52 @@ mod tests {
         );
     }
 
+    /// Whether the log holds a temporary error is read from its error
+    /// records: none, only permanent ones (more than a page of them), then
+    /// one temporary among them.
+    #[test]
+    fn temporary_errors_are_found_among_the_error_records() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let log = UrlLog::open(&dir.path().join("db"), 1 << 20).expect("log");
+        let error = |i: usize, class| UrlRecord {
+            url: format!("http://h/{i}"),
+            state: State::Error,
+            error: Some(crate::store::ErrorInfo {
+                class,
+                count: 1,
+                message: "x".into(),
+            }),
+            ..UrlRecord::default()
+        };
+        let fetched = UrlRecord {
+            url: "http://h/ok".into(),
+            state: State::Fetched,
+            ..UrlRecord::default()
+        };
+        log.discover(&fetched).expect("write");
+        assert!(!any_temporary_error(&log));
+        for i in 0..600 {
+            log.discover(&error(i, ErrorClass::Permanent))
+                .expect("write");
+        }
+        assert!(!any_temporary_error(&log));
+        log.discover(&error(600, ErrorClass::Temporary))
+            .expect("write");
+        assert!(any_temporary_error(&log));
+    }
+
     /// The summary says what changed rules did, and only when they did.
     #[test]
     fn the_summary_says_what_changed_rules_did() {
         let (db, out) = (Path::new("db"), Path::new("out"));
-        let quiet = summary(&Stats::default(), db, out, true, false);
+        let quiet = summary(&Stats::default(), db, out, ending(false));
         assert!(!quiet.contains("rules:"), "{quiet}");
         let stats = Stats {
             queued_by_new_rules: 5,
             dropped_by_new_rules: 2,
             ..Stats::default()
         };
-        let said = summary(&stats, db, out, true, false);
+        let said = summary(&stats, db, out, ending(false));
         let line = said.lines().nth(1).expect("a second line");
         assert_eq!(
             line,

@@ -578,6 +578,13 @@ async fn refresh_from_the_command_line() {
         stdout.contains("refresh: 1 URL deleted in the log   (crawlspace log"),
         "a pass begun in this run says nothing more: {stdout}"
     );
+    // /busy, given up after temporary errors, kept its copy: the command
+    // that lists such pages is given.
+    assert!(
+        stdout.contains("\n         1 URL not refreshed, its copy kept   (crawlspace log --db ")
+            && stdout.contains(" --grep 'refresh failed')"),
+        "{stdout}"
+    );
     let (records, mark) = records(dir);
     assert_eq!(mark, None);
     let etag = &records[&format!("{origin}/etag")];
