@@ -834,7 +834,7 @@ pub fn convert_links(db: &Path) -> Result<(), AppError> {
     let read = done.pages + done.unchanged + done.failed.len() as u64;
     if let (0, Some(first)) = (read, done.missing.first()) {
         return Err(AppError::Input(format!(
-            "none of the {} saved pages is where the log says ({} for one): run \
+            "none of the {} saved pages and stylesheets is where the log says ({} for one): run \
              convert-links in the folder the crawl ran in",
             done.missing.len(),
             crate::cli::escape_control(first)
@@ -844,8 +844,15 @@ pub fn convert_links(db: &Path) -> Result<(), AppError> {
         0 => String::new(),
         n => format!("; {n} not found where the log says (removed since?)"),
     };
+    let sheets = match done.sheets {
+        0 => String::new(),
+        n => format!(
+            " and {}",
+            crate::text::counted(n, "stylesheet", "stylesheets")
+        ),
+    };
     println!(
-        "{} converted: {} to saved copies, {} made absolute (no copy); {} already right{missing}{}",
+        "{}{sheets} converted: {} to saved copies, {} made absolute (no copy); {} already right{missing}{}",
         crate::text::counted(done.pages, "page", "pages"),
         crate::text::counted(done.local, "link", "links"),
         done.absolute,

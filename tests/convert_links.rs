@@ -4,7 +4,9 @@
 //! copies become relative paths (fragments kept, redirects followed, query
 //! names encoded, `<base href>` honoured then removed), relative links to
 //! URLs without a copy become absolute (each candidate of a `srcset` too,
-//! its images fetched and saved by the crawl), each keeping what the page said in
+//! its images fetched and saved by the crawl; a stylesheet's `url()` and
+//! `@import` too, relative to the sheet, what it said kept in a comment),
+//! each keeping what the page said in
 //! `data-crawlspace-*`, everything else stays byte for byte, a second run
 //! changes nothing, and a stale link is converted again from what the page
 //! said.
@@ -34,6 +36,14 @@ const HOME: &str = "<!DOCTYPE html><html><head><title>home</title>\n\
 <img src=\"logo.png\" srcset=\"/img/big.png 2x, nope.png 3x\">\n\
 <picture><source srcset=\"img/pic.webp\"></picture></body></html>";
 
+/// A stylesheet: its import and image are fetched and saved by the crawl,
+/// and the image's root-relative URL becomes relative to the sheet.
+const STYLE: &str = "@import \"more.css\";\nb{background:url(/img/bg.png) no-repeat}";
+
+fn css(body: &'static str) -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "text/css")], body)
+}
+
 const IN_DOCS: &str = "<html><head><base href=\"/docs/deeper/\"></head>\
 <body><a href=\"../b.html\">b</a><a href=\"../../\">home</a></body></html>";
 
@@ -41,9 +51,14 @@ const IN_DOCS: &str = "<html><head><base href=\"/docs/deeper/\"></head>\
 async fn links_point_at_the_saved_copies() {
     let router = Router::new()
         .route("/", get(|| async { html(HOME) }))
+        .route("/style.css", get(|| async { css(STYLE) }))
         .route(
-            "/style.css",
-            get(|| async { ([(header::CONTENT_TYPE, "text/css")], "b{}") }),
+            "/more.css",
+            get(|| async { css("i{background:url(img/bg.png)}") }),
+        )
+        .route(
+            "/img/bg.png",
+            get(|| async { ([(header::CONTENT_TYPE, "image/png")], "PNG") }),
         )
         .route("/docs/b.html", get(|| async { html("<p>b</p>") }))
         .route("/docs/", get(|| async { html(IN_DOCS) }))
@@ -87,7 +102,8 @@ async fn links_point_at_the_saved_copies() {
     };
     let said = String::from_utf8_lossy(&convert().await.stdout).into_owned();
     assert!(
-        said.starts_with("2 pages converted: ") && said.contains("; 2 already right"),
+        said.starts_with("2 pages and 1 stylesheet converted: ")
+            && said.contains("; 3 already right"),
         "{said}"
     );
     let copy = |path: &str| {
@@ -114,6 +130,15 @@ data-crawlspace-srcset=\"/img/big.png 2x, nope.png 3x\">\n\
     assert!(copy("/list?p=2&q=a").exists(), "the name the link gives");
     // The images of `srcset` were fetched and saved by the crawl.
     assert!(copy("/img/big.png").exists() && copy("/img/pic.webp").exists());
+    // So were the stylesheet's import and image; the image's URL is now
+    // the copy's path from the sheet, what it said kept in a comment.
+    assert!(copy("/more.css").exists() && copy("/img/bg.png").exists());
+    let style = std::fs::read_to_string(copy("/style.css")).expect("style saved");
+    assert_eq!(
+        style,
+        "@import \"more.css\";\n\
+         b{background:url(\"img/bg.png\")/*crawlspace-url: /img/bg.png*/ no-repeat}"
+    );
     // Resolved against <base href>, which then keeps it only for a next run.
     let docs = std::fs::read_to_string(copy("/docs/")).expect("docs saved");
     assert!(
@@ -128,7 +153,7 @@ data-crawlspace-srcset=\"/img/big.png 2x, nope.png 3x\">\n\
     // Again: nothing to change, nothing written.
     let said = String::from_utf8_lossy(&convert().await.stdout).into_owned();
     assert!(
-        said.starts_with("0 pages converted: ") && said.contains("; 4 already right"),
+        said.starts_with("0 pages converted: ") && said.contains("; 6 already right"),
         "{said}"
     );
     assert_eq!(std::fs::read_to_string(copy("/")).expect("home"), want);
@@ -150,7 +175,7 @@ data-crawlspace-srcset=\"/img/big.png 2x, nope.png 3x\">\n\
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("none of the 4 saved pages is where the log says")
+        err.contains("none of the 6 saved pages and stylesheets is where the log says")
             && err.contains("run convert-links in the folder the crawl ran in")
             && err.lines().count() == 1,
         "{err}"

@@ -52,6 +52,7 @@ use url::Url;
 pub use excerpt::{MAX_EXCERPT_CHARS, MAX_EXCERPT_SCAN};
 
 mod collect;
+pub(crate) mod css;
 mod excerpt;
 mod foreign;
 mod open;
@@ -83,8 +84,10 @@ pub enum LinkKind {
     Iframe,
     Img,
     Script,
-    /// `<link rel="stylesheet" href>`.
+    /// `<link rel="stylesheet" href>`, or an `@import` in a stylesheet.
     Stylesheet,
+    /// `url(…)` in a stylesheet: an image, a font, a cursor.
+    CssUrl,
 }
 
 impl LinkKind {
@@ -99,6 +102,7 @@ impl LinkKind {
             LinkKind::Img => "img",
             LinkKind::Script => "script",
             LinkKind::Stylesheet => "stylesheet",
+            LinkKind::CssUrl => "css url",
         }
     }
 }
@@ -347,6 +351,59 @@ pub fn extract_in(
     let mut collector = collect::Collector::new(page_url, options, agent.trim(), declared);
     scan::scan(html, &mut collector);
     collector.finish()
+}
+
+/// The URLs a stylesheet refers to (module `css`), as a [`Page`] of links
+/// only: `@import`ed stylesheets as [`LinkKind::Stylesheet`], the others
+/// (`url(…)`) as [`LinkKind::CssUrl`], resolved against the stylesheet's
+/// own URL, fragment dropped, http and https only, each once, at most
+/// `max_links` ([`Page::truncated_links`] beyond). Decoded in the charset
+/// the response declared, else UTF-8 (a byte-order mark wins over both;
+/// `@charset` is not read).
+pub fn extract_css(css: &[u8], sheet_url: &Url, max_links: usize, declared: Option<&str>) -> Page {
+    let encoding = encoding_rs::Encoding::for_bom(css)
+        .map(|(bom, _)| bom)
+        .or_else(|| {
+            declared
+                .and_then(|label| encoding_rs::Encoding::for_label_no_replacement(label.as_bytes()))
+        })
+        .unwrap_or(encoding_rs::UTF_8);
+    let (text, _) = encoding.decode_with_bom_removal(css);
+    let mut page = Page::default();
+    let mut seen = rustc_hash::FxHashSet::default();
+    for reference in css::css_urls(&text) {
+        let value = reference.url.trim();
+        if value.is_empty() || is_skipped_scheme(value) {
+            continue;
+        }
+        let mut url = match sheet_url.join(value) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") => url,
+            Ok(_) => continue,
+            Err(_) => {
+                page.bad_urls += 1;
+                continue;
+            }
+        };
+        url.set_fragment(None);
+        let kind = if reference.import {
+            LinkKind::Stylesheet
+        } else {
+            LinkKind::CssUrl
+        };
+        if !seen.insert((url.as_str().to_owned(), kind)) {
+            continue;
+        }
+        if page.links.len() >= max_links {
+            page.truncated_links = true;
+            break;
+        }
+        page.links.push(Link {
+            url,
+            kind,
+            nofollow: false,
+        });
+    }
+    page
 }
 
 /// The `charset` parameter of a media type (`text/html; charset=utf-8`),

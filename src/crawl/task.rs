@@ -233,11 +233,9 @@ pub(crate) async fn fetch_one(
         };
     }
     let verdict = phase2.unwrap_or(phase1b);
-    let is_html = fetched
-        .head
-        .content_type
-        .as_deref()
-        .is_none_or(|t| t == "text/html" || t == "application/xhtml+xml");
+    let content_type = fetched.head.content_type.as_deref();
+    let is_html = content_type.is_none_or(|t| t == "text/html" || t == "application/xhtml+xml");
+    let is_css = content_type == Some("text/css");
     let product = product_token(&agent);
     let mut header_robots = RobotsMeta::default();
     header_robots.apply_headers(
@@ -264,6 +262,15 @@ pub(crate) async fn fetch_one(
                 &item.url,
                 &options,
                 product,
+                fetched.head.charset.as_deref(),
+            ));
+        } else if is_css && verdict.save {
+            // What a saved stylesheet needs saved beside it: its images,
+            // fonts and imports.
+            page = Some(super::links::extract_css(
+                &body,
+                &item.url,
+                100_000,
                 fetched.head.charset.as_deref(),
             ));
         }

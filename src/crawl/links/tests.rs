@@ -802,3 +802,32 @@ fn random_bytes_never_panic() {
         }
     }
 }
+
+/// A stylesheet's references as links: resolved against the sheet, each
+/// once, `@import` a stylesheet, the rest `url()`; `data:` skipped, a URL
+/// that does not parse counted, the cap applied.
+#[test]
+fn stylesheet_references() {
+    let sheet = Url::parse("http://ex.com/css/site.css").unwrap();
+    let css = b"@import 'print.css' print;\n\
+        b { background: url(../img/a.png#x) } i { background: url('/img/a.png') }\n\
+        @font-face { src: url(f.woff2) format('woff2') }\n\
+        u { background: url(data:image/png;base64,iVBO=) } s { background: url('http://[x') }";
+    let page = extract_css(css, &sheet, 100, None);
+    assert_eq!(
+        summary(&page),
+        "http://ex.com/css/print.css stylesheet | http://ex.com/img/a.png css url | \
+         http://ex.com/css/f.woff2 css url"
+    );
+    assert_eq!((page.bad_urls, page.truncated_links), (1, false));
+    let capped = extract_css(css, &sheet, 2, None);
+    assert_eq!((capped.links.len(), capped.truncated_links), (2, true));
+    // The declared charset decodes it (a Latin-1 `é` in a path).
+    let latin = extract_css(
+        b"b{background:url(caf\xe9.png)}",
+        &sheet,
+        10,
+        Some("iso-8859-1"),
+    );
+    assert_eq!(summary(&latin), "http://ex.com/css/caf%C3%A9.png css url");
+}

@@ -33,6 +33,8 @@ use lol_html::{HtmlRewriter, Settings, element};
 use url::Url;
 
 use crate::crawl::links::srcset;
+
+mod sheet;
 use crate::rules::normalize;
 use crate::store::{Query, State, StoreError, UrlLog};
 
@@ -62,7 +64,10 @@ const MAX_HOPS: usize = 10;
 pub struct Converted {
     /// Pages rewritten.
     pub pages: u64,
-    /// Pages read whose links were already as they should be.
+    /// Stylesheets rewritten (module `sheet`).
+    pub sheets: u64,
+    /// Pages and stylesheets read whose links were already as they
+    /// should be.
     pub unchanged: u64,
     /// Links that now point to a copy in the mirror.
     pub local: u64,
@@ -92,18 +97,24 @@ pub fn convert_links(log: &UrlLog) -> Result<Converted, StoreError> {
         };
         after = Some(*last);
         for (_, record) in page {
-            let html = record.content_type.as_deref().is_some_and(|t| {
-                t.eq_ignore_ascii_case("text/html")
-                    || t.eq_ignore_ascii_case("application/xhtml+xml")
-            });
-            let (true, Some(saved)) = (html, record.saved_path.as_deref()) else {
+            let Some(content_type) = record.content_type.as_deref() else {
                 continue;
             };
-            let Ok(page_url) = Url::parse(&record.url) else {
+            let html = content_type.eq_ignore_ascii_case("text/html")
+                || content_type.eq_ignore_ascii_case("application/xhtml+xml");
+            let css = content_type.eq_ignore_ascii_case("text/css");
+            let (true, Some(saved)) = (html || css, record.saved_path.as_deref()) else {
+                continue;
+            };
+            let Ok(url) = Url::parse(&record.url) else {
                 continue;
             };
             let path = Path::new(saved);
-            if let Err(why) = convert_page(log, &page_url, path, &mut done) {
+            let converted = match html {
+                true => convert_page(log, &url, path, &mut done),
+                false => sheet::convert_sheet(log, &url, path, &mut done),
+            };
+            if let Err(why) = converted {
                 done.failed.push(format!("{}: {why}", path.display()));
             }
         }
@@ -118,30 +129,14 @@ fn convert_page(
     path: &Path,
     done: &mut Converted,
 ) -> Result<(), String> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            done.missing.push(path.display().to_string());
-            return Ok(());
-        }
-        Err(e) => return Err(e.to_string()),
+    let Some(bytes) = read_copy(path, done)? else {
+        return Ok(());
     };
     // lol_html reads encodings that keep ASCII as ASCII; UTF-16 does not.
     if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
         return Err("a UTF-16 page: left as it is".into());
     }
-    let from = std::fs::canonicalize(path).map_err(|e| e.to_string())?;
-    let from_dir = from.parent().unwrap_or(Path::new("/")).to_path_buf();
-    let links = RefCell::new(Links {
-        log,
-        base: page_url.clone(),
-        base_seen: false,
-        from_dir,
-        local: 0,
-        absolute: 0,
-        changed: false,
-        error: None,
-    });
+    let links = RefCell::new(Links::new(log, page_url, path)?);
     let mut output = Vec::with_capacity(bytes.len() + 128);
     {
         let rewrite = |el: &mut Element<'_, '_>, name: &str| {
@@ -228,6 +223,18 @@ fn convert_page(
     Ok(())
 }
 
+/// A saved copy's bytes; `None` (noted in `done`) when it is not there.
+fn read_copy(path: &Path, done: &mut Converted) -> Result<Option<Vec<u8>>, String> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            done.missing.push(path.display().to_string());
+            Ok(None)
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// What the link handlers share for one page.
 struct Links<'a> {
     log: &'a UrlLog,
@@ -243,7 +250,22 @@ struct Links<'a> {
     error: Option<String>,
 }
 
-impl Links<'_> {
+impl<'a> Links<'a> {
+    /// For the copy at `path` of the page or stylesheet at `url`.
+    fn new(log: &'a UrlLog, url: &Url, path: &Path) -> Result<Links<'a>, String> {
+        let from = std::fs::canonicalize(path).map_err(|e| e.to_string())?;
+        Ok(Links {
+            log,
+            base: url.clone(),
+            base_seen: false,
+            from_dir: from.parent().unwrap_or(Path::new("/")).to_path_buf(),
+            local: 0,
+            absolute: 0,
+            changed: false,
+            error: None,
+        })
+    }
+
     /// The new value of a link attribute as written in the page (entities
     /// and all, as lol_html hands it over and takes it back), or `None` to
     /// leave it.

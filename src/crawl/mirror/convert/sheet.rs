@@ -1,0 +1,160 @@
+//! `convert-links` for a saved stylesheet: each `url(…)` and `@import`
+//! (module `crate::crawl::links::css`) pointed at the copy of what it names,
+//! as a page's links are, relative to the stylesheet's own folder (CSS
+//! resolves them against the stylesheet, not the page).
+//!
+//! CSS has no attribute to keep what the sheet said, so a changed
+//! reference is followed by a comment that does: `url("../img/a@v=2.png")
+//! /*crawlspace-url: /img/a.png?v=2*/` (written without the space). A later
+//! run converts from that comment, so that a refresh that deleted a copy or
+//! saved a new one is followed, and a reference that goes back to what the
+//! sheet said loses its comment. Everything else passes through byte for
+//! byte; a sheet that is not UTF-8 (nearly all are) is left as it is.
+
+use std::path::Path;
+use url::Url;
+
+use super::{Converted, Links, read_copy};
+use crate::crawl::links::css::css_urls;
+use crate::store::UrlLog;
+
+/// Opens the comment that keeps what a changed reference said.
+const KEPT_OPEN: &str = "/*crawlspace-url: ";
+const KEPT_CLOSE: &str = "*/";
+
+/// Rewrites one saved stylesheet in place, when something in it changes.
+pub(super) fn convert_sheet(
+    log: &UrlLog,
+    sheet_url: &Url,
+    path: &Path,
+    done: &mut Converted,
+) -> Result<(), String> {
+    let Some(bytes) = read_copy(path, done)? else {
+        return Ok(());
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Err("a stylesheet that is not UTF-8: left as it is".into());
+    };
+    let mut links = Links::new(log, sheet_url, path)?;
+    let Some(output) = rewrite(text, &mut links) else {
+        done.unchanged += 1;
+        return Ok(());
+    };
+    super::super::replace(path, output.as_bytes()).map_err(|e| e.to_string())?;
+    done.sheets += 1;
+    done.local += links.local;
+    done.absolute += links.absolute;
+    Ok(())
+}
+
+/// The sheet with its references converted, or `None` when nothing
+/// changes.
+fn rewrite(text: &str, links: &mut Links<'_>) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 256);
+    let mut copied = 0;
+    let mut changed = false;
+    for reference in css_urls(text) {
+        let (start, mut end) = (reference.range.start, reference.range.end);
+        // What an earlier run kept, right after the reference.
+        let kept = text
+            .get(end..)
+            .and_then(|rest| rest.strip_prefix(KEPT_OPEN))
+            .and_then(|rest| rest.find(KEPT_CLOSE).map(|at| &rest[..at]));
+        let original = kept.map_or(reference.url.clone(), unkeep);
+        let new = match links.rewrite_value(&original) {
+            Some(new) if new != original => format!(
+                "{}{KEPT_OPEN}{}{KEPT_CLOSE}",
+                reference.written(&new),
+                keep(&original)
+            ),
+            // Back to what the sheet said (only worth writing when an
+            // earlier run had changed it).
+            _ if kept.is_some() => reference.written(&original),
+            _ => continue,
+        };
+        if let Some(kept) = kept {
+            end += KEPT_OPEN.len() + kept.len() + KEPT_CLOSE.len();
+        }
+        if text.get(start..end) == Some(new.as_str()) {
+            continue;
+        }
+        out.push_str(text.get(copied..start).unwrap_or_default());
+        out.push_str(&new);
+        copied = end;
+        changed = true;
+    }
+    out.push_str(text.get(copied..).unwrap_or_default());
+    changed.then_some(out)
+}
+
+/// A URL as the comment keeps it: a `*/` in it would end the comment, so
+/// `*` is written `%2A` there (the same URL to a server).
+fn keep(url: &str) -> String {
+    url.replace("*/", "%2A/")
+}
+
+/// The URL a comment keeps, as [`keep`] wrote it (a `%2A/` the sheet
+/// itself wrote reads back as `*/` too: the same URL to a server).
+fn unkeep(kept: &str) -> String {
+    kept.replace("%2A/", "*/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{State, UrlRecord};
+
+    /// A log whose `http://h/img/a.png?v=2` is saved at `dir/h/img/a@v=2.png`,
+    /// and a sheet at `dir/h/css/site.css`.
+    #[test]
+    fn references_point_at_copies_and_keep_what_the_sheet_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = UrlLog::open(&dir.path().join("db"), 1 << 20).unwrap();
+        let img = dir.path().join("h/img");
+        std::fs::create_dir_all(&img).unwrap();
+        std::fs::create_dir_all(dir.path().join("h/css")).unwrap();
+        let copy = img.join("a@v=2.png");
+        std::fs::write(&copy, "PNG").unwrap();
+        log.discover(&UrlRecord {
+            url: "http://h/img/a.png?v=2".into(),
+            state: State::Saved,
+            saved_path: Some(copy.display().to_string()),
+            ..UrlRecord::default()
+        })
+        .unwrap();
+        let sheet = dir.path().join("h/css/site.css");
+        std::fs::write(&sheet, "").unwrap();
+        let url = Url::parse("http://h/css/site.css").unwrap();
+        let mut links = Links::new(&log, &url, &sheet).unwrap();
+        let css = "@import 'more.css';\nb{background:url(/img/a.png?v=2) no-repeat}\n\
+                   i{background:url(\"http://o/x.png\")}/* url(c.png) */";
+        let once = rewrite(css, &mut links).expect("changed");
+        assert_eq!(
+            once,
+            "@import \"http://h/css/more.css\"/*crawlspace-url: more.css*/;\n\
+             b{background:url(\"../img/a@v=2.png\")/*crawlspace-url: /img/a.png?v=2*/ no-repeat}\n\
+             i{background:url(\"http://o/x.png\")}/* url(c.png) */"
+        );
+        assert_eq!((links.local, links.absolute), (1, 1));
+        // Again: nothing changes.
+        assert_eq!(rewrite(&once, &mut links), None);
+        // The copy gone from the log's view (a refresh deleted it): the
+        // reference goes back to an absolute URL, from what the comment kept.
+        let stale = once.replace("../img/a@v=2.png", "gone.png");
+        assert_eq!(rewrite(&stale, &mut links).as_deref(), Some(once.as_str()));
+        std::fs::remove_file(&copy).unwrap();
+        let deleted = rewrite(&once, &mut links).expect("changed");
+        assert!(
+            deleted.contains(
+                "url(\"http://h/img/a.png?v=2\")/*crawlspace-url: /img/a.png?v=2*/ no-repeat"
+            ),
+            "{deleted}"
+        );
+    }
+
+    #[test]
+    fn a_kept_url_holding_the_end_of_a_comment() {
+        assert_eq!(keep("/a*/b"), "/a%2A/b");
+        assert_eq!(unkeep(&keep("/a*/b")), "/a*/b");
+    }
+}
