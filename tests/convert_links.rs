@@ -5,7 +5,8 @@
 //! names encoded, `<base href>` honoured then removed), relative links to
 //! URLs without a copy become absolute (each candidate of a `srcset` too,
 //! its images fetched and saved by the crawl; a stylesheet's `url()` and
-//! `@import` too, relative to the sheet, what it said kept in a comment),
+//! `@import` too, relative to the sheet, what it said kept in a comment,
+//! and the CSS of `<style>` and `style="…"` in the page),
 //! each keeping what the page said in
 //! `data-crawlspace-*`, everything else stays byte for byte, a second run
 //! changes nothing, and a stale link is converted again from what the page
@@ -28,8 +29,9 @@ fn html(body: &'static str) -> impl IntoResponse {
 }
 
 const HOME: &str = "<!DOCTYPE html><html><head><title>home</title>\n\
-<link rel=\"stylesheet\" href=\"/style.css\"></head>\n\
+<link rel=\"stylesheet\" href=\"/style.css\"><style>b{background:url(/img/bg.png)}</style></head>\n\
 <body>  Odd   spacing &amp; entities stay.\n\
+<p style=\"background:url(/img/bg.png)\">styled</p>\n\
 <a href=\"/docs/b.html#part\">b</a> <a href=\"docs/\">docs</a> <a href=\"/old\">moved</a>\n\
 <a href=\"/list?p=2&amp;q=a\">list</a> <a href=\"/private/x.html?a=1&amp;b=2\">private</a>\n\
 <a href=\"http://example.invalid/out\">out</a> <a href=\"#top\">top</a> <a href=\"mailto:a@b.c\">m</a>\n\
@@ -114,8 +116,10 @@ async fn links_point_at_the_saved_copies() {
     let host = origin.trim_start_matches("http://");
     let want = format!(
         "<!DOCTYPE html><html><head><title>home</title>\n\
-<link rel=\"stylesheet\" href=\"style.css\" data-crawlspace-href=\"/style.css\"></head>\n\
+<link rel=\"stylesheet\" href=\"style.css\" data-crawlspace-href=\"/style.css\">\
+<style>b{{background:url(img/bg.png)/*crawlspace-url: /img/bg.png*/}}</style></head>\n\
 <body>  Odd   spacing &amp; entities stay.\n\
+<p style=\"background:url(img/bg.png)\" data-crawlspace-style=\"background:url(/img/bg.png)\">styled</p>\n\
 <a href=\"docs/b.html#part\" data-crawlspace-href=\"/docs/b.html#part\">b</a> \
 <a href=\"docs/index.html\" data-crawlspace-href=\"docs/\">docs</a> \
 <a href=\"docs/b.html\" data-crawlspace-href=\"/old\">moved</a>\n\
@@ -137,7 +141,7 @@ data-crawlspace-srcset=\"/img/big.png 2x, nope.png 3x\">\n\
     assert_eq!(
         style,
         "@import \"more.css\";\n\
-         b{background:url(\"img/bg.png\")/*crawlspace-url: /img/bg.png*/ no-repeat}"
+         b{background:url(img/bg.png)/*crawlspace-url: /img/bg.png*/ no-repeat}"
     );
     // Resolved against <base href>, which then keeps it only for a next run.
     let docs = std::fs::read_to_string(copy("/docs/")).expect("docs saved");

@@ -19,6 +19,7 @@ use rustc_hash::{FxHashMap, FxHasher};
 use url::Url;
 
 use super::excerpt::{Excerpt, MAX_EXCERPT_SCAN};
+use super::foreign::Ns;
 use super::open::{self, BOUNDARY, Open, TITLE};
 use super::scan::{Flow, Name, Sink, Tag, TextKind};
 use super::{
@@ -62,6 +63,9 @@ pub(super) struct Collector<'a> {
     excerpt: Excerpt,
     /// The excerpt is full or the scan is past [`MAX_EXCERPT_SCAN`].
     excerpt_done: bool,
+    /// A `<style>` start tag of a saved page was read: the text that
+    /// follows is CSS to read for references.
+    style_pending: bool,
     page: Page,
 }
 
@@ -90,6 +94,7 @@ impl<'a> Collector<'a> {
             open: Some(Open::default()),
             excerpt: Excerpt::default(),
             excerpt_done: false,
+            style_pending: false,
             page: Page::default(),
         }
     }
@@ -165,6 +170,23 @@ impl<'a> Collector<'a> {
             if let Some(url) = value.get(range) {
                 self.add_value(url, LinkKind::Img, false);
             }
+        }
+    }
+
+    /// The references of CSS in the page (a `style` attribute, a `<style>`
+    /// element), resolved against the page's base: `@import` as a
+    /// stylesheet, `url(…)` as [`LinkKind::CssUrl`].
+    fn inline_css(&mut self, css: &str) {
+        for reference in super::css::css_urls(css) {
+            if self.stopped {
+                return;
+            }
+            let kind = if reference.import {
+                LinkKind::Stylesheet
+            } else {
+                LinkKind::CssUrl
+            };
+            self.add_value(&reference.url, kind, false);
         }
     }
 
@@ -422,13 +444,14 @@ impl Sink for Collector<'_> {
         // only once the excerpt is done (`update_needs`), so
         // `excerpt_done` need not be tested here.
         debug_assert!(self.open.is_some() || self.excerpt_done);
-        self.open.is_some() || Reads::of(name).is_some()
+        self.wants_all_start_tags() || Reads::of(name).is_some()
     }
 
     #[inline]
     fn wants_all_start_tags(&self) -> bool {
-        // As in `wants_start_tag`: the open-element stack needs every tag.
-        self.open.is_some()
+        // As in `wants_start_tag`: the open-element stack needs every tag;
+        // so does a saved page, for the images of `style` attributes.
+        self.open.is_some() || self.options.resources
     }
 
     #[inline]
@@ -461,6 +484,14 @@ impl Sink for Collector<'_> {
                 Some(Reads::Title) => flags |= self.title_start(),
                 Some(Reads::Resource(..) | Reads::Image | Reads::Source) | None => {}
             }
+            if self.options.resources {
+                if let Some(style) = tag.attr(b"style") {
+                    let text = self.attr_text(style);
+                    self.inline_css(&super::decode(&text));
+                }
+                // Its text comes next (raw text, in HTML only).
+                self.style_pending = name == b"style" && tag.ns == Ns::Html;
+            }
         }
         self.update_needs(tag.at);
         if !self.excerpt_done && self.excerpt.wants_text() && open::is_block(name) {
@@ -478,6 +509,7 @@ impl Sink for Collector<'_> {
     }
 
     fn end_tag(&mut self, name: &Name) -> Flow {
+        self.style_pending = false;
         if let Some(open) = &mut self.open {
             let flags = open.end_tag(name);
             if flags & BOUNDARY != 0 {
@@ -492,10 +524,14 @@ impl Sink for Collector<'_> {
 
     fn wants_text(&self) -> bool {
         let title = !self.stopped && self.title == TitleState::Reading && self.title_open;
-        title || !self.excerpt_done
+        title || !self.excerpt_done || self.style_pending
     }
 
     fn text(&mut self, at: usize, text: &[u8], kind: TextKind) -> Flow {
+        if std::mem::take(&mut self.style_pending) && kind == TextKind::RawText && !self.stopped {
+            let css = self.encoding.decode_without_bom_handling(text).0;
+            self.inline_css(&css);
+        }
         if !self.stopped && self.title == TitleState::Reading && self.title_open {
             self.title_text(text);
         }

@@ -34,9 +34,19 @@ pub struct CssUrl {
 }
 
 impl CssUrl {
-    /// `url` written back in this reference's form: `url("…")` or `"…"`,
-    /// quoted and escaped as CSS requires.
+    /// `url` written back in this reference's form: `url(…)` or `"…"`.
+    /// In `url(…)` a URL without whitespace, quotes, parentheses,
+    /// backslashes or control characters goes unquoted (the form that
+    /// needs no escaping in a `style="…"` attribute either); anything
+    /// else is quoted and escaped as CSS requires.
     pub fn written(&self, url: &str) -> String {
+        let plain = !url.is_empty()
+            && !url.chars().any(|c| {
+                c.is_whitespace() || c.is_control() || matches!(c, '"' | '\'' | '(' | ')' | '\\')
+            });
+        if self.function && plain {
+            return format!("url({url})");
+        }
         let mut quoted = String::with_capacity(url.len() + 2);
         // Writing into a String cannot fail.
         let _ = cssparser::serialize_string(url, &mut quoted);
@@ -172,6 +182,8 @@ body { background: url(img/bg.png) no-repeat; }
     #[test]
     fn written_back_quoted_and_escaped() {
         let refs = css_urls("a{b:url(x.png)} @import 'y.css';");
+        assert_eq!(refs[0].written("../i/x@2.png"), "url(../i/x@2.png)");
+        assert_eq!(refs[0].written("a(1).png"), "url(\"a(1).png\")");
         assert_eq!(
             refs[0].written("../i/x y\".png"),
             "url(\"../i/x y\\\".png\")"

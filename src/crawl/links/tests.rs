@@ -78,6 +78,7 @@ const WITHOUT_RESOURCES: &[(&str, &str)] = &[
     (r#"<link rel="stylesheet" href="s.css">"#, ""),
     (r#"<img src="p.png"><script src="j.js"></script>"#, ""),
     (r#"<img srcset="a.png 1x, b.png 2x"><picture><source srcset="c.webp"></picture>"#, ""),
+    (r#"<p style="background:url(/bg.png)"><style>b{background:url(i.png)}</style>"#, ""),
 ];
 
 #[rustfmt::skip]
@@ -93,6 +94,12 @@ const WITH_RESOURCES: &[(&str, &str)] = &[
         "http://ex.com/d/a.webp img | http://ex.com/d/b.webp img | http://ex.com/d/c.webp img | http://ex.com/d/a.jpg img"),
     (r#"<img srcset="data:image/png;base64,iVB= 1x, &#47;e.png 2x, s&amp;t.png">"#,
         "http://ex.com/e.png img | http://ex.com/d/s&t.png img"),
+    // CSS in the page: `style` attributes (after the tag's own links) and
+    // `<style>` elements, resolved against the page.
+    (r#"<p style="background:url(/bg.png)">x</p><img src=a.png style="b:url(&quot;c.png&quot;)">"#,
+        "http://ex.com/bg.png css url | http://ex.com/d/a.png img | http://ex.com/d/c.png css url"),
+    (r#"<style>@import "s.css"; /* url(no.png) */ b{background:url('i.png')}</style><style></style>x"#,
+        "http://ex.com/d/s.css stylesheet | http://ex.com/d/i.png css url"),
 ];
 
 #[test]

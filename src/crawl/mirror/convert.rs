@@ -28,8 +28,8 @@
 use std::cell::RefCell;
 use std::path::{Component, Path, PathBuf};
 
-use lol_html::html_content::Element;
-use lol_html::{HtmlRewriter, Settings, element};
+use lol_html::html_content::{ContentType, Element, TextType};
+use lol_html::{HtmlRewriter, Settings, element, text};
 use url::Url;
 
 use crate::crawl::links::srcset;
@@ -43,8 +43,9 @@ use crate::store::{Query, State, StoreError, UrlLog};
 pub const ORIGINAL_PREFIX: &str = "data-crawlspace-";
 
 /// The attributes rewritten, with the elements that carry them. `srcset`
-/// holds a list of URLs ([`Links::rewrite_srcset`]), the others one.
-const LINK_ATTRIBUTES: [(&str, &str); 5] = [
+/// holds a list of URLs ([`Links::rewrite_srcset`]), `style` CSS
+/// ([`Links::rewrite_style`]), the others one URL.
+const LINK_ATTRIBUTES: [(&str, &str); 6] = [
     ("href", "a[href], area[href], link[href]"),
     (
         "src",
@@ -52,6 +53,7 @@ const LINK_ATTRIBUTES: [(&str, &str); 5] = [
          track[src], audio[src], video[src], input[src]",
     ),
     ("srcset", "img[srcset], source[srcset]"),
+    ("style", "[style]"),
     ("data", "object[data]"),
     ("action", "form[action]"),
 ];
@@ -137,6 +139,7 @@ fn convert_page(
         return Err("a UTF-16 page: left as it is".into());
     }
     let links = RefCell::new(Links::new(log, page_url, path)?);
+    let style_text = RefCell::new(String::new());
     let mut output = Vec::with_capacity(bytes.len() + 128);
     {
         let rewrite = |el: &mut Element<'_, '_>, name: &str| {
@@ -149,10 +152,14 @@ fn convert_page(
             let mut links = links.borrow_mut();
             let new = match name {
                 "srcset" => links.rewrite_srcset(&original),
+                "style" => links.rewrite_style(&original),
                 _ => links.rewrite(&original),
             };
             let new = new.unwrap_or_else(|| original.clone());
-            if now.as_deref() == Some(new.as_str()) {
+            // Compared as values: lol_html hands the attribute over as
+            // written, `&quot;` and all.
+            let decode = crate::crawl::links::decode;
+            if now.as_deref().map(decode) == Some(decode(&new)) {
                 return Ok(());
             }
             links.changed = true;
@@ -196,6 +203,26 @@ fn convert_page(
                 }
                 Ok(())
             }));
+        // A `<style>` element's text, gathered chunk by chunk (its chunks
+        // taken out of the output) and written back whole at its last,
+        // converted as a stylesheet is.
+        settings = settings.append_element_content_handler(text!("style", |chunk| {
+            if chunk.text_type() != TextType::RawText {
+                return Ok(());
+            }
+            let mut text = style_text.borrow_mut();
+            text.push_str(chunk.as_str());
+            chunk.remove();
+            if !chunk.last_in_text_node() {
+                return Ok(());
+            }
+            let css = std::mem::take(&mut *text);
+            let mut links = links.borrow_mut();
+            let new = sheet::rewrite_css(&css, &mut links, true);
+            links.changed |= new.is_some();
+            chunk.replace(new.as_deref().unwrap_or(&css), ContentType::Html);
+            Ok(())
+        }));
         for (name, selector) in LINK_ATTRIBUTES {
             let rewrite = &rewrite;
             settings = settings.append_element_content_handler(element!(selector, move |el| {
@@ -272,6 +299,14 @@ impl<'a> Links<'a> {
     fn rewrite(&mut self, raw: &str) -> Option<String> {
         let decoded = crate::crawl::links::decode(raw);
         self.rewrite_value(&decoded).map(|new| escape_amp(&new))
+    }
+
+    /// [`Self::rewrite`] for a `style` attribute: each `url(…)` of its CSS
+    /// (module `sheet`); what it said is kept in `data-crawlspace-style`
+    /// as for other attributes.
+    fn rewrite_style(&mut self, raw: &str) -> Option<String> {
+        let decoded = crate::crawl::links::decode(raw);
+        sheet::rewrite_css(&decoded, self, false).map(|new| escape_amp(&new))
     }
 
     /// [`Self::rewrite`] for a `srcset`: each candidate's URL rewritten,

@@ -102,6 +102,8 @@ const DIFF_PIECES: &[&str] = &[
     "<p>", "<P>", "</P>", "<br/>", "<span>", "</span>", "<div class=x>",
     "<source", "<picture>", " srcset=", " SRCSET=", "\"a.jpg 1x, /b.jpg 2x\"",
     "'c.png (1x, 2x),d.png,,'", "e.webp,f.webp", "<img src=g.png srcset='g.png 1x, h.png 2x'>",
+    " style=", " STYLE=", "\"background:url(s.png)\"", "'b:url(&quot;q.png&quot;)'",
+    "<style>b{background:url(t.png)} @import 'u.css';</style>", "url(v.png)", "</style>",
 ];
 
 /// Text that fills the excerpt, so that what follows it is scanned as on

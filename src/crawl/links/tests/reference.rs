@@ -28,7 +28,7 @@ use url::Url;
 use super::super::excerpt::{Excerpt, MAX_EXCERPT_SCAN};
 use super::super::{
     Link, LinkKind, LinkOptions, MAX_RAW_CHARS, MAX_RAW_METAS, MAX_TITLE_BUFFER, MAX_TITLE_CHARS,
-    Page, decode, is_skipped_scheme, srcset,
+    Page, css, decode, is_skipped_scheme, srcset,
 };
 
 const TOKENIZER_MEMORY: usize = 32 << 20;
@@ -47,6 +47,8 @@ struct Selectors {
     img: Selector,
     img_srcset: Selector,
     source_srcset: Selector,
+    style_attr: Selector,
+    style: Selector,
     script: Selector,
     base: Selector,
     meta: Selector,
@@ -65,6 +67,8 @@ static SELECTORS: LazyLock<Selectors> = LazyLock::new(|| {
         img: parse("img[src]"),
         img_srcset: parse("img[srcset]"),
         source_srcset: parse("source[srcset]"),
+        style_attr: parse("[style]"),
+        style: parse("style"),
         script: parse("script[src]"),
         base: parse("base[href]"),
         meta: parse("meta[name][content]"),
@@ -110,6 +114,8 @@ struct State<'a> {
     /// on the same element.
     in_svg_title: bool,
     title_raw: String,
+    /// The text of the `<style>` element being read.
+    style_text: String,
     page: Page,
 }
 
@@ -122,6 +128,20 @@ impl State<'_> {
     /// the tokenizer at `max_links`.
     fn add(&mut self, raw: &str, kind: LinkKind, nofollow: bool) -> HandlerResult {
         self.add_value(&decode(raw), kind, nofollow)
+    }
+
+    /// The references of CSS in the page: `@import` a stylesheet, the
+    /// others `url()`.
+    fn add_css(&mut self, css: &str) -> HandlerResult {
+        for reference in css::css_urls(css) {
+            let kind = if reference.import {
+                LinkKind::Stylesheet
+            } else {
+                LinkKind::CssUrl
+            };
+            self.add_value(&reference.url, kind, false)?;
+        }
+        Ok(())
     }
 
     /// Each image candidate of a `srcset` value, as an image.
@@ -332,6 +352,7 @@ pub(super) fn extract(html: &[u8], page_url: &Url, options: &LinkOptions, agent:
         title_state: TitleState::NotSeen,
         in_svg_title: false,
         title_raw: String::new(),
+        style_text: String::new(),
         page: Page::default(),
     });
     {
@@ -416,6 +437,33 @@ pub(super) fn extract(html: &[u8], page_url: &Url, options: &LinkOptions, agent:
                     &sel.script,
                     "src",
                     LinkKind::Script,
+                ))
+                // After every other handler of an element, as the scanner
+                // reads `style` after the tag's links.
+                .append_element_content_handler((
+                    Cow::Borrowed(&sel.style_attr),
+                    ElementContentHandlers::default().element(move |el: &mut Element<'_, '_>| {
+                        let Some(raw) = el.get_attribute("style") else {
+                            return Ok(());
+                        };
+                        state.borrow_mut().add_css(&decode(&raw))
+                    }),
+                ))
+                .append_element_content_handler((
+                    Cow::Borrowed(&sel.style),
+                    ElementContentHandlers::default().text(move |chunk: &mut TextChunk<'_>| {
+                        // HTML's `<style>` only: in SVG it is not raw text.
+                        if chunk.text_type() != TextType::RawText {
+                            return Ok(());
+                        }
+                        let mut state = state.borrow_mut();
+                        state.style_text.push_str(chunk.as_str());
+                        if !chunk.last_in_text_node() {
+                            return Ok(());
+                        }
+                        let css = std::mem::take(&mut state.style_text);
+                        state.add_css(&css)
+                    }),
                 ));
         }
         // The output is the unchanged page; nobody needs it.

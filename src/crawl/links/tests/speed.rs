@@ -86,6 +86,12 @@ fn measure_speed() {
             vec![bench_page().into_bytes()],
             false,
         ),
+        // Saving a page reads every tag, for `style` attributes.
+        (
+            "crawl_bench page, resources".into(),
+            vec![bench_page().into_bytes()],
+            true,
+        ),
         // The scanner's worst case: no title and no visible text, so it
         // keeps the open elements and reads text to the end.
         (

@@ -4,7 +4,7 @@
 //! resolves them against the stylesheet, not the page).
 //!
 //! CSS has no attribute to keep what the sheet said, so a changed
-//! reference is followed by a comment that does: `url("../img/a@v=2.png")
+//! reference is followed by a comment that does: `url(../img/a@v=2.png)
 //! /*crawlspace-url: /img/a.png?v=2*/` (written without the space). A later
 //! run converts from that comment, so that a refresh that deleted a copy or
 //! saved a new one is followed, and a reference that goes back to what the
@@ -36,7 +36,7 @@ pub(super) fn convert_sheet(
         return Err("a stylesheet that is not UTF-8: left as it is".into());
     };
     let mut links = Links::new(log, sheet_url, path)?;
-    let Some(output) = rewrite(text, &mut links) else {
+    let Some(output) = rewrite_css(text, &mut links, true) else {
         done.unchanged += 1;
         return Ok(());
     };
@@ -47,9 +47,12 @@ pub(super) fn convert_sheet(
     Ok(())
 }
 
-/// The sheet with its references converted, or `None` when nothing
-/// changes.
-fn rewrite(text: &str, links: &mut Links<'_>) -> Option<String> {
+/// CSS with its references converted, or `None` when nothing changes.
+/// With `comments`, what a changed reference said is kept in a comment
+/// after it and read back from there (a stylesheet, a `<style>` element);
+/// without, the caller keeps the original (a `style` attribute, in
+/// `data-crawlspace-style`) and hands that over each time.
+pub(super) fn rewrite_css(text: &str, links: &mut Links<'_>, comments: bool) -> Option<String> {
     let mut out = String::with_capacity(text.len() + 256);
     let mut copied = 0;
     let mut changed = false;
@@ -59,14 +62,16 @@ fn rewrite(text: &str, links: &mut Links<'_>) -> Option<String> {
         let kept = text
             .get(end..)
             .and_then(|rest| rest.strip_prefix(KEPT_OPEN))
-            .and_then(|rest| rest.find(KEPT_CLOSE).map(|at| &rest[..at]));
+            .and_then(|rest| rest.find(KEPT_CLOSE).map(|at| &rest[..at]))
+            .filter(|_| comments);
         let original = kept.map_or(reference.url.clone(), unkeep);
         let new = match links.rewrite_value(&original) {
-            Some(new) if new != original => format!(
+            Some(new) if new != original && comments => format!(
                 "{}{KEPT_OPEN}{}{KEPT_CLOSE}",
                 reference.written(&new),
                 keep(&original)
             ),
+            Some(new) if new != original => reference.written(&new),
             // Back to what the sheet said (only worth writing when an
             // earlier run had changed it).
             _ if kept.is_some() => reference.written(&original),
@@ -128,25 +133,28 @@ mod tests {
         let mut links = Links::new(&log, &url, &sheet).unwrap();
         let css = "@import 'more.css';\nb{background:url(/img/a.png?v=2) no-repeat}\n\
                    i{background:url(\"http://o/x.png\")}/* url(c.png) */";
-        let once = rewrite(css, &mut links).expect("changed");
+        let once = rewrite_css(css, &mut links, true).expect("changed");
         assert_eq!(
             once,
             "@import \"http://h/css/more.css\"/*crawlspace-url: more.css*/;\n\
-             b{background:url(\"../img/a@v=2.png\")/*crawlspace-url: /img/a.png?v=2*/ no-repeat}\n\
+             b{background:url(../img/a@v=2.png)/*crawlspace-url: /img/a.png?v=2*/ no-repeat}\n\
              i{background:url(\"http://o/x.png\")}/* url(c.png) */"
         );
         assert_eq!((links.local, links.absolute), (1, 1));
         // Again: nothing changes.
-        assert_eq!(rewrite(&once, &mut links), None);
+        assert_eq!(rewrite_css(&once, &mut links, true), None);
         // The copy gone from the log's view (a refresh deleted it): the
         // reference goes back to an absolute URL, from what the comment kept.
         let stale = once.replace("../img/a@v=2.png", "gone.png");
-        assert_eq!(rewrite(&stale, &mut links).as_deref(), Some(once.as_str()));
+        assert_eq!(
+            rewrite_css(&stale, &mut links, true).as_deref(),
+            Some(once.as_str())
+        );
         std::fs::remove_file(&copy).unwrap();
-        let deleted = rewrite(&once, &mut links).expect("changed");
+        let deleted = rewrite_css(&once, &mut links, true).expect("changed");
         assert!(
             deleted.contains(
-                "url(\"http://h/img/a.png?v=2\")/*crawlspace-url: /img/a.png?v=2*/ no-repeat"
+                "url(http://h/img/a.png?v=2)/*crawlspace-url: /img/a.png?v=2*/ no-repeat"
             ),
             "{deleted}"
         );
