@@ -831,7 +831,7 @@ pub fn convert_links(db: &Path) -> Result<(), AppError> {
     }
     // The log names each copy by the path it was saved at: from another
     // folder none is found, which is said once, not page by page.
-    let read = done.pages + done.unchanged + done.failed.len() as u64;
+    let read = done.pages + done.sheets + done.unchanged + done.failed.len() as u64;
     if let (0, Some(first)) = (read, done.missing.first()) {
         return Err(AppError::Input(format!(
             "none of the {} saved pages and stylesheets is where the log says ({} for one): run \

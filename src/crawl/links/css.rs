@@ -10,7 +10,8 @@
 //! skipped (no real stylesheet nests that far, and a crafted one must not
 //! exhaust the stack). Nothing else of CSS is interpreted: an `@import`
 //! that a browser would ignore because it comes after a rule is still
-//! listed, which costs at most one fetch.
+//! listed, which costs at most one fetch; `@namespace`'s `url(…)` is not a
+//! reference; the bare strings of `image-set("a.png" 1x)` are not read.
 
 use std::ops::Range;
 
@@ -36,13 +37,16 @@ pub struct CssUrl {
 impl CssUrl {
     /// `url` written back in this reference's form: `url(…)` or `"…"`.
     /// In `url(…)` a URL without whitespace, quotes, parentheses,
-    /// backslashes or control characters goes unquoted (the form that
-    /// needs no escaping in a `style="…"` attribute either); anything
-    /// else is quoted and escaped as CSS requires.
+    /// backslashes, `<`, `>` or control characters goes unquoted (the form
+    /// that needs no escaping in a `style="…"` attribute either); anything
+    /// else is quoted and escaped as CSS requires, and `<` and `>` as CSS
+    /// escapes too, so that the text can never close a `<style>` element.
     pub fn written(&self, url: &str) -> String {
         let plain = !url.is_empty()
             && !url.chars().any(|c| {
-                c.is_whitespace() || c.is_control() || matches!(c, '"' | '\'' | '(' | ')' | '\\')
+                c.is_whitespace()
+                    || c.is_control()
+                    || matches!(c, '"' | '\'' | '(' | ')' | '\\' | '<' | '>')
             });
         if self.function && plain {
             return format!("url({url})");
@@ -50,6 +54,7 @@ impl CssUrl {
         let mut quoted = String::with_capacity(url.len() + 2);
         // Writing into a String cannot fail.
         let _ = cssparser::serialize_string(url, &mut quoted);
+        let quoted = quoted.replace('<', "\\3c ").replace('>', "\\3e ");
         if self.function {
             format!("url({quoted})")
         } else {
@@ -74,6 +79,8 @@ type Walked<'i> = Result<(), ParseError<'i, ()>>;
 fn walk<'i>(parser: &mut Parser<'i, '_>, found: &mut Vec<CssUrl>, depth: usize) {
     // After `@import` (whitespace and comments between count for nothing).
     let mut import = false;
+    // Inside an `@namespace` rule, up to its `;`.
+    let mut namespace = false;
     loop {
         let start = parser.position().byte_index();
         let Ok(token) = parser.next_including_whitespace_and_comments() else {
@@ -88,6 +95,11 @@ fn walk<'i>(parser: &mut Parser<'i, '_>, found: &mut Vec<CssUrl>, depth: usize) 
             }
             Token::AtKeyword(name) => {
                 import = name.eq_ignore_ascii_case("import");
+                namespace = name.eq_ignore_ascii_case("namespace");
+                None
+            }
+            Token::Semicolon => {
+                namespace = false;
                 None
             }
             Token::UnquotedUrl(url) => Some((url.to_string(), true)),
@@ -109,18 +121,24 @@ fn walk<'i>(parser: &mut Parser<'i, '_>, found: &mut Vec<CssUrl>, depth: usize) 
             Token::Function(_)
             | Token::CurlyBracketBlock
             | Token::SquareBracketBlock
-            | Token::ParenthesisBlock
-                if depth < MAX_NESTING =>
-            {
+            | Token::ParenthesisBlock => {
+                // Deeper blocks are stepped over unread (cssparser's loop,
+                // not a recursion), here rather than by the next `next`, so
+                // that `start` above is where the next token starts.
                 let _: Walked<'i> = parser.parse_nested_block(|inner| {
-                    walk(inner, found, depth + 1);
+                    if depth < MAX_NESTING {
+                        walk(inner, found, depth + 1);
+                    }
                     Ok(())
                 });
                 None
             }
-            // Deeper blocks are skipped by the next `next`.
             _ => None,
         };
+        // `@namespace svg url(…)` names a namespace, not a resource.
+        if namespace {
+            continue;
+        }
         if let Some((url, function)) = reference {
             found.push(CssUrl {
                 url,
@@ -184,6 +202,10 @@ body { background: url(img/bg.png) no-repeat; }
         let refs = css_urls("a{b:url(x.png)} @import 'y.css';");
         assert_eq!(refs[0].written("../i/x@2.png"), "url(../i/x@2.png)");
         assert_eq!(refs[0].written("a(1).png"), "url(\"a(1).png\")");
+        // Never `</style>` in what is written, and the same URL read back.
+        let closing = refs[0].written("</style><b>");
+        assert_eq!(closing, "url(\"\\3c /style\\3e \\3c b\\3e \")");
+        assert_eq!(urls(&closing)[0].0, "</style><b>");
         assert_eq!(
             refs[0].written("../i/x y\".png"),
             "url(\"../i/x y\\\".png\")"
@@ -206,6 +228,19 @@ body { background: url(img/bg.png) no-repeat; }
         assert!(urls(&deep).is_empty(), "past MAX_NESTING: skipped");
         let shallow = format!("{}url(ok.png){}", "[".repeat(10), "]".repeat(10));
         assert_eq!(urls(&shallow).len(), 1);
+        // A block skipped at the depth limit does not shift what follows.
+        let at_limit = format!(
+            "{}(x)url(a.png){}",
+            "(".repeat(MAX_NESTING),
+            ")".repeat(MAX_NESTING)
+        );
+        let found = urls(&at_limit);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].1, "url(a.png)");
+        // `@namespace` names no resource; the rule after it does.
+        let names = urls("@namespace svg url(http://www.w3.org/2000/svg); b{c:url(d.png)}");
+        assert_eq!(names.len(), 1);
+        assert_eq!(names[0].0, "d.png");
         for junk in ["@import", "@import ;", "\\", "/*", "'", "url(\\", "}}}{{{"] {
             let _ = urls(junk);
         }

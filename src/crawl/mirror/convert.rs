@@ -138,7 +138,11 @@ fn convert_page(
     if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
         return Err("a UTF-16 page: left as it is".into());
     }
-    let links = RefCell::new(Links::new(log, page_url, path)?);
+    let utf8 = std::str::from_utf8(&bytes).is_ok();
+    let links = RefCell::new(Links {
+        utf8,
+        ..Links::new(log, page_url, path)?
+    });
     let style_text = RefCell::new(String::new());
     let mut output = Vec::with_capacity(bytes.len() + 128);
     {
@@ -205,8 +209,10 @@ fn convert_page(
             }));
         // A `<style>` element's text, gathered chunk by chunk (its chunks
         // taken out of the output) and written back whole at its last,
-        // converted as a stylesheet is.
-        settings = settings.append_element_content_handler(text!("style", |chunk| {
+        // converted as a stylesheet is. Only on a UTF-8 page: on another,
+        // lol_html would write the text back with U+FFFD for the bytes it
+        // could not read, handler or no, so there is none.
+        let style_handler = text!("style", |chunk| {
             if chunk.text_type() != TextType::RawText {
                 return Ok(());
             }
@@ -222,7 +228,10 @@ fn convert_page(
             links.changed |= new.is_some();
             chunk.replace(new.as_deref().unwrap_or(&css), ContentType::Html);
             Ok(())
-        }));
+        });
+        if utf8 {
+            settings = settings.append_element_content_handler(style_handler);
+        }
         for (name, selector) in LINK_ATTRIBUTES {
             let rewrite = &rewrite;
             settings = settings.append_element_content_handler(element!(selector, move |el| {
@@ -270,6 +279,11 @@ struct Links<'a> {
     base_seen: bool,
     /// The page's folder, canonical.
     from_dir: PathBuf,
+    /// The page is UTF-8, as lol_html reads it. Otherwise a value that
+    /// holds more than one URL (`srcset`, `style`) is rewritten only when
+    /// it is ASCII: lol_html hands other bytes over as U+FFFD, and writing
+    /// the value back would lose them.
+    utf8: bool,
     local: u64,
     absolute: u64,
     /// Something in the page changed: it is written back.
@@ -286,6 +300,7 @@ impl<'a> Links<'a> {
             base: url.clone(),
             base_seen: false,
             from_dir: from.parent().unwrap_or(Path::new("/")).to_path_buf(),
+            utf8: true,
             local: 0,
             absolute: 0,
             changed: false,
@@ -305,6 +320,9 @@ impl<'a> Links<'a> {
     /// (module `sheet`); what it said is kept in `data-crawlspace-style`
     /// as for other attributes.
     fn rewrite_style(&mut self, raw: &str) -> Option<String> {
+        if !self.utf8 && !raw.is_ascii() {
+            return None;
+        }
         let decoded = crate::crawl::links::decode(raw);
         sheet::rewrite_css(&decoded, self, false).map(|new| escape_amp(&new))
     }
@@ -313,6 +331,9 @@ impl<'a> Links<'a> {
     /// its descriptors and the separators kept. `None` when no URL
     /// changes.
     fn rewrite_srcset(&mut self, raw: &str) -> Option<String> {
+        if !self.utf8 && !raw.is_ascii() {
+            return None;
+        }
         let decoded = crate::crawl::links::decode(raw);
         let mut out = String::with_capacity(decoded.len() + 32);
         let mut copied = 0;
@@ -327,7 +348,11 @@ impl<'a> Links<'a> {
             match self.rewrite_value(url) {
                 Some(new) => {
                     changed = true;
-                    // A comma ending a URL would end the candidate there.
+                    // A comma starting a URL would be read as a separator,
+                    // one ending it would end the candidate there.
+                    if new.starts_with(',') {
+                        out.push_str("./");
+                    }
                     let kept = new.trim_end_matches(',');
                     out.push_str(kept);
                     out.push_str(&"%2C".repeat(new.len() - kept.len()));
@@ -418,14 +443,20 @@ fn escape_amp(value: &str) -> String {
 fn encode_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for c in name.chars() {
-        match c {
-            '%' | '&' | '#' | '?' | ' ' | '"' | '\'' | '<' | '>' | '\\' => {
-                let mut buf = [0u8; 4];
-                for b in c.encode_utf8(&mut buf).bytes() {
-                    out.push_str(&format!("%{b:02X}"));
-                }
-            }
-            c => out.push(c),
+        // Whitespace would split a `srcset` candidate; characters outside
+        // ASCII are written as their UTF-8 bytes, the path a browser reads,
+        // so that what is written is ASCII whatever the page's charset.
+        let encoded = matches!(c, '%' | '&' | '#' | '?' | '"' | '\'' | '<' | '>' | '\\')
+            || c.is_ascii_whitespace()
+            || c.is_ascii_control()
+            || !c.is_ascii();
+        if !encoded {
+            out.push(c);
+            continue;
+        }
+        let mut buf = [0u8; 4];
+        for b in c.encode_utf8(&mut buf).bytes() {
+            out.push_str(&format!("%{b:02X}"));
         }
     }
     out
@@ -446,6 +477,7 @@ mod tests {
             base: Url::parse("http://h/a/page.html").unwrap(),
             base_seen: false,
             from_dir: dir.path().to_path_buf(),
+            utf8: true,
             local: 0,
             absolute: 0,
             changed: false,
@@ -496,6 +528,7 @@ mod tests {
             base: Url::parse("http://h/a/page.html").unwrap(),
             base_seen: false,
             from_dir: std::fs::canonicalize(dir.path()).unwrap(),
+            utf8: true,
             local: 0,
             absolute: 0,
             changed: false,
@@ -531,5 +564,63 @@ mod tests {
             relative_href(from, Path::new("/m/other_81/x.html")),
             "../../../other_81/x.html"
         );
+        // Whitespace and text outside ASCII as UTF-8 bytes: what is written
+        // is ASCII, and no `srcset` candidate splits on it.
+        assert_eq!(
+            relative_href(from, Path::new("/m/h_80/docs/guide/caf\u{e9} a\tb.png")),
+            "caf%C3%A9%20a%09b.png"
+        );
+    }
+
+    /// A page that is not UTF-8: its links are converted, while `<style>`
+    /// and the `srcset` and `style` values outside ASCII stay byte for
+    /// byte (lol_html would hand their Latin-1 bytes over as U+FFFD).
+    #[test]
+    fn a_page_not_in_utf8_keeps_its_css_and_srcset_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = UrlLog::open(&dir.path().join("db"), 1 << 20).unwrap();
+        let page = dir.path().join("index.html");
+        let style = b"<style>b{font-family:\"Caf\xe9\";background:url(/bg.png)}</style>".to_vec();
+        let attrs = b"<img srcset=\"a.png 1x, caf\xe9.png 2x\" style=\"content:'\xe9';background:url(/i.png)\">";
+        let mut html = style.clone();
+        html.extend_from_slice(attrs);
+        html.extend_from_slice(b"<a href=\"x.html\">x</a>");
+        std::fs::write(&page, &html).unwrap();
+        let url = Url::parse("http://h/index.html").unwrap();
+        let mut done = Converted::default();
+        convert_page(&log, &url, &page, &mut done).unwrap();
+        assert_eq!((done.pages, done.absolute), (1, 1), "{done:?}");
+        let mut want = style;
+        want.extend_from_slice(attrs);
+        want.extend_from_slice(
+            b"<a href=\"http://h/x.html\" data-crawlspace-href=\"x.html\">x</a>",
+        );
+        assert_eq!(std::fs::read(&page).unwrap(), want);
+    }
+
+    /// A copy whose path starts with a comma: `./` keeps the comma in the
+    /// `srcset` candidate's URL.
+    #[test]
+    fn a_srcset_path_starting_with_a_comma() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = UrlLog::open(&dir.path().join("db"), 1 << 20).unwrap();
+        let copy = dir.path().join(",v2.png");
+        std::fs::write(&copy, "PNG").unwrap();
+        let record = crate::store::UrlRecord {
+            url: "http://h/,v2.png".into(),
+            state: State::Saved,
+            saved_path: Some(copy.display().to_string()),
+            ..Default::default()
+        };
+        log.discover(&record).unwrap();
+        let mut links = Links::new(&log, &Url::parse("http://h/p.html").unwrap(), &copy).unwrap();
+        assert_eq!(
+            links.rewrite_srcset("/,v2.png 2x").as_deref(),
+            Some("./,v2.png 2x")
+        );
+        let urls: Vec<&str> = srcset::url_ranges("./,v2.png 2x")
+            .map(|r| &"./,v2.png 2x"[r])
+            .collect();
+        assert_eq!(urls, ["./,v2.png"]);
     }
 }

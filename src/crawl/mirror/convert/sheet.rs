@@ -92,16 +92,48 @@ pub(super) fn rewrite_css(text: &str, links: &mut Links<'_>, comments: bool) -> 
     changed.then_some(out)
 }
 
-/// A URL as the comment keeps it: a `*/` in it would end the comment, so
-/// `*` is written `%2A` there (the same URL to a server).
+/// The characters [`keep`] writes as `%XX`: `%` itself (so that the
+/// others read back exactly), `*` (a `*/` would end the comment), `<` and
+/// `>` (a `</style>` would end a `<style>` element).
+const KEPT_ESCAPES: [(char, &str); 4] = [('%', "%25"), ('*', "%2A"), ('<', "%3C"), ('>', "%3E")];
+
+/// A URL as the comment keeps it: [`KEPT_ESCAPES`] escaped, so that the
+/// comment holds it whatever it holds, and [`unkeep`] gives it back.
 fn keep(url: &str) -> String {
-    url.replace("*/", "%2A/")
+    let mut out = String::with_capacity(url.len());
+    for c in url.chars() {
+        match KEPT_ESCAPES.iter().find(|(plain, _)| *plain == c) {
+            Some((_, escaped)) => out.push_str(escaped),
+            None => out.push(c),
+        }
+    }
+    out
 }
 
-/// The URL a comment keeps, as [`keep`] wrote it (a `%2A/` the sheet
-/// itself wrote reads back as `*/` too: the same URL to a server).
+/// The URL a comment keeps, as [`keep`] wrote it.
 fn unkeep(kept: &str) -> String {
-    kept.replace("%2A/", "*/")
+    let mut out = String::with_capacity(kept.len());
+    let mut rest = kept;
+    while let Some(at) = rest.find('%') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at..];
+        match KEPT_ESCAPES
+            .iter()
+            .find(|(_, escaped)| after.starts_with(escaped))
+        {
+            Some((plain, escaped)) => {
+                out.push(*plain);
+                rest = &after[escaped.len()..];
+            }
+            // Not written by `keep` (an edited comment): as it is.
+            None => {
+                out.push('%');
+                rest = &after[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -160,9 +192,26 @@ mod tests {
         );
     }
 
+    /// Whatever a URL holds, the comment keeps it whole and gives it back
+    /// as it was: `*/`, `</style>`, and `%2A` written as such.
     #[test]
-    fn a_kept_url_holding_the_end_of_a_comment() {
+    fn a_kept_url_comes_back_as_it_was() {
         assert_eq!(keep("/a*/b"), "/a%2A/b");
-        assert_eq!(unkeep(&keep("/a*/b")), "/a*/b");
+        assert_eq!(keep("</style><img>"), "%3C/style%3E%3Cimg%3E");
+        for url in [
+            "/a*/b",
+            "/a%2A/b.png",
+            "</style>",
+            "%",
+            "%2",
+            "100%25",
+            "/é%3c*",
+        ] {
+            let kept = keep(url);
+            assert!(!kept.contains("*/") && !kept.contains('<'), "{kept}");
+            assert_eq!(unkeep(&kept), url);
+        }
+        // `%` not followed by one of the escapes is left.
+        assert_eq!(unkeep("%41%"), "%41%");
     }
 }
