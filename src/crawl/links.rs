@@ -7,8 +7,9 @@
 //! written for this job (HTML5 tokenization rules, `memchr` to skip to the
 //! next `<`; modules `foreign` and `open` keep the little tree state it and
 //! the excerpt need), and module `collect` reads the tokens. Links are read
-//! from `a area link frame iframe` (and `img script`, stylesheets and the
-//! images of `srcset`, module `srcset`, when saving a mirror),
+//! from `a area link frame iframe` (and `img script`, stylesheets, media,
+//! `video` posters, the images of `srcset`, module `srcset`, and the
+//! references of the page's CSS, module `css`, when saving a mirror),
 //! entity-decoded, resolved against the first `<base
 //! href>` or the page URL, normalized like [`crate::rules::normalize`]
 //! (fragment dropped) and kept only when http or https. Bytes are decoded
@@ -62,10 +63,12 @@ pub(crate) mod srcset;
 /// What to extract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LinkOptions {
-    /// Also `img[src]`, `script[src]`, `link[rel=stylesheet][href]` and
-    /// the images of `img[srcset]` and `source[srcset]`: the resources a
-    /// browsable mirror needs, which a crawl that only follows pages does
-    /// not.
+    /// Also `img[src]`, `script[src]`, `link[rel=stylesheet][href]`,
+    /// `input[type=image][src]`, `video[poster]`, the images of
+    /// `img[srcset]` and `source[srcset]`, media ([`LinkKind::Media`]) and
+    /// the references of the page's CSS (`style` attributes, `<style>`
+    /// elements): the resources a browsable mirror needs, which a crawl
+    /// that only follows pages does not.
     pub resources: bool,
     /// Distinct links kept per page; reaching it stops extraction and sets
     /// [`Page::truncated_links`]. Bounds the memory one page can take.
@@ -88,6 +91,9 @@ pub enum LinkKind {
     Stylesheet,
     /// `url(…)` in a stylesheet: an image, a font, a cursor.
     CssUrl,
+    /// Audio, video, their tracks, embedded objects: `src` of `audio`,
+    /// `video`, `source`, `track`, `embed`, `data` of `object`.
+    Media,
 }
 
 impl LinkKind {
@@ -103,6 +109,7 @@ impl LinkKind {
             LinkKind::Script => "script",
             LinkKind::Stylesheet => "stylesheet",
             LinkKind::CssUrl => "css url",
+            LinkKind::Media => "media",
         }
     }
 }

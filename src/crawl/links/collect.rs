@@ -406,8 +406,13 @@ enum Reads {
     Resource(&'static [u8], LinkKind),
     /// `<img src srcset>`, when resources are asked for.
     Image,
-    /// `<source srcset>` (in `<picture>`), when resources are asked for.
+    /// `<source src>` (in `<video>`, `<audio>`) and `<source srcset>` (in
+    /// `<picture>`), when resources are asked for.
     Source,
+    /// `<video src poster>`, when resources are asked for.
+    Video,
+    /// `<input type=image src>`, when resources are asked for.
+    Input,
     /// `<link href>`: a stylesheet or another link.
     LinkElement,
     Base,
@@ -427,6 +432,12 @@ impl Reads {
             b"img" => Reads::Image,
             b"source" => Reads::Source,
             b"script" => Reads::Resource(b"src", LinkKind::Script),
+            b"video" => Reads::Video,
+            b"audio" => Reads::Resource(b"src", LinkKind::Media),
+            b"track" => Reads::Resource(b"src", LinkKind::Media),
+            b"embed" => Reads::Resource(b"src", LinkKind::Media),
+            b"object" => Reads::Resource(b"data", LinkKind::Media),
+            b"input" => Reads::Input,
             b"link" => Reads::LinkElement,
             b"base" => Reads::Base,
             b"meta" => Reads::Meta,
@@ -477,12 +488,37 @@ impl Sink for Collector<'_> {
                     self.link(tag, b"src", LinkKind::Img);
                     self.srcset(tag);
                 }
-                Some(Reads::Source) if self.options.resources => self.srcset(tag),
+                Some(Reads::Source) if self.options.resources => {
+                    self.link(tag, b"src", LinkKind::Media);
+                    self.srcset(tag);
+                }
+                Some(Reads::Video) if self.options.resources => {
+                    self.link(tag, b"src", LinkKind::Media);
+                    self.link(tag, b"poster", LinkKind::Img);
+                }
+                Some(Reads::Input) if self.options.resources => {
+                    let image = tag.attr(b"type").is_some_and(|raw| {
+                        let text = self.attr_text(raw);
+                        super::decode(&text)
+                            .trim_matches(|c: char| c.is_ascii_whitespace())
+                            .eq_ignore_ascii_case("image")
+                    });
+                    if image {
+                        self.link(tag, b"src", LinkKind::Img);
+                    }
+                }
                 Some(Reads::LinkElement) => self.link_element(tag),
                 Some(Reads::Base) => self.base(tag),
                 Some(Reads::Meta) => self.robots_meta(tag),
                 Some(Reads::Title) => flags |= self.title_start(),
-                Some(Reads::Resource(..) | Reads::Image | Reads::Source) | None => {}
+                Some(
+                    Reads::Resource(..)
+                    | Reads::Image
+                    | Reads::Source
+                    | Reads::Video
+                    | Reads::Input,
+                )
+                | None => {}
             }
             if self.options.resources {
                 if let Some(style) = tag.attr(b"style") {

@@ -45,11 +45,14 @@ pub(super) const MAX_ATTRS: usize = 256;
 
 /// The attributes link extraction reads (modules `collect` and
 /// `foreign`): kept even on a tag with more than [`MAX_ATTRS`] attributes.
-const READ_ATTRS: [&[u8]; 13] = [
+const READ_ATTRS: [&[u8]; 16] = [
     b"href",
     b"src",
     b"srcset",
     b"style",
+    b"poster",
+    b"data",
+    b"type",
     b"rel",
     b"name",
     b"content",

@@ -79,6 +79,7 @@ const WITHOUT_RESOURCES: &[(&str, &str)] = &[
     (r#"<img src="p.png"><script src="j.js"></script>"#, ""),
     (r#"<img srcset="a.png 1x, b.png 2x"><picture><source srcset="c.webp"></picture>"#, ""),
     (r#"<p style="background:url(/bg.png)"><style>b{background:url(i.png)}</style>"#, ""),
+    (r#"<video poster="v.jpg" src="v.mp4"></video><audio src="a.ogg"><input type=image src=i.png>"#, ""),
 ];
 
 #[rustfmt::skip]
@@ -87,6 +88,13 @@ const WITH_RESOURCES: &[(&str, &str)] = &[
     (r#"<link rel="Alternate StyleSheet" href="t.css">"#, "http://ex.com/d/t.css stylesheet"),
     (r#"<img src="p.png">"#,                      "http://ex.com/d/p.png img"),
     (r#"<script src="j.js"></script>"#,           "http://ex.com/d/j.js script"),
+    // Media and the images of forms, each once.
+    (r#"<video poster="v.jpg" src="v.mp4"><source src="v.webm"><track src="v.vtt"></video>"#,
+        "http://ex.com/d/v.mp4 media | http://ex.com/d/v.jpg img | http://ex.com/d/v.webm media | http://ex.com/d/v.vtt media"),
+    (r#"<audio src="a.ogg"></audio><embed src="e.swf"><object data="o.svg"></object>"#,
+        "http://ex.com/d/a.ogg media | http://ex.com/d/e.swf media | http://ex.com/d/o.svg media"),
+    (r#"<input type=" IMAGE " src="go.png"><input type="text" src="no.png"><input src="no.png">"#,
+        "http://ex.com/d/go.png img"),
     // Responsive images: each candidate of `srcset`, after `src`.
     (r#"<img src="p.png" srcset="p.png 1x, /big/p.png 2x,q,r.png 3x">"#,
         "http://ex.com/d/p.png img | http://ex.com/big/p.png img | http://ex.com/d/q,r.png img"),

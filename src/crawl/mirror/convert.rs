@@ -5,7 +5,8 @@
 //! names and rewrites each link (`a`, `area`, `link` `href`; `frame`,
 //! `iframe`, `img`, `script`, `embed`, `source`, `track`, `audio`,
 //! `video`, `input` `src`; each URL of `img` and `source` `srcset`, its
-//! descriptors kept; `object` `data`; `form` `action`):
+//! descriptors kept; `video` `poster`; `object` `data`; `form` `action`;
+//! the CSS of `style` attributes and `<style>` elements, module `sheet`):
 //!
 //! - to a URL the log holds as saved (after its redirects, when the link's
 //!   target was one): the relative path of that copy, fragment kept;
@@ -45,7 +46,7 @@ pub const ORIGINAL_PREFIX: &str = "data-crawlspace-";
 /// The attributes rewritten, with the elements that carry them. `srcset`
 /// holds a list of URLs ([`Links::rewrite_srcset`]), `style` CSS
 /// ([`Links::rewrite_style`]), the others one URL.
-const LINK_ATTRIBUTES: [(&str, &str); 6] = [
+const LINK_ATTRIBUTES: [(&str, &str); 7] = [
     ("href", "a[href], area[href], link[href]"),
     (
         "src",
@@ -54,6 +55,7 @@ const LINK_ATTRIBUTES: [(&str, &str); 6] = [
     ),
     ("srcset", "img[srcset], source[srcset]"),
     ("style", "[style]"),
+    ("poster", "video[poster]"),
     ("data", "object[data]"),
     ("action", "form[action]"),
 ];

@@ -104,6 +104,8 @@ const DIFF_PIECES: &[&str] = &[
     "'c.png (1x, 2x),d.png,,'", "e.webp,f.webp", "<img src=g.png srcset='g.png 1x, h.png 2x'>",
     " style=", " STYLE=", "\"background:url(s.png)\"", "'b:url(&quot;q.png&quot;)'",
     "<style>b{background:url(t.png)} @import 'u.css';</style>", "url(v.png)", "</style>",
+    "<video", " poster=", "<video poster=w.png>", "<audio", "<track", "<embed", "<object",
+    " data=", "<input", " type=image", " TYPE=' Image '", "<source src=m.mp4>",
 ];
 
 /// Text that fills the excerpt, so that what follows it is scanned as on

@@ -46,6 +46,14 @@ struct Selectors {
     iframe: Selector,
     img: Selector,
     img_srcset: Selector,
+    video_poster: Selector,
+    video_src: Selector,
+    source_src: Selector,
+    audio: Selector,
+    track: Selector,
+    embed: Selector,
+    object: Selector,
+    input: Selector,
     source_srcset: Selector,
     style_attr: Selector,
     style: Selector,
@@ -66,6 +74,14 @@ static SELECTORS: LazyLock<Selectors> = LazyLock::new(|| {
         iframe: parse("iframe[src]"),
         img: parse("img[src]"),
         img_srcset: parse("img[srcset]"),
+        video_poster: parse("video[poster]"),
+        video_src: parse("video[src]"),
+        source_src: parse("source[src]"),
+        audio: parse("audio[src]"),
+        track: parse("track[src]"),
+        embed: parse("embed[src]"),
+        object: parse("object[data]"),
+        input: parse("input[src]"),
         source_srcset: parse("source[srcset]"),
         style_attr: parse("[style]"),
         style: parse("style"),
@@ -431,7 +447,63 @@ pub(super) fn extract(html: &[u8], page_url: &Url, options: &LinkOptions, agent:
             settings = settings
                 .append_element_content_handler(link_handler(state, &sel.img, "src", LinkKind::Img))
                 .append_element_content_handler(srcset_handler(state, &sel.img_srcset))
+                .append_element_content_handler(link_handler(
+                    state,
+                    &sel.source_src,
+                    "src",
+                    LinkKind::Media,
+                ))
                 .append_element_content_handler(srcset_handler(state, &sel.source_srcset))
+                .append_element_content_handler(link_handler(
+                    state,
+                    &sel.video_src,
+                    "src",
+                    LinkKind::Media,
+                ))
+                .append_element_content_handler(link_handler(
+                    state,
+                    &sel.video_poster,
+                    "poster",
+                    LinkKind::Img,
+                ))
+                .append_element_content_handler(link_handler(
+                    state,
+                    &sel.audio,
+                    "src",
+                    LinkKind::Media,
+                ))
+                .append_element_content_handler(link_handler(
+                    state,
+                    &sel.track,
+                    "src",
+                    LinkKind::Media,
+                ))
+                .append_element_content_handler(link_handler(
+                    state,
+                    &sel.embed,
+                    "src",
+                    LinkKind::Media,
+                ))
+                .append_element_content_handler(link_handler(
+                    state,
+                    &sel.object,
+                    "data",
+                    LinkKind::Media,
+                ))
+                .append_element_content_handler((
+                    Cow::Borrowed(&sel.input),
+                    ElementContentHandlers::default().element(move |el: &mut Element<'_, '_>| {
+                        let image = el.get_attribute("type").is_some_and(|t| {
+                            decode(&t)
+                                .trim_matches(|c: char| c.is_ascii_whitespace())
+                                .eq_ignore_ascii_case("image")
+                        });
+                        match (image, el.get_attribute("src")) {
+                            (true, Some(raw)) => state.borrow_mut().add(&raw, LinkKind::Img, false),
+                            _ => Ok(()),
+                        }
+                    }),
+                ))
                 .append_element_content_handler(link_handler(
                     state,
                     &sel.script,
