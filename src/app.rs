@@ -691,6 +691,15 @@ fn summary(s: &Stats, db: &Path, out: &Path, closing: Closing) -> String {
         ),
         _ => String::new(),
     };
+    // Saved pages keep their server's links until converted.
+    let browse = if s.saved > 0 {
+        format!(
+            "   (to browse it offline: crawlspace convert-links --db {})",
+            db.display()
+        )
+    } else {
+        String::new()
+    };
     // Where the errors are, and that running the same command again does
     // not ask for them again: a refresh does, for the temporary ones.
     let errors = match (s.errors, resumable && temporary_errors) {
@@ -709,7 +718,7 @@ fn summary(s: &Stats, db: &Path, out: &Path, closing: Closing) -> String {
     };
     format!(
         "crawl {ended} {:.1}s{notes}: {} met, {} fetched, {} saved, {} filtered{}, {} ({}){deleted}, {:.1} pages/s{rules}\n\
-         URL log: {}   (crawlspace log --db {})\nmirror:  {}{unsaved}{errors}{resume}",
+         URL log: {}   (crawlspace log --db {})\nmirror:  {}{browse}{unsaved}{errors}{resume}",
         s.elapsed.as_secs_f64(),
         crate::text::counted(s.discovered, one, many),
         s.fetched,
@@ -851,12 +860,15 @@ pub fn convert_links(db: &Path) -> Result<(), AppError> {
             crate::text::counted(n, "stylesheet", "stylesheets")
         ),
     };
+    // Files first (what this run wrote), then links as the mirror now
+    // has them, counted in every file read, so that a run with nothing to
+    // do still says what the mirror holds.
     println!(
-        "{}{sheets} converted: {} to saved copies, {} made absolute (no copy); {} already right{missing}{}",
+        "{}{sheets} converted, {} already right; links: {} to saved copies, {} made absolute (no copy){missing}{}",
         crate::text::counted(done.pages, "page", "pages"),
-        crate::text::counted(done.local, "link", "links"),
+        crate::text::counted(done.unchanged, "file", "files"),
+        done.local,
         done.absolute,
-        done.unchanged,
         match done.failed.len() {
             0 => String::new(),
             n => format!("; {n} not converted (above)"),
@@ -948,6 +960,12 @@ mod tests {
         };
         let said = summary(&stats, db, out, ending(true));
         assert!(
+            said.contains(
+                "\nmirror:  out   (to browse it offline: crawlspace convert-links --db db)"
+            ),
+            "{said}"
+        );
+        assert!(
             said.starts_with(
                 "crawl finished in 0.0s: 0 new URLs met, 0 fetched, 2900 saved, 0 filtered, \
                  0 errors (0 retries), 100 deleted, \
@@ -1026,6 +1044,8 @@ mod tests {
             "{said}"
         );
         assert!(progress_line(&stats).contains("saved 0  NOT SAVED 2  queued"));
+        // Nothing saved: no word of converting the mirror's links.
+        assert!(!said.contains("convert-links"), "{said}");
         // `demo` (no command of its own to run again): the listing only.
         let errors_only = Stats {
             errors: 3,

@@ -820,3 +820,38 @@ async fn a_refresh_without_robots_txt_keeps_the_pages_for_the_next() {
     assert_eq!((stats.unrefreshed, stats.saved), (0, 2), "{stats:?}");
     assert_eq!(site.requests(2, "/a").len(), 1, "asked again");
 }
+
+/// A redirect refreshed: its target is in the log from the crawl before,
+/// which on a refresh says nothing about a loop, so the reason does not
+/// suggest one; a crawl's own second meeting of a target still does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refreshed_redirect_does_not_call_its_target_a_loop() {
+    let site = Site::new();
+    let origin = serve(site.clone(), |site, uri, headers| async move {
+        let path = uri.path();
+        site.record(path, &headers);
+        match path {
+            "/" => html("<a href=\"/new\">new</a> <a href=\"/old\">old</a>"),
+            "/old" => axum::response::Redirect::permanent("/new").into_response(),
+            _ => html(&format!("<p>{path}</p>")),
+        }
+    })
+    .await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = dir.path();
+    let home = format!("{origin}/");
+    crawl(dir, &home, "", "", false).await;
+    let old = format!("{origin}/old");
+    let first = records(dir).0[&old].reason.clone();
+    assert_eq!(
+        first,
+        format!("HTTP 308 redirect to {origin}/new (already known: a loop or a duplicate)")
+    );
+    site.run.store(1, Ordering::SeqCst);
+    crawl(dir, &home, "", "", true).await;
+    let again = records(dir).0[&old].reason.clone();
+    assert_eq!(
+        again,
+        format!("HTTP 308 redirect to {origin}/new (already in the log)")
+    );
+}

@@ -432,10 +432,14 @@ impl Engine {
                 kind: item.kind,
             },
         );
-        let reason = if known {
-            format!("HTTP {status} redirect to {target} (already known: a loop or a duplicate)")
-        } else {
-            format!("HTTP {status} redirect to {target}")
+        // On a refresh every target is known from the crawl before: there
+        // that says nothing about loops.
+        let reason = match (known, item.queue == Queue::Refresh) {
+            (false, _) => format!("HTTP {status} redirect to {target}"),
+            (true, true) => format!("HTTP {status} redirect to {target} (already in the log)"),
+            (true, false) => {
+                format!("HTTP {status} redirect to {target} (already known: a loop or a duplicate)")
+            }
         };
         self.redirect_logged(item, status, target.to_string(), reason);
     }

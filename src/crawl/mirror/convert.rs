@@ -73,9 +73,11 @@ pub struct Converted {
     /// Pages and stylesheets read whose links were already as they
     /// should be.
     pub unchanged: u64,
-    /// Links that now point to a copy in the mirror.
+    /// Links that point to a copy in the mirror once the run is over, in
+    /// the files it rewrote and in those already right.
     pub local: u64,
-    /// Relative links to URLs without a copy, made absolute.
+    /// Relative links to URLs without a copy, absolute once the run is
+    /// over (by this run or an earlier one).
     pub absolute: u64,
     /// Pages not where the log says they were saved (the command run in
     /// another folder than the crawl, or the copy removed since).
@@ -250,14 +252,14 @@ fn convert_page(
     if let Some(error) = links.error {
         return Err(error);
     }
+    done.local += links.local;
+    done.absolute += links.absolute;
     if !links.changed {
         done.unchanged += 1;
         return Ok(());
     }
     super::replace(path, &output).map_err(|e| e.to_string())?;
     done.pages += 1;
-    done.local += links.local;
-    done.absolute += links.absolute;
     Ok(())
 }
 

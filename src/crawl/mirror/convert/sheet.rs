@@ -36,14 +36,15 @@ pub(super) fn convert_sheet(
         return Err("a stylesheet that is not UTF-8: left as it is".into());
     };
     let mut links = Links::new(log, sheet_url, path)?;
-    let Some(output) = rewrite_css(text, &mut links, true) else {
+    let output = rewrite_css(text, &mut links, true);
+    done.local += links.local;
+    done.absolute += links.absolute;
+    let Some(output) = output else {
         done.unchanged += 1;
         return Ok(());
     };
     super::super::replace(path, output.as_bytes()).map_err(|e| e.to_string())?;
     done.sheets += 1;
-    done.local += links.local;
-    done.absolute += links.absolute;
     Ok(())
 }
 
