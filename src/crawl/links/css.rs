@@ -11,7 +11,8 @@
 //! exhaust the stack). Nothing else of CSS is interpreted: an `@import`
 //! that a browser would ignore because it comes after a rule is still
 //! listed, which costs at most one fetch; `@namespace`'s `url(…)` is not a
-//! reference; the bare strings of `image-set("a.png" 1x)` are not read.
+//! reference; the bare strings of `image-set("a.png" 1x, …)` (and
+//! `-webkit-image-set`) are, as its `url(…)`s.
 
 use std::ops::Range;
 
@@ -68,15 +69,16 @@ pub fn css_urls(css: &str) -> Vec<CssUrl> {
     let mut input = ParserInput::new(css);
     let mut parser = Parser::new(&mut input);
     let mut found = Vec::new();
-    walk(&mut parser, &mut found, 0);
+    walk(&mut parser, &mut found, 0, false);
     found
 }
 
 /// The walk's error type: it never fails, it stops at the end.
 type Walked<'i> = Result<(), ParseError<'i, ()>>;
 
-/// Reads the tokens of one block level, going into nested ones.
-fn walk<'i>(parser: &mut Parser<'i, '_>, found: &mut Vec<CssUrl>, depth: usize) {
+/// Reads the tokens of one block level, going into nested ones. In
+/// `image_set` (the arguments of `image-set(…)`) a bare string is a URL.
+fn walk<'i>(parser: &mut Parser<'i, '_>, found: &mut Vec<CssUrl>, depth: usize, image_set: bool) {
     // After `@import` (whitespace and comments between count for nothing).
     let mut import = false;
     // Inside an `@namespace` rule, up to its `;`.
@@ -103,7 +105,7 @@ fn walk<'i>(parser: &mut Parser<'i, '_>, found: &mut Vec<CssUrl>, depth: usize) 
                 None
             }
             Token::UnquotedUrl(url) => Some((url.to_string(), true)),
-            Token::QuotedString(url) if after_import => Some((url.to_string(), false)),
+            Token::QuotedString(url) if after_import || image_set => Some((url.to_string(), false)),
             Token::Function(name) if name.eq_ignore_ascii_case("url") => {
                 // `url("…")`: its first token is the string.
                 let quoted: Result<Option<String>, ParseError<'i, ()>> =
@@ -122,12 +124,15 @@ fn walk<'i>(parser: &mut Parser<'i, '_>, found: &mut Vec<CssUrl>, depth: usize) 
             | Token::CurlyBracketBlock
             | Token::SquareBracketBlock
             | Token::ParenthesisBlock => {
+                let strings_are_urls = matches!(token, Token::Function(name)
+                    if name.eq_ignore_ascii_case("image-set")
+                        || name.eq_ignore_ascii_case("-webkit-image-set"));
                 // Deeper blocks are stepped over unread (cssparser's loop,
                 // not a recursion), here rather than by the next `next`, so
                 // that `start` above is where the next token starts.
                 let _: Walked<'i> = parser.parse_nested_block(|inner| {
                     if depth < MAX_NESTING {
-                        walk(inner, found, depth + 1);
+                        walk(inner, found, depth + 1, strings_are_urls);
                     }
                     Ok(())
                 });
@@ -237,6 +242,14 @@ body { background: url(img/bg.png) no-repeat; }
         let found = urls(&at_limit);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].1, "url(a.png)");
+        // `image-set`'s strings are URLs, as its `url()`s; elsewhere a
+        // string is none.
+        let set = urls(
+            "b{c:-webkit-image-set(\"a.png\" 1x, url(b.png) 2x, 'c.png' type('image/avif'))} d{content:\"e.png\"}",
+        );
+        let names: Vec<&str> = set.iter().map(|(url, _, _)| url.as_str()).collect();
+        assert_eq!(names, ["a.png", "b.png", "c.png"]);
+        assert_eq!(set[0].1, "\"a.png\"");
         // `@namespace` names no resource; the rule after it does.
         let names = urls("@namespace svg url(http://www.w3.org/2000/svg); b{c:url(d.png)}");
         assert_eq!(names.len(), 1);

@@ -183,6 +183,11 @@ mod tests {
             rewrite_css(&stale, &mut links, true).as_deref(),
             Some(once.as_str())
         );
+        // A string of `image-set` is rewritten as a string.
+        assert_eq!(
+            rewrite_css("x{b:image-set('/img/a.png?v=2' 1x)}", &mut links, true).as_deref(),
+            Some("x{b:image-set(\"../img/a@v=2.png\"/*crawlspace-url: /img/a.png?v=2*/ 1x)}")
+        );
         std::fs::remove_file(&copy).unwrap();
         let deleted = rewrite_css(&once, &mut links, true).expect("changed");
         assert!(
