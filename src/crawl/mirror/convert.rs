@@ -34,10 +34,10 @@ use lol_html::{HtmlRewriter, Settings, element, text};
 use url::Url;
 
 use crate::crawl::links::srcset;
-
-mod sheet;
 use crate::rules::normalize;
 use crate::store::{Query, State, StoreError, UrlLog};
+
+mod sheet;
 
 /// Where a changed attribute keeps the page's own value: `data-crawlspace-`
 /// and the attribute's name.
