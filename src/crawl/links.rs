@@ -376,41 +376,16 @@ pub fn extract_css(css: &[u8], sheet_url: &Url, max_links: usize, declared: Opti
         })
         .unwrap_or(encoding_rs::UTF_8);
     let (text, _) = encoding.decode_with_bom_removal(css);
-    let mut page = Page::default();
-    let mut seen = rustc_hash::FxHashSet::default();
-    for reference in css::css_urls(&text) {
-        let value = reference.url.trim();
-        if value.is_empty() || is_skipped_scheme(value) {
-            continue;
-        }
-        let mut url = match sheet_url.join(value) {
-            Ok(url) if matches!(url.scheme(), "http" | "https") => url,
-            Ok(_) => continue,
-            Err(_) => {
-                page.bad_urls += 1;
-                continue;
-            }
-        };
-        url.set_fragment(None);
-        let kind = if reference.import {
-            LinkKind::Stylesheet
-        } else {
-            LinkKind::CssUrl
-        };
-        if !seen.insert((url.as_str().to_owned(), kind)) {
-            continue;
-        }
-        if page.links.len() >= max_links {
-            page.truncated_links = true;
-            break;
-        }
-        page.links.push(Link {
-            url,
-            kind,
-            nofollow: false,
-        });
-    }
-    page
+    // The references read as a saved page's `<style>` is: the collector
+    // resolves, dedupes and caps them (URLs in CSS are UTF-8, so no page
+    // charset for their queries).
+    let options = LinkOptions {
+        resources: true,
+        max_links,
+    };
+    let mut collector = collect::Collector::new(sheet_url, &options, "", None);
+    collector.inline_css(&text);
+    collector.finish()
 }
 
 /// The `charset` parameter of a media type (`text/html; charset=utf-8`),

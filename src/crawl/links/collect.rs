@@ -174,9 +174,10 @@ impl<'a> Collector<'a> {
     }
 
     /// The references of CSS in the page (a `style` attribute, a `<style>`
-    /// element), resolved against the page's base: `@import` as a
+    /// element) or of a stylesheet ([`super::extract_css`]), resolved
+    /// against the page's base: `@import` as a
     /// stylesheet, `url(…)` as [`LinkKind::CssUrl`].
-    fn inline_css(&mut self, css: &str) {
+    pub(super) fn inline_css(&mut self, css: &str) {
         for reference in super::css::css_urls(css) {
             if self.stopped {
                 return;

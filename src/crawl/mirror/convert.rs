@@ -466,6 +466,21 @@ fn encode_name(name: &str) -> String {
     out
 }
 
+/// For tests: a copy of `url` saved at `path` (written) and its record
+/// in `log`, as a crawl leaves them.
+#[cfg(test)]
+fn log_saved_copy(log: &UrlLog, url: &str, path: &Path) -> crate::store::UrlRecord {
+    std::fs::write(path, "PNG").unwrap();
+    let record = crate::store::UrlRecord {
+        url: url.into(),
+        state: State::Saved,
+        saved_path: Some(path.display().to_string()),
+        ..Default::default()
+    };
+    log.discover(&record).unwrap();
+    record
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,14 +527,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = UrlLog::open(&dir.path().join("db"), 1 << 20).unwrap();
         let copy = dir.path().join("x,");
-        std::fs::write(&copy, "PNG").unwrap();
-        let record = crate::store::UrlRecord {
-            url: "http://h/a/x,".into(),
-            state: State::Saved,
-            saved_path: Some(copy.display().to_string()),
-            ..Default::default()
-        };
-        log.discover(&record).unwrap();
+        let record = log_saved_copy(&log, "http://h/a/x,", &copy);
         // `r` redirects to it, so a link to `r` leads to that copy.
         let redirect = crate::store::UrlRecord {
             url: "http://h/a/r".into(),
@@ -609,14 +617,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = UrlLog::open(&dir.path().join("db"), 1 << 20).unwrap();
         let copy = dir.path().join(",v2.png");
-        std::fs::write(&copy, "PNG").unwrap();
-        let record = crate::store::UrlRecord {
-            url: "http://h/,v2.png".into(),
-            state: State::Saved,
-            saved_path: Some(copy.display().to_string()),
-            ..Default::default()
-        };
-        log.discover(&record).unwrap();
+        log_saved_copy(&log, "http://h/,v2.png", &copy);
         let mut links = Links::new(&log, &Url::parse("http://h/p.html").unwrap(), &copy).unwrap();
         assert_eq!(
             links.rewrite_srcset("/,v2.png 2x").as_deref(),

@@ -148,7 +148,6 @@ fn unkeep(kept: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{State, UrlRecord};
 
     /// A log whose `http://h/img/a.png?v=2` is saved at `dir/h/img/a@v=2.png`,
     /// and a sheet at `dir/h/css/site.css`.
@@ -160,14 +159,7 @@ mod tests {
         std::fs::create_dir_all(&img).unwrap();
         std::fs::create_dir_all(dir.path().join("h/css")).unwrap();
         let copy = img.join("a@v=2.png");
-        std::fs::write(&copy, "PNG").unwrap();
-        log.discover(&UrlRecord {
-            url: "http://h/img/a.png?v=2".into(),
-            state: State::Saved,
-            saved_path: Some(copy.display().to_string()),
-            ..UrlRecord::default()
-        })
-        .unwrap();
+        super::super::log_saved_copy(&log, "http://h/img/a.png?v=2", &copy);
         let sheet = dir.path().join("h/css/site.css");
         std::fs::write(&sheet, "").unwrap();
         let url = Url::parse("http://h/css/site.css").unwrap();
