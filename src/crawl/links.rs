@@ -368,12 +368,15 @@ pub fn extract_in(
 /// the response declared, else UTF-8 (a byte-order mark wins over both;
 /// `@charset` is not read).
 pub fn extract_css(css: &[u8], sheet_url: &Url, max_links: usize, declared: Option<&str>) -> Page {
+    // CSS Syntax 3.2: the BOM, then the response's charset, then the
+    // sheet's own `@charset`, then UTF-8.
     let encoding = encoding_rs::Encoding::for_bom(css)
         .map(|(bom, _)| bom)
         .or_else(|| {
             declared
                 .and_then(|label| encoding_rs::Encoding::for_label_no_replacement(label.as_bytes()))
         })
+        .or_else(|| charset_rule(css))
         .unwrap_or(encoding_rs::UTF_8);
     let (text, _) = encoding.decode_with_bom_removal(css);
     // The references read as a saved page's `<style>` is: the collector
@@ -386,6 +389,22 @@ pub fn extract_css(css: &[u8], sheet_url: &Url, max_links: usize, declared: Opti
     let mut collector = collect::Collector::new(sheet_url, &options, "", None);
     collector.inline_css(&text);
     collector.finish()
+}
+
+/// The encoding a stylesheet names in its first bytes, written exactly as
+/// CSS Syntax 3.2 reads it: `@charset "label";` at the very start, double
+/// quotes, one space. A UTF-16 label means UTF-8 there (the bytes that
+/// spell it are ASCII, so the sheet cannot be UTF-16).
+fn charset_rule(css: &[u8]) -> Option<&'static encoding_rs::Encoding> {
+    let rest = css.strip_prefix(b"@charset \"")?;
+    let head = &rest[..rest.len().min(1024)];
+    let end = head.windows(2).position(|w| w == b"\";")?;
+    let encoding = encoding_rs::Encoding::for_label_no_replacement(&head[..end])?;
+    Some(if encoding == encoding_rs::UTF_16BE || encoding == encoding_rs::UTF_16LE {
+        encoding_rs::UTF_8
+    } else {
+        encoding
+    })
 }
 
 /// The `charset` parameter of a media type (`text/html; charset=utf-8`),

@@ -845,4 +845,30 @@ fn stylesheet_references() {
         Some("iso-8859-1"),
     );
     assert_eq!(summary(&latin), "http://ex.com/css/caf%C3%A9.png css url");
+    // Without one, the sheet's own `@charset`; the response's wins over it.
+    let own = b"@charset \"windows-1252\";\nb{background:url(caf\xe9.png)}";
+    assert_eq!(
+        summary(&extract_css(own, &sheet, 10, None)),
+        "http://ex.com/css/caf%C3%A9.png css url"
+    );
+    let overridden = extract_css(own, &sheet, 10, Some("utf-8"));
+    assert_eq!(
+        summary(&overridden),
+        "http://ex.com/css/caf%EF%BF%BD.png css url"
+    );
+    // Only the exact form counts (single quotes are not it); UTF-16 means
+    // UTF-8; an unknown label falls back to UTF-8.
+    for not_it in [
+        &b"@charset 'windows-1252';b{background:url(caf\xe9.png)}"[..],
+        b"@charset \"utf-16le\";b{background:url(caf\xe9.png)}",
+        b"@charset \"klingon\";b{background:url(caf\xe9.png)}",
+        b"@charset \"windows-1252",
+    ] {
+        let page = extract_css(not_it, &sheet, 10, None);
+        assert!(
+            page.links.iter().all(|l| !l.url.as_str().contains("%C3%A9")),
+            "{}",
+            summary(&page)
+        );
+    }
 }
