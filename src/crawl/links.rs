@@ -400,11 +400,13 @@ fn charset_rule(css: &[u8]) -> Option<&'static encoding_rs::Encoding> {
     let head = &rest[..rest.len().min(1024)];
     let end = head.windows(2).position(|w| w == b"\";")?;
     let encoding = encoding_rs::Encoding::for_label_no_replacement(&head[..end])?;
-    Some(if encoding == encoding_rs::UTF_16BE || encoding == encoding_rs::UTF_16LE {
-        encoding_rs::UTF_8
-    } else {
-        encoding
-    })
+    Some(
+        if encoding == encoding_rs::UTF_16BE || encoding == encoding_rs::UTF_16LE {
+            encoding_rs::UTF_8
+        } else {
+            encoding
+        },
+    )
 }
 
 /// The `charset` parameter of a media type (`text/html; charset=utf-8`),

@@ -866,7 +866,9 @@ fn stylesheet_references() {
     ] {
         let page = extract_css(not_it, &sheet, 10, None);
         assert!(
-            page.links.iter().all(|l| !l.url.as_str().contains("%C3%A9")),
+            page.links
+                .iter()
+                .all(|l| !l.url.as_str().contains("%C3%A9")),
             "{}",
             summary(&page)
         );
