@@ -458,6 +458,15 @@ impl App {
             self.ask_or_quit(quit_asked);
             return;
         }
+        // A key held with Ctrl or Alt is not the plain key (a stray Ctrl-W
+        // must not save, nor Ctrl-X delete): only the text inputs' editing
+        // keys and Ctrl-R (redo, in Rules) are bound.
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let modified = ctrl || key.modifiers.contains(KeyModifiers::ALT);
+        let redo = ctrl && key.code == KeyCode::Char('r') && self.view == View::Rules;
+        if modified && !self.typing() && !redo {
+            return;
+        }
         // Overlays and text inputs take keys first.
         match &self.overlay {
             Overlay::Help { .. } => return self.help_key(key),
@@ -488,20 +497,24 @@ impl App {
         }
     }
 
-    /// Pasted text goes into the text input being typed in, as if typed,
-    /// on one line (inputs hold one: line breaks and tabs become spaces)
-    /// and at most [`MAX_PASTE`] characters. Elsewhere it is not read as
-    /// keys, which would run a command for each character.
-    fn paste(&mut self, text: &str) {
-        let typing = match &self.overlay {
+    /// Whether a text input has the keys.
+    fn typing(&self) -> bool {
+        match &self.overlay {
             Overlay::Form(form) => matches!(form.focus, FormFocus::Name | FormFocus::Pattern),
             Overlay::None => {
                 (self.view == View::Explain && self.explain.editing)
                     || (self.view == View::Log && self.log.filter_input.is_some())
             }
             _ => false,
-        };
-        if !typing {
+        }
+    }
+
+    /// Pasted text goes into the text input being typed in, as if typed,
+    /// on one line (inputs hold one: line breaks and tabs become spaces)
+    /// and at most [`MAX_PASTE`] characters. Elsewhere it is not read as
+    /// keys, which would run a command for each character.
+    fn paste(&mut self, text: &str) {
+        if !self.typing() {
             self.message = Some(
                 "nothing to paste into: paste in Explain, a rule's name or pattern (Enter), or the URL log's / filter"
                     .into(),

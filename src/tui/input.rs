@@ -14,6 +14,8 @@ pub fn text_request(key: KeyEvent) -> Option<InputRequest> {
         KeyCode::Char('w') if ctrl => InputRequest::DeletePrevWord,
         KeyCode::Char('k') if ctrl => InputRequest::DeleteTillEnd,
         KeyCode::Char(_) if ctrl => return None,
+        // Alt-1 is not a `1` (nor Alt-x an `x`).
+        KeyCode::Char(_) if key.modifiers.contains(KeyModifiers::ALT) => return None,
         // A control character typed (or pasted) would end up in a pattern
         // or a name, invisible; it is not taken.
         KeyCode::Char(c) if c.is_control() => return None,

@@ -118,6 +118,40 @@ fn rule_keys_edit_and_undo() {
     );
 }
 
+/// Ctrl and Alt with a letter are not the letter: Ctrl-W does not save,
+/// Ctrl-X does not delete, Alt-1 types nothing in Explain and switches no
+/// view; the text inputs' own Ctrl keys still edit.
+#[test]
+fn keys_held_with_ctrl_or_alt_are_not_the_plain_keys() {
+    let mut app = app();
+    let with = |c: char, m: KeyModifiers| Action::Key(KeyEvent::new(KeyCode::Char(c), m));
+    for (c, m) in [
+        ('w', KeyModifiers::CONTROL),
+        ('x', KeyModifiers::CONTROL),
+        ('x', KeyModifiers::ALT),
+        ('d', KeyModifiers::ALT),
+        ('s', KeyModifiers::CONTROL),
+        ('a', KeyModifiers::CONTROL),
+        ('q', KeyModifiers::CONTROL),
+        ('3', KeyModifiers::ALT),
+        ('p', KeyModifiers::CONTROL),
+    ] {
+        app.update(with(c, m));
+        assert!(!app.rules.dirty(), "{m:?}-{c} edited the rules");
+        assert_eq!(app.view, View::Rules, "{m:?}-{c}");
+        assert!(app.take_requests().is_empty(), "{m:?}-{c} asked for work");
+        assert!(!app.should_quit() && app.message.is_none(), "{m:?}-{c}");
+    }
+    assert_eq!(app.rules.edited.rules.len(), 2);
+    // Explain: Alt-1 types nothing; Ctrl-U still clears the input.
+    app.update(ch('4'));
+    typed(&mut app, "http://h/");
+    app.update(with('1', KeyModifiers::ALT));
+    assert_eq!(app.explain.input().value(), "http://h/");
+    app.update(with('u', KeyModifiers::CONTROL));
+    assert_eq!(app.explain.input().value(), "");
+}
+
 /// Undo and redo select the rule they change, where they put it, wherever
 /// the selection went in between: a deleted rule comes back selected, a
 /// move undone selects the rule at its old place, a redone move at its new.
