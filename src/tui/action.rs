@@ -49,6 +49,7 @@ pub enum Action {
     /// The rules file was written (the message says where and how) or not.
     Saved(Result<String, String>),
     /// The rules file was not written: it changed on disk since the console
-    /// read or wrote it (the message says so, and that `w` overwrites).
-    SaveConflict(String),
+    /// read or wrote it (the message says so, and that `w` overwrites);
+    /// with the text found there, which the overwrite keeps but for the rules.
+    SaveConflict(String, Option<String>),
 }

@@ -307,9 +307,10 @@ impl App {
                     self.message = Some(why);
                 }
             }
-            Action::SaveConflict(why) => {
+            Action::SaveConflict(why, now) => {
                 self.rules.forget_saved();
                 self.rules.overwrite_armed = true;
+                self.rules.found_on_disk = now;
                 self.message = Some(why);
             }
             Action::Saved(result) => {

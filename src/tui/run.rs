@@ -83,13 +83,15 @@ impl Saves {
                     && let (Some(known), Some(now)) = (&known, &now)
                     && now != known
                 {
+                    // The key first: a narrow terminal cuts the end.
                     let why = format!(
-                        "not saved: {} changed on disk since the console read or wrote it, \
-                         and saving would undo that change; w again overwrites it \
-                         with the console's rules",
+                        "not saved: changed on disk since the console read or wrote it; \
+                         w again puts the console's rules in it, the rest of it as it is now ({})",
                         job.path.display()
                     );
-                    let _ = job.results.blocking_send(Action::SaveConflict(why));
+                    let _ = job
+                        .results
+                        .blocking_send(Action::SaveConflict(why, Some(now.clone())));
                     continue;
                 }
                 // Written beside, then renamed: a crash never leaves half a file.
@@ -461,9 +463,10 @@ mod tests {
         std::fs::write(&path, "edited by hand\n").expect("write");
         let answer = save(&saves, &path, "newest\n", Some("read\n"), false).await;
         match answer {
-            Action::SaveConflict(why) => {
+            Action::SaveConflict(why, now) => {
                 assert!(why.contains("changed on disk"), "{why}");
-                assert!(why.contains("w again overwrites it"), "{why}");
+                assert!(why.contains("w again puts the console's rules in it"), "{why}");
+                assert_eq!(now.as_deref(), Some("edited by hand\n"));
             }
             other => panic!("a conflict: {other:?}"),
         }

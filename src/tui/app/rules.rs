@@ -56,6 +56,9 @@ pub struct RulesState {
     /// The last save found the file changed on disk and left it: the next
     /// `w` overwrites it, as the message said.
     pub overwrite_armed: bool,
+    /// What that save found in the file: the overwrite writes the rules
+    /// into it, keeping the rest (a setting changed by hand) as it is.
+    pub found_on_disk: Option<String>,
 }
 
 impl RulesState {
@@ -65,6 +68,7 @@ impl RulesState {
             applied: rules.clone(),
             saved: Some(rules.clone()),
             overwrite_armed: false,
+            found_on_disk: None,
             applied_compiled: compiled.clone(),
             edited: rules,
             compiled,
@@ -466,6 +470,14 @@ impl App {
     /// they have in it. Unless `overwrite`, a file changed on disk since it
     /// was read or written is left as it is (and the message says so).
     fn save_rules(&mut self, overwrite: bool) {
+        let found = self.rules.found_on_disk.take();
+        if let (true, Some(found), SaveTarget::InPlace { path, .. }) =
+            (overwrite, found, &self.rules.save)
+        {
+            // Read afresh from what is there now, so that only the rules
+            // change.
+            self.rules.save = SaveTarget::for_config(&path.clone(), &found);
+        }
         let read = self.rules.save.read().map(str::to_string);
         let (path, text, message) = self.rules.save.render(&self.rules.edited);
         if let Some(relined) = relined(&self.rules.edited, &text) {

@@ -1756,7 +1756,8 @@ fn after_a_save_conflict_w_overwrites() {
     app.update(ch('w'));
     assert_eq!(expects(&mut app), [true], "checked against the file");
     app.update(Action::SaveConflict(
-        "not saved: changed on disk; w again overwrites it".into(),
+        "not saved: changed on disk; w again puts the console's rules in it".into(),
+        None,
     ));
     assert!(app.rules.unsaved());
     assert!(app.message.as_deref().unwrap_or("").contains("w again"));
@@ -1764,6 +1765,42 @@ fn after_a_save_conflict_w_overwrites() {
     assert_eq!(expects(&mut app), [false], "overwrites");
     app.update(ch('w'));
     assert_eq!(expects(&mut app), [true], "armed once");
+}
+
+/// The overwrite after a conflict writes the console's rules into the
+/// file as it was found: a setting changed there by hand, and a comment
+/// added at its end, stay.
+#[test]
+fn the_overwrite_keeps_what_changed_outside_the_rules() {
+    let config = format!("[crawl]\nconcurrency = 4\n\n{RULES}");
+    let save = SaveTarget::for_config(std::path::Path::new("crawl.toml"), &config);
+    let rules = native::parse(&config).expect("rules").rules;
+    let mut app = App::new("test".into(), rules, save, [1; 6]);
+    app.update(Action::Resize(100, 30));
+    app.update(ch('j'));
+    app.update(ch('s')); // "no pdf" stops
+    app.update(ch('w'));
+    app.take_requests();
+    let by_hand = config.replace("concurrency = 4", "concurrency = 3   # changed elsewhere")
+        + "# edited elsewhere\n";
+    app.update(Action::SaveConflict("not saved".into(), Some(by_hand)));
+    app.update(ch('w'));
+    let text = app
+        .take_requests()
+        .into_iter()
+        .find_map(|r| match r {
+            Request::Save {
+                text, overwrite, ..
+            } => Some((text, overwrite)),
+            _ => None,
+        })
+        .expect("a save");
+    assert!(text.1, "it overwrites");
+    let text = text.0;
+    assert!(text.contains("concurrency = 3   # changed elsewhere\n"), "{text}");
+    assert!(text.trim_end().ends_with("# edited elsewhere"), "{text}");
+    let saved = native::parse(&text).expect("rules").rules;
+    assert!(saved.rules[1].stop, "the console's rules: {text}");
 }
 
 /// `x` selects the rule that took the deleted one's place, or the one
