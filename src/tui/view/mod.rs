@@ -136,53 +136,8 @@ fn draw_status(frame: &mut Frame<'_>, area: Rect, app: &App) {
     } else {
         Span::styled(" CRAWLING ", Style::new().bg(Color::Cyan).fg(Color::Black))
     };
-    let secs = s.elapsed.as_secs();
-    let mut figures = vec![
-        format!("fetched {}", s.fetched),
-        // Pages the mirror could not write ride with `saved`, which the
-        // bar never drops: a full disk must not go unseen.
-        match s.unsaved {
-            0 => format!("saved {}", s.saved),
-            n => format!("saved {} ({n} NOT SAVED)", s.saved),
-        },
-        format!("filtered {}{}", s.filtered, s.unlogged_note()),
-        format!("errors {}", s.errors),
-    ];
-    // A refresh's pages found gone, or not fetched again (their copies
-    // kept): not errors, as the log has them.
-    if s.deleted > 0 {
-        figures.push(format!("deleted {}", s.deleted));
-    }
-    if s.unrefreshed > 0 {
-        figures.push(format!("not refreshed {}", s.unrefreshed));
-    }
-    figures.extend([
-        format!("queued {}", s.queued),
-        format!("{:.1}/s", s.rate()),
-        format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60),
-    ]);
-    // Two spaces between figures where they fit, one where they do not
-    // (an 80-column terminal), so that the elapsed time stays in sight.
-    let wide = format!(" {}", figures.join("  "));
     let room = usize::from(area.width).saturating_sub(state.width());
-    let text = if wide.chars().count() <= room {
-        wide
-    } else {
-        // Still too long (large counts, a refresh's two more): the rate
-        // goes first, then the refresh's counts, rather than the time.
-        let narrow = |figures: &[String]| format!(" {}", figures.join(" "));
-        let fits = |figures: &[String]| narrow(figures).chars().count() <= room;
-        if !fits(&figures) {
-            figures.remove(figures.len() - 2); // the rate
-        }
-        // fetched, saved, filtered, errors, then the refresh's counts
-        // (when any), queued and the time.
-        while !fits(&figures) && figures.len() > 6 {
-            figures.remove(4);
-        }
-        narrow(&figures)
-    };
-    let line = Line::from(vec![state, Span::raw(text)]);
+    let line = Line::from(vec![state, Span::raw(status_figures(s, room))]);
     let width = usize::from(area.width);
     let message = match &app.message {
         // Cut at the edge with a mark, not silently.
@@ -196,6 +151,75 @@ fn draw_status(frame: &mut Frame<'_>, area: Rect, app: &App) {
         None => Line::from(help::hint(app)).dim(),
     };
     frame.render_widget(Paragraph::new(vec![line, message]), area);
+}
+
+/// The status bar's figures in `room` columns. Two spaces between them
+/// where they fit, one where they do not (an 80-column terminal); then,
+/// so that the counts and the elapsed time stay in sight, the rate goes,
+/// then a refresh's counts, then the labels are cut short (`filt
+/// 12+80`); only then is the line cut, at its end. No rate while paused:
+/// the run's average would stand still, as if pages were still coming.
+fn status_figures(s: &crate::crawl::engine::Stats, room: usize) -> String {
+    let secs = s.elapsed.as_secs();
+    // Each figure whole and cut short.
+    let mut counts = vec![
+        (format!("fetched {}", s.fetched), format!("fetch {}", s.fetched)),
+        // Pages the mirror could not write ride with `saved`, which the
+        // bar never drops: a full disk must not go unseen.
+        match s.unsaved {
+            0 => (format!("saved {}", s.saved), format!("saved {}", s.saved)),
+            n => (
+                format!("saved {} ({n} NOT SAVED)", s.saved),
+                format!("saved {} ({n} NOT SAVED)", s.saved),
+            ),
+        },
+        (
+            format!("filtered {}{}", s.filtered, s.unlogged_note()),
+            match s.unlogged {
+                0 => format!("filt {}", s.filtered),
+                n => format!("filt {}+{n}", s.filtered),
+            },
+        ),
+        (format!("errors {}", s.errors), format!("err {}", s.errors)),
+    ];
+    // A refresh's pages found gone, or not fetched again (their copies
+    // kept): not errors, as the log has them.
+    let mut refresh = Vec::new();
+    if s.deleted > 0 {
+        refresh.push(format!("deleted {}", s.deleted));
+    }
+    if s.unrefreshed > 0 {
+        refresh.push(format!("not refreshed {}", s.unrefreshed));
+    }
+    counts.push((format!("queued {}", s.queued), format!("queue {}", s.queued)));
+    let rate = (!s.paused).then(|| format!("{:.1}/s", s.rate()));
+    let time = format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
+    let line = |short: bool, with_refresh: bool, with_rate: bool, gap: &str| {
+        let mut parts: Vec<&str> = counts
+            .iter()
+            .map(|(whole, cut)| if short { cut.as_str() } else { whole.as_str() })
+            .collect();
+        if with_refresh {
+            // Before `queued`.
+            let at = parts.len() - 1;
+            parts.splice(at..at, refresh.iter().map(String::as_str));
+        }
+        if with_rate && let Some(rate) = &rate {
+            parts.push(rate);
+        }
+        parts.push(&time);
+        format!(" {}", parts.join(gap))
+    };
+    [
+        line(false, true, true, "  "),
+        line(false, true, true, " "),
+        line(false, true, false, " "),
+        line(false, false, false, " "),
+        line(true, false, false, " "),
+    ]
+    .into_iter()
+    .find(|text| text.chars().count() <= room)
+    .unwrap_or_else(|| line(true, false, false, " "))
 }
 
 /// `text` in `width` display columns: whole when it fits, else cut short
@@ -223,7 +247,44 @@ fn ellipsized(text: String, width: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::ellipsized;
+    use super::{ellipsized, status_figures};
+    use crate::crawl::engine::Stats;
+
+    /// At 80 columns the counts and the elapsed time stay whole: the rate
+    /// goes first, then the labels are cut short; no rate while paused.
+    #[test]
+    fn the_status_bar_keeps_the_counts_and_the_time() {
+        let mut s = Stats {
+            fetched: 13,
+            saved: 170,
+            filtered: 12,
+            unlogged: 80,
+            errors: 7,
+            queued: 61,
+            elapsed: std::time::Duration::from_secs(246),
+            ..Stats::default()
+        };
+        let wide = status_figures(&s, 200);
+        assert_eq!(
+            wide,
+            " fetched 13  saved 170  filtered 12 (+80 not logged)  errors 7  queued 61  0.7/s  00:04:06"
+        );
+        // 80 columns, less " CRAWLING ".
+        let narrow = status_figures(&s, 70);
+        assert!(narrow.chars().count() <= 70, "{narrow}");
+        assert!(narrow.ends_with(" 00:04:06"), "{narrow}");
+        assert_eq!(narrow, " fetch 13 saved 170 filt 12+80 err 7 queue 61 00:04:06");
+        s.fetched = 1_234_567;
+        s.saved = 2_345_678;
+        s.queued = 9_876_543;
+        let cut = status_figures(&s, 70);
+        assert_eq!(
+            cut,
+            " fetch 1234567 saved 2345678 filt 12+80 err 7 queue 9876543 00:04:06"
+        );
+        s.paused = true;
+        assert!(!status_figures(&s, 200).contains("/s"));
+    }
 
     #[test]
     fn a_long_message_ends_in_an_ellipsis_at_the_edge() {
