@@ -41,6 +41,8 @@ pub enum Action {
     Logged(String, Box<crate::tui::app::Logged>),
     /// Progress or the result of the what-if count with this number.
     WhatIf(u64, Box<Report>),
+    /// Progress or the result of the rule form's preview with this number.
+    Preview(u64, Box<super::preview::Preview>),
     /// A command could not be handed to the crawl (it has ended, or is
     /// not taking commands).
     Refused(String),

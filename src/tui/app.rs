@@ -141,6 +141,15 @@ pub enum Request {
     },
     /// Stop the what-if count in progress.
     CancelWhatIf,
+    /// Count the logged URLs the rule form's rule holds for; a newer one
+    /// replaces it.
+    Preview {
+        rules: Arc<CompiledRules>,
+        /// Numbers the count, so that reports of an older one are dropped.
+        seq: u64,
+    },
+    /// Stop the preview in progress (the form closed).
+    CancelPreview,
     /// Look for trap hints among the latest discoveries.
     Traps,
     /// Write the rules file, unless it changed on disk since the console
@@ -202,6 +211,10 @@ pub struct App {
     detail_asked: bool,
     /// The what-if count whose reports the overlay shows.
     whatif_seq: u64,
+    /// Numbers the rule form's previews.
+    preview_seq: u64,
+    /// A preview was asked for and not cancelled since.
+    previewing: bool,
     /// How far the what-if overlay is scrolled (a short terminal).
     pub whatif_scroll: u16,
 }
@@ -229,6 +242,8 @@ impl App {
             quit_asked: false,
             detail_asked: false,
             whatif_seq: 0,
+            preview_seq: 0,
+            previewing: false,
             whatif_scroll: 0,
         };
         app.explain.evaluate(&app.rules.compiled);
@@ -251,6 +266,15 @@ impl App {
 
     /// Acts on one input.
     pub fn update(&mut self, action: Action) {
+        let typed = matches!(action, Action::Key(_) | Action::Paste(_));
+        self.act(action);
+        // The rule form as it now reads, previewed over the log.
+        if typed {
+            self.follow_form();
+        }
+    }
+
+    fn act(&mut self, action: Action) {
         match action {
             Action::Key(key) => self.key(key),
             Action::Paste(text) => self.paste(&text),
@@ -285,6 +309,13 @@ impl App {
             Action::LogPage(page) => self.log_page(page),
             Action::Record(id, read) => self.log.take_record(id, read),
             Action::Logged(url, logged) => self.take_logged(url, *logged),
+            Action::Preview(seq, preview) => {
+                if let Overlay::Form(form) = &mut self.overlay
+                    && seq == self.preview_seq
+                {
+                    form.preview = Some(*preview);
+                }
+            }
             Action::WhatIf(seq, report) => {
                 if let Overlay::WhatIf(current) = &mut self.overlay
                     && seq == self.whatif_seq

@@ -10,13 +10,15 @@
 //!
 //! Modules: [`app`] (state and update), [`action`] (its inputs), [`view`]
 //! (drawing), [`edit`] (rule list edits, undo), [`log_reader`] (log pages
-//! off the UI task), [`whatif`], [`traps`], [`save`], [`input`].
+//! off the UI task), [`whatif`], [`preview`] (the rule form's count),
+//! [`traps`], [`save`], [`input`].
 
 pub mod action;
 pub mod app;
 pub mod edit;
 pub mod input;
 pub mod log_reader;
+pub mod preview;
 pub mod save;
 pub mod traps;
 pub mod view;

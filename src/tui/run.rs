@@ -19,6 +19,7 @@ use tokio::sync::mpsc;
 use super::action::Action;
 use super::app::{App, Request};
 use super::log_reader::{latest_urls, read_page, read_record};
+use super::preview::{self, Preview};
 use super::traps;
 use super::whatif::{Report as WhatIfReport, count_log};
 use crate::crawl::engine::{Control, Event};
@@ -130,13 +131,22 @@ impl Drop for Saves {
     }
 }
 
-/// Bumps a what-if generation when dropped: the running count sees a
-/// newer one and stops.
-struct CancelOnDrop(Arc<AtomicU64>);
+/// The numbers of the counts that run over the whole log: a newer count
+/// (or a cancel) bumps one, and the worker of the older one stops at its
+/// next check.
+#[derive(Debug, Default)]
+struct Generations {
+    whatif: Arc<AtomicU64>,
+    preview: Arc<AtomicU64>,
+}
 
-impl Drop for CancelOnDrop {
+impl Drop for Generations {
+    /// However the loop ends (also dropped mid-way, on a signal), a count
+    /// still running stops at its next check rather than hold up the
+    /// runtime's shutdown.
     fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
+        self.whatif.fetch_add(1, Ordering::Relaxed);
+        self.preview.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -214,13 +224,8 @@ where
     // Results of off-task work. Bounded: a burst waits in its worker, never
     // in the UI.
     let (results_tx, mut results_rx) = mpsc::channel::<Action>(64);
-    // The what-if count in progress; a newer one (or a cancel) bumps it and
-    // the old worker stops at its next chunk.
-    let whatif_generation = Arc::new(AtomicU64::new(0));
-    // However the loop ends (also dropped mid-way, on a signal), a what-if
-    // count still running stops at its next chunk rather than hold up the
-    // runtime's shutdown.
-    let _cancel_whatif = CancelOnDrop(whatif_generation.clone());
+    // The counts running over the log (what-if, the form's preview).
+    let generations = Generations::default();
     let saves = Arc::new(Saves::new());
     let mut ticker = tokio::time::interval(TICK);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -247,14 +252,7 @@ where
             app.update(action);
         }
         for request in app.take_requests() {
-            carry_out(
-                request,
-                &log,
-                &control,
-                &results_tx,
-                &whatif_generation,
-                &saves,
-            );
+            carry_out(request, &log, &control, &results_tx, &generations, &saves);
         }
         if app.should_quit() {
             break;
@@ -295,7 +293,7 @@ fn carry_out(
     log: &Arc<UrlLog>,
     control: &crate::crawl::engine::ControlSender,
     results: &mpsc::Sender<Action>,
-    whatif_generation: &Arc<AtomicU64>,
+    generations: &Generations,
     saves: &Arc<Saves>,
 ) {
     match request {
@@ -358,8 +356,9 @@ fn carry_out(
             probe,
             seq,
         } => {
-            let generation = whatif_generation.fetch_add(1, Ordering::Relaxed) + 1;
-            let (log, results, current) = (log.clone(), results.clone(), whatif_generation.clone());
+            let generation = generations.whatif.fetch_add(1, Ordering::Relaxed) + 1;
+            let (log, results, current) =
+                (log.clone(), results.clone(), generations.whatif.clone());
             tokio::task::spawn_blocking(move || {
                 let stale = || current.load(Ordering::Relaxed) != generation;
                 let progress = |report: WhatIfReport| {
@@ -381,7 +380,26 @@ fn carry_out(
             });
         }
         Request::CancelWhatIf => {
-            whatif_generation.fetch_add(1, Ordering::Relaxed);
+            generations.whatif.fetch_add(1, Ordering::Relaxed);
+        }
+        Request::Preview { rules, seq } => {
+            let generation = generations.preview.fetch_add(1, Ordering::Relaxed) + 1;
+            let (log, results, current) =
+                (log.clone(), results.clone(), generations.preview.clone());
+            tokio::task::spawn_blocking(move || {
+                let stale = || current.load(Ordering::Relaxed) != generation;
+                let progress = |preview: &Preview| {
+                    // Progress is worth showing, never worth waiting for.
+                    let _ = results.try_send(Action::Preview(seq, Box::new(preview.clone())));
+                };
+                let preview = preview::count(&log, &rules, &progress, &stale);
+                if !stale() {
+                    let _ = results.blocking_send(Action::Preview(seq, Box::new(preview)));
+                }
+            });
+        }
+        Request::CancelPreview => {
+            generations.preview.fetch_add(1, Ordering::Relaxed);
         }
         Request::Traps => {
             let (log, results) = (log.clone(), results.clone());
@@ -440,7 +458,14 @@ mod tests {
             expect: expect.map(str::to_string),
             overwrite,
         };
-        carry_out(request, &log, &control, &results, &Arc::default(), saves);
+        carry_out(
+            request,
+            &log,
+            &control,
+            &results,
+            &Generations::default(),
+            saves,
+        );
         answers.recv().await.expect("an answer")
     }
 
@@ -465,7 +490,10 @@ mod tests {
         match answer {
             Action::SaveConflict(why, now) => {
                 assert!(why.contains("changed on disk"), "{why}");
-                assert!(why.contains("w again puts the console's rules in it"), "{why}");
+                assert!(
+                    why.contains("w again puts the console's rules in it"),
+                    "{why}"
+                );
                 assert_eq!(now.as_deref(), Some("edited by hand\n"));
             }
             other => panic!("a conflict: {other:?}"),

@@ -732,6 +732,50 @@ fn form_overlay_with_a_bad_regex() {
     insta::assert_snapshot!(screen(&a));
 }
 
+/// The form's live preview: asked for as the rule is typed, shown with
+/// its count and samples (escaped, each on one line).
+#[test]
+fn form_overlay_with_a_preview() {
+    let mut a = app((100, 30));
+    key(&mut a, 'n');
+    for c in "/docs/".chars() {
+        key(&mut a, c);
+    }
+    let seq = a
+        .take_requests()
+        .into_iter()
+        .filter_map(|r| match r {
+            crate::tui::app::Request::Preview { seq, .. } => Some(seq),
+            _ => None,
+        })
+        .last()
+        .expect("a preview asked for");
+    a.update(Action::Preview(
+        seq,
+        Box::new(crate::tui::preview::Preview {
+            scanned: 483,
+            total: 483,
+            matched: 52,
+            undecided: 0,
+            samples: vec![
+                "http://h/docs/".into(),
+                "http://h/docs/\u{1b}]0;pwned\u{7}".into(),
+            ],
+            done: true,
+        }),
+    ));
+    let text = screen(&a);
+    assert!(
+        text.contains("holds for 52 of the 483 URLs in the log"),
+        "{text}"
+    );
+    assert!(
+        text.contains("http://h/docs/\\u{1b}]0;pwned\\u{7}"),
+        "{text}"
+    );
+    assert!(!text.contains('\u{1b}'), "{text}");
+}
+
 #[test]
 fn crawled_text_cannot_reach_the_terminal_raw() {
     let mut a = app((120, 36));

@@ -5,12 +5,13 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use tui_input::Input;
 
-use super::{App, Overlay};
+use super::{App, Overlay, Request};
 use crate::rules::CompiledRules;
 use crate::rules::lint::lint_test;
 use crate::rules::model::{Case, Condition, Field, Matcher, Rule, RuleSet, Test};
 use crate::tui::edit;
 use crate::tui::input::text_request;
+use crate::tui::preview::Preview;
 
 /// The matcher keys, in the order the form cycles through them.
 pub const MATCHER_KEYS: [&str; 9] = [
@@ -81,6 +82,13 @@ pub struct Form {
     pub error: Option<String>,
     /// Lint warnings for the test as typed.
     pub lints: Vec<String>,
+    /// The condition of a rule whose condition is more than one test (not
+    /// edited here, but previewed).
+    pub fixed: Option<Condition>,
+    /// What the preview asked for last is of (condition, negated).
+    pub previewed: Option<(Condition, bool)>,
+    /// The logged URLs the rule holds for, as counted so far.
+    pub preview: Option<Preview>,
 }
 
 impl Form {
@@ -100,6 +108,9 @@ impl Form {
             negated: false,
             error: None,
             lints: Vec::new(),
+            fixed: None,
+            previewed: None,
+            preview: None,
         };
         form.validate();
         form
@@ -122,6 +133,7 @@ impl Form {
             }
             Some(other) => {
                 form.compound = Some(other.to_string());
+                form.fixed = Some(other.clone());
                 form.focus = FormFocus::Name;
             }
             None => {
@@ -187,6 +199,15 @@ impl Form {
             return Err(why.text().to_string());
         }
         Ok(test)
+    }
+
+    /// The condition the rule would have, when it is one the rules can
+    /// use (`None` for "always": every URL, nothing to count).
+    pub fn condition(&self) -> Option<Condition> {
+        match (&self.compound, &self.fixed) {
+            (Some(_), fixed) => fixed.clone(),
+            (None, _) => self.test().ok().map(Condition::Test),
+        }
     }
 
     /// Re-checks the form after a change.
@@ -322,6 +343,40 @@ impl App {
                 self.rules
                     .edit(|rules| Some(edit::insert_after(rules, at.as_deref(), rule)));
             }
+        }
+    }
+}
+
+impl App {
+    /// Asks for a preview of the form's rule when what it tests changed
+    /// (not its name), and stops the one running when the form closed.
+    pub(super) fn follow_form(&mut self) {
+        let Overlay::Form(form) = &mut self.overlay else {
+            if self.previewing {
+                self.previewing = false;
+                self.request(Request::CancelPreview);
+            }
+            return;
+        };
+        let wanted = form.condition().map(|c| (c, form.negated));
+        if wanted == form.previewed {
+            return;
+        }
+        form.previewed = wanted.clone();
+        form.preview = None;
+        match wanted {
+            Some((condition, negate)) => {
+                self.preview_seq += 1;
+                self.previewing = true;
+                let rules = crate::tui::preview::draft(condition, negate);
+                let seq = self.preview_seq;
+                self.request(Request::Preview { rules, seq });
+            }
+            None if self.previewing => {
+                self.previewing = false;
+                self.request(Request::CancelPreview);
+            }
+            None => {}
         }
     }
 }

@@ -1767,6 +1767,55 @@ fn after_a_save_conflict_w_overwrites() {
     assert_eq!(expects(&mut app), [true], "armed once");
 }
 
+/// The form asks for a preview of its rule as it opens and as its test
+/// changes (not its name), keeps only the answer to the latest, and
+/// cancels the count when it closes.
+#[test]
+fn the_form_previews_its_rule_over_the_log() {
+    let mut app = app();
+    let previews = |app: &mut App| -> Vec<String> {
+        app.take_requests()
+            .into_iter()
+            .filter_map(|r| match r {
+                Request::Preview { seq, .. } => Some(format!("preview {seq}")),
+                Request::CancelPreview => Some("cancel".into()),
+                _ => None,
+            })
+            .collect()
+    };
+    app.update(key(KeyCode::Enter)); // "stay home": host exact h
+    assert_eq!(previews(&mut app), ["preview 1"]);
+    typed(&mut app, "x");
+    assert_eq!(previews(&mut app), ["preview 2"], "the pattern changed");
+    app.update(key(KeyCode::BackTab));
+    app.update(key(KeyCode::BackTab));
+    app.update(key(KeyCode::BackTab));
+    typed(&mut app, "y");
+    assert_eq!(
+        previews(&mut app),
+        Vec::<String>::new(),
+        "only the name changed"
+    );
+    let shown = |app: &App| match &app.overlay {
+        Overlay::Form(form) => form.preview.as_ref().map(|p| p.matched),
+        _ => None,
+    };
+    let counted = |matched| {
+        Box::new(crate::tui::preview::Preview {
+            matched,
+            ..Default::default()
+        })
+    };
+    app.update(Action::Preview(1, counted(7)));
+    assert_eq!(shown(&app), None, "an older count is dropped");
+    app.update(Action::Preview(2, counted(3)));
+    assert_eq!(shown(&app), Some(3));
+    app.update(key(KeyCode::Esc));
+    assert_eq!(previews(&mut app), ["cancel"]);
+    app.update(key(KeyCode::Esc));
+    assert_eq!(previews(&mut app), Vec::<String>::new(), "cancelled once");
+}
+
 /// The overwrite after a conflict writes the console's rules into the
 /// file as it was found: a setting changed there by hand, and a comment
 /// added at its end, stay.
@@ -1797,7 +1846,10 @@ fn the_overwrite_keeps_what_changed_outside_the_rules() {
         .expect("a save");
     assert!(text.1, "it overwrites");
     let text = text.0;
-    assert!(text.contains("concurrency = 3   # changed elsewhere\n"), "{text}");
+    assert!(
+        text.contains("concurrency = 3   # changed elsewhere\n"),
+        "{text}"
+    );
     assert!(text.trim_end().ends_with("# edited elsewhere"), "{text}");
     let saved = native::parse(&text).expect("rules").rules;
     assert!(saved.rules[1].stop, "the console's rules: {text}");

@@ -163,7 +163,10 @@ fn status_figures(s: &crate::crawl::engine::Stats, room: usize) -> String {
     let secs = s.elapsed.as_secs();
     // Each figure whole and cut short.
     let mut counts = vec![
-        (format!("fetched {}", s.fetched), format!("fetch {}", s.fetched)),
+        (
+            format!("fetched {}", s.fetched),
+            format!("fetch {}", s.fetched),
+        ),
         // Pages the mirror could not write ride with `saved`, which the
         // bar never drops: a full disk must not go unseen.
         match s.unsaved {
@@ -191,7 +194,10 @@ fn status_figures(s: &crate::crawl::engine::Stats, room: usize) -> String {
     if s.unrefreshed > 0 {
         refresh.push(format!("not refreshed {}", s.unrefreshed));
     }
-    counts.push((format!("queued {}", s.queued), format!("queue {}", s.queued)));
+    counts.push((
+        format!("queued {}", s.queued),
+        format!("queue {}", s.queued),
+    ));
     let rate = (!s.paused).then(|| format!("{:.1}/s", s.rate()));
     let time = format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
     let line = |short: bool, with_refresh: bool, with_rate: bool, gap: &str| {
@@ -273,7 +279,10 @@ mod tests {
         let narrow = status_figures(&s, 70);
         assert!(narrow.chars().count() <= 70, "{narrow}");
         assert!(narrow.ends_with(" 00:04:06"), "{narrow}");
-        assert_eq!(narrow, " fetch 13 saved 170 filt 12+80 err 7 queue 61 00:04:06");
+        assert_eq!(
+            narrow,
+            " fetch 13 saved 170 filt 12+80 err 7 queue 61 00:04:06"
+        );
         s.fetched = 1_234_567;
         s.saved = 2_345_678;
         s.queued = 9_876_543;

@@ -118,6 +118,9 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
     for lint in &form.lints {
         lines.push(Line::from(format!("⚠ {}", safe(lint))).yellow());
     }
+    if form.error.is_none() {
+        preview_lines(form, usize::from(inner), &mut lines);
+    }
     let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
     // Lints and errors may wrap: the popup is as tall as the wrapped text.
     let rows = paragraph.line_count(inner);
@@ -128,6 +131,35 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
         ),
         rect,
     );
+}
+
+/// The live preview: how many logged URLs the rule holds for, and the
+/// first few, each on one line.
+fn preview_lines(form: &Form, width: usize, lines: &mut Vec<Line<'static>>) {
+    if form.previewed.is_none() {
+        if form.compound.is_some() && form.fixed.is_none() {
+            lines.push(Line::from("holds for every URL (no condition)").cyan());
+        }
+        return;
+    }
+    let Some(p) = &form.preview else {
+        lines.push(Line::from("counting the logged URLs it holds for…").dim());
+        return;
+    };
+    let mut text = format!("holds for {} of the {} URLs in the log", p.matched, p.total);
+    if p.undecided > 0 {
+        text.push_str(&format!(
+            ", {} more may once their content type is known",
+            p.undecided
+        ));
+    }
+    if !p.done {
+        text.push_str(&format!(" (counting: {} read)", p.scanned));
+    }
+    lines.push(Line::from(text).cyan());
+    for url in &p.samples {
+        lines.push(Line::from(super::ellipsized(format!("  {}", safe(url)), width)).dim());
+    }
 }
 
 /// The what-if overlay scrolled by `scroll` rows (at most as far as its
