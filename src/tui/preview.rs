@@ -101,7 +101,7 @@ pub fn count(
             }
             _ => {}
         }
-        if preview.scanned % PROGRESS_EVERY == 0 {
+        if preview.scanned.is_multiple_of(PROGRESS_EVERY) {
             if stop() {
                 stopped = true;
                 return false;
