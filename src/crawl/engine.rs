@@ -32,6 +32,7 @@ mod relay;
 mod rule_change;
 mod status;
 mod unfilter;
+pub use unfilter::refused_by_rules;
 mod web;
 mod window;
 

@@ -163,25 +163,29 @@ impl WhatIf {
             link_depth: record.link_depth,
             content_type: record.content_type.as_deref(),
         };
-        self.add_judged(&brief, Address::Known(record.address));
+        let by_rules = crate::crawl::engine::refused_by_rules(record);
+        self.add_judged(&brief, Address::Known(record.address), Some(by_rules));
     }
 
     /// Folds one logged URL, read as a [`Brief`], into the report.
     pub fn add_brief(&mut self, record: &Brief<'_>) {
-        self.add_judged(record, Address::Known(None));
+        self.add_judged(record, Address::Known(None), None);
     }
 
     /// [`WhatIf::add_brief`], unless the brief is not enough: filtered, and
     /// the applied rules fetch it as far as they can tell without its
-    /// address. An address rule may have refused it, and its record keeps
-    /// the address: then nothing is counted, and false says to
-    /// [`WhatIf::add`] the record.
+    /// address (an address rule may have refused it, and its record keeps
+    /// the address), or the edited rules fetch it (the crawler may have
+    /// refused it itself, by `rel=nofollow` say, which its record's trace
+    /// tells): then nothing is counted, and false says to [`WhatIf::add`]
+    /// the record.
     pub fn add_brief_or_ask(&mut self, record: &Brief<'_>) -> bool {
-        self.add_judged(record, Address::InTheRecord)
+        self.add_judged(record, Address::InTheRecord, None)
     }
 
-    /// Counts the URL; false when it waits for the record's address.
-    fn add_judged(&mut self, record: &Brief<'_>, address: Address) -> bool {
+    /// Counts the URL; false when it waits for the record. `by_rules`:
+    /// whether only rules refused it, when the record was read.
+    fn add_judged(&mut self, record: &Brief<'_>, address: Address, by_rules: Option<bool>) -> bool {
         let known = Known {
             link_depth: record.link_depth,
             content_type: None,
@@ -219,19 +223,34 @@ impl WhatIf {
         {
             return false;
         }
-        self.report.scanned += 1;
         // Filtered although the applied rules fetch it, with nothing left
         // pending (an address rule waits for DNS, when the address is not
         // given): refused by the crawler itself (robots.txt, a depth limit,
         // rel=nofollow), which no edit changes (an apply queues again what
         // only the rules filtered).
         if record.state == State::Filtered && old.fetches() && old.pending.is_empty() {
+            self.report.scanned += 1;
             return true;
         }
         let new = self
             .new
             .evaluate(&facts, &mut self.new_scratch, TraceMode::Off);
-        let Some(change) = classify(&old, &new) else {
+        let change = classify(&old, &new);
+        // A filtered URL the edit would fetch is queued again only if the
+        // rules alone refused it (the engine's `unfilter` reads the same
+        // trace): a link the page said not to follow stays as it is.
+        if change == Some(Change::NowFetched) && record.state == State::Filtered {
+            match by_rules {
+                None if address == Address::InTheRecord => return false,
+                Some(false) => {
+                    self.report.scanned += 1;
+                    return true;
+                }
+                _ => {}
+            }
+        }
+        self.report.scanned += 1;
+        let Some(change) = change else {
             return true;
         };
         let tally = &mut self.report.tallies[change as usize];
@@ -567,6 +586,38 @@ mod tests {
     /// The stored content type reaches content-type rules, and URLs that
     /// are not plainly normalized (parsed in full) or not URLs at all are
     /// still counted as scanned.
+    /// A URL the edit would fetch that the crawler refused itself (a link
+    /// the page said not to follow) is not counted: applying the edit
+    /// leaves it filtered, as the engine's `unfilter` does.
+    #[test]
+    fn a_link_not_followed_is_not_counted_as_fetched_again() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let log = UrlLog::open(&dir.path().join("db"), 1 << 20).expect("log");
+        let by_the_rule = record("http://other/a", State::Filtered);
+        let not_followed = UrlRecord {
+            trace: vec![crate::store::TraceLine {
+                rule: "rel-nofollow".into(),
+                step: "not followed".into(),
+                ..crate::store::TraceLine::default()
+            }],
+            ..record("http://other/sponsored", State::Filtered)
+        };
+        let records = [by_the_rule, not_followed];
+        fill(&log, &records);
+        let old = compiled(
+            "[[rules]]\nname='home'\nmatch={field='host',exact='h'}\nfilter='must-have'\n",
+        );
+        let new = compiled("");
+        let got = count_log(&log, &old, &new, None, 2, &|_| {}, &|| false);
+        let now_fetched = got.tally(Change::NowFetched);
+        assert_eq!(now_fetched.seen, 1, "{got:?}");
+        assert!(now_fetched.samples[0].starts_with("http://other/a "));
+        assert_eq!(got.scanned, 2);
+        let mut plain = WhatIf::new(old, new, 2);
+        records.iter().for_each(|r| plain.add(r));
+        assert_eq!(plain.report.tallies, got.tallies);
+    }
+
     #[test]
     fn content_types_and_unusual_urls() {
         let old = compiled("");

@@ -216,7 +216,7 @@ impl Engine {
 /// sitemap file (met again as a page it would be read as one), a start
 /// URL (the crawl refused those at startup), nor a URL robots.txt or a
 /// depth limit refused (the rules do not decide those, whatever they say).
-fn refused_by_rules(record: &UrlRecord) -> bool {
+pub fn refused_by_rules(record: &UrlRecord) -> bool {
     !record.trace.iter().any(|t| {
         t.rule == NOFOLLOW_LAYER
             || t.rule == FILE_LAYER

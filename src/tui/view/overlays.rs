@@ -133,6 +133,33 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
     );
 }
 
+/// A kind of change's counts, split by what the crawl had done with the
+/// URLs, naming only what there is: `51 seen: 34 still queued, 16 already
+/// fetched, 1 ended otherwise (an error, gone)`; filtered URLs are just
+/// seen.
+fn tally_text(t: &crate::tui::whatif::Tally) -> String {
+    let other = t.seen.saturating_sub(t.queued + t.fetched);
+    let parts: Vec<String> = [
+        (t.queued, "still queued"),
+        (t.fetched, "already fetched"),
+        (other, "ended otherwise (an error, gone)"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    if parts.len() < 2 {
+        // All of one kind: the split says nothing more.
+        match (t.queued, t.fetched) {
+            (q, _) if q == t.seen && q > 0 => format!("{} seen, all still queued", t.seen),
+            (_, f) if f == t.seen && f > 0 => format!("{} seen, all already fetched", t.seen),
+            _ => format!("{} seen", t.seen),
+        }
+    } else {
+        format!("{} seen: {}", t.seen, parts.join(", "))
+    }
+}
+
 /// The live preview: how many logged URLs the rule holds for, and the
 /// first few, each on one line.
 fn preview_lines(form: &Form, width: usize, lines: &mut Vec<Line<'static>>) {
@@ -218,13 +245,7 @@ fn whatif_text(report: &Report, width: u16) -> (Paragraph<'static>, usize) {
     for change in Change::ALL {
         let t = report.tally(change);
         lines.push(Line::from(""));
-        lines.push(Line::from(format!(
-            "{}: {} seen, {} still queued, {} already fetched",
-            change.label(),
-            t.seen,
-            t.queued,
-            t.fetched
-        )));
+        lines.push(Line::from(format!("{}: {}", change.label(), tally_text(t))));
         for s in &t.samples {
             lines.push(Line::from(format!("    {}", safe(s))).dim());
         }
