@@ -246,14 +246,17 @@ impl App {
     /// The log's answer about a URL typed in Explain: the verdict is
     /// worked out again at the link depth the log has for it.
     pub(super) fn take_logged(&mut self, url: String, logged: Logged) {
-        let now = self.explain.url_now.as_ref() == Some(&url);
-        self.explain.logged = Some((url, logged));
-        if now {
-            let scroll = self.explain.scroll;
-            let rules = self.rules.compiled.clone();
-            self.explain.evaluate(&rules);
-            // An answer does not move what the user scrolled to.
-            self.explain.scroll = scroll;
+        // Answers come back in any order (each lookup runs on its own
+        // blocking task): one for a URL typed on past must not replace the
+        // answer for the URL shown, which is asked for only once.
+        if self.explain.url_now.as_ref() != Some(&url) {
+            return;
         }
+        self.explain.logged = Some((url, logged));
+        let scroll = self.explain.scroll;
+        let rules = self.rules.compiled.clone();
+        self.explain.evaluate(&rules);
+        // An answer does not move what the user scrolled to.
+        self.explain.scroll = scroll;
     }
 }

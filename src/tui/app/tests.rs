@@ -1302,6 +1302,14 @@ fn explain_shows_what_the_crawl_did_with_the_url() {
     typed(&mut app, "y");
     assert_eq!(app.explain.logged_text(), None);
     app.update(Action::Logged("http://h/tmp/xy".into(), Box::new(Ok(None))));
+    // A late answer for the URL typed before (lookups answer in any
+    // order) does not replace it.
+    app.update(Action::Logged("http://h/tmp/x".into(), Box::new(Ok(None))));
+    assert!(
+        app.explain
+            .logged_text()
+            .is_some_and(|t| t.contains("not in the crawl's log"))
+    );
     // Back to the view later: the log is asked again (the crawl may have
     // met the URL since).
     app.update(key(KeyCode::Esc));
