@@ -372,16 +372,24 @@ pub fn verdict_robots_text(
             ),
             step => step.name().replace('-', " "),
         };
-        let _ = writeln!(out, "    {label:<48} {what}");
+        let _ = writeln!(out, "    {} {what}", padded(&label, 48));
     }
     if let Some(r) = disallowed {
         let label = match r.decision.line() {
             Some(line) => format!("robots.txt (line {line})"),
             None => "robots.txt".to_string(),
         };
-        let _ = writeln!(out, "    {label:<48} disallowed → not fetched");
+        let _ = writeln!(out, "    {} disallowed → not fetched", padded(&label, 48));
     }
     out
+}
+
+/// `text` padded with spaces to `columns` display columns (`{:<48}` counts
+/// characters, so a rule named in CJK or with an emoji pushed its row's
+/// verdict out of line).
+fn padded(text: &str, columns: usize) -> String {
+    let width = unicode_width::UnicodeWidthStr::width(text);
+    format!("{text}{}", " ".repeat(columns.saturating_sub(width)))
 }
 
 pub use crate::rules::is_invisible;
@@ -484,6 +492,32 @@ mod escape_tests {
         assert_eq!(escape_control("\u{202e}gnp.exe"), "\\u{202e}gnp.exe");
         assert_eq!(escape_control("x\u{e0041}y"), "x\\u{e0041}y");
         assert_eq!(escape_control("שלום, café"), "שלום, café");
+    }
+
+    /// The trace's verdicts line up in display columns, whatever script a
+    /// rule is named in.
+    #[test]
+    fn trace_rows_line_up_with_wide_names() {
+        let rules = CompiledRules::new(
+            &crate::rules::dialect::native::parse(
+                "[[rules]]\nname='日本語 🎉'\nmatch={field='path',prefix='/x'}\n\
+                 [[rules]]\nname='plain'\nmatch={field='path',prefix='/y'}\n",
+            )
+            .expect("rules")
+            .rules,
+        );
+        let url = url::Url::parse("http://h/z").unwrap();
+        let known = crate::rules::Known::default();
+        let facts = crate::rules::UrlFacts::new(&url, &known);
+        let verdict = rules.evaluate(&facts, &mut rules.scratch(), crate::rules::TraceMode::Full);
+        let text = verdict_text("http://h/z", &verdict, &rules);
+        let columns: Vec<usize> = text
+            .lines()
+            .filter(|l| l.ends_with("not matched"))
+            .map(|l| unicode_width::UnicodeWidthStr::width(&l[..l.find("not matched").unwrap()]))
+            .collect();
+        assert_eq!(columns.len(), 2, "{text}");
+        assert_eq!(columns[0], columns[1], "{text}");
     }
 
     /// JSON keeps meaning the same text: beyond the first plane as a
