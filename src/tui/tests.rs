@@ -455,6 +455,29 @@ fn queues_view_small() {
     insta::assert_snapshot!(shown);
 }
 
+/// At 70 columns there is no room for the gauge: the figures keep theirs,
+/// the pick rate included, and no bar is drawn over them.
+#[test]
+fn a_narrow_queues_view_draws_no_gauge_over_the_figures() {
+    let mut a = app((70, 30));
+    key(&mut a, '2');
+    let shown = screen(&a);
+    let queue_rows: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.contains("index_follow") || l.contains("10000"))
+        .collect();
+    assert_eq!(queue_rows.len(), 2, "{shown}");
+    assert!(queue_rows.iter().all(|l| !l.contains('█')), "{shown}");
+    let header = shown
+        .lines()
+        .find(|l| l.contains("weight") && l.contains("length"))
+        .expect("the header");
+    assert!(
+        header.trim_end_matches(['"', '│', ' ']).ends_with("/s"),
+        "{header:?}"
+    );
+}
+
 /// On a short terminal the queues table shows as many queues as fit, in
 /// order and without a gap, the selected one always among them (the
 /// window follows `j`/`k`, and stays put while the selection moves inside

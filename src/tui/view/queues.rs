@@ -71,6 +71,10 @@ fn draw_queues(frame: &mut Frame<'_>, area: Rect, app: &App) {
     if header.len() > usize::from(inner.width) {
         header = heading("share");
     }
+    if usize::from(inner.width) < 67 + 4 {
+        // No gauge (below): no heading for it.
+        header = heading("").trim_end().to_string();
+    }
     if let Some(area) = rows.header {
         frame.render_widget(Paragraph::new(header).bold(), area);
     }
@@ -80,8 +84,15 @@ fn draw_queues(frame: &mut Frame<'_>, area: Rect, app: &App) {
         let (length, picks) = row.map_or((0, 0), |r| (r.length, r.picks));
         let configured = u64::from(weights[i]) as f64 / total_weight as f64;
         let observed = picks as f64 / total_picks as f64;
-        let [text, gauge] =
-            Layout::horizontal([Constraint::Length(67), Constraint::Min(4)]).areas(area);
+        // The figures take 67 columns: the gauge only where it has 4 of
+        // its own (narrower, the layout squeezed the figures under it).
+        let (text, gauge) = if area.width >= 67 + 4 {
+            let [text, gauge] =
+                Layout::horizontal([Constraint::Length(67), Constraint::Min(4)]).areas(area);
+            (text, Some(gauge))
+        } else {
+            (area, None)
+        };
         let line = format!(
             "{:<13}{:>8}{:>8.1}%{:>8.1}%{:>9}{:>10}{:>8}",
             queue.name(),
@@ -98,15 +109,17 @@ fn draw_queues(frame: &mut Frame<'_>, area: Rect, app: &App) {
             Style::new()
         };
         frame.render_widget(Paragraph::new(line).style(style), text);
-        frame.render_widget(
-            LineGauge::default()
-                .ratio(observed.clamp(0.0, 1.0))
-                .label("")
-                .filled_style(Style::new().fg(Color::Green))
-                .filled_symbol("█")
-                .unfilled_symbol(" "),
-            gauge,
-        );
+        if let Some(gauge) = gauge {
+            frame.render_widget(
+                LineGauge::default()
+                    .ratio(observed.clamp(0.0, 1.0))
+                    .label("")
+                    .filled_style(Style::new().fg(Color::Green))
+                    .filled_symbol("█")
+                    .unfilled_symbol(" "),
+                gauge,
+            );
+        }
     }
 }
 
