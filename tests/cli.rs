@@ -258,6 +258,23 @@ action = "exclude"
         "http://h/a",
     ]);
     assert_eq!(v["fetch"], false);
+    // A host that is an IP address is its own address, as in the crawl:
+    // nothing waits for DNS; `--address` still wins.
+    let v = json(&["explain", "--rules", r, "--json", "http://192.0.2.1/a"]);
+    assert_eq!(v["filtered"], true);
+    assert_eq!(v["pending"], serde_json::json!(["content_type"]));
+    let v = json(&["explain", "--rules", r, "--json", "http://[::1]/a"]);
+    assert_eq!(v["filtered"], true);
+    let v = json(&[
+        "explain",
+        "--rules",
+        r,
+        "--json",
+        "--address",
+        "10.1.1.1",
+        "http://192.0.2.1/a",
+    ]);
+    assert_eq!(v["filtered"], false);
 }
 
 /// With a config, the text says when the crawl's own depth limits would

@@ -257,7 +257,7 @@ pub fn explain(
                     continue;
                 }
             };
-            let facts = UrlFacts::new(&url, known);
+            let facts = UrlFacts::new(&url, known).with_literal_address(&url);
             let verdict = compiled.evaluate(&facts, &mut scratch, TraceMode::Full);
             let robots = robots.as_ref().map(|r| r.decide(&url));
             if json {
@@ -350,7 +350,7 @@ pub fn check(args: &RulesArgs) -> Result<ExitCode, Failure> {
             };
             match read {
                 Ok(url) => {
-                    let facts = UrlFacts::new(&url, &known);
+                    let facts = UrlFacts::new(&url, &known).with_literal_address(&url);
                     let verdict = compiled.evaluate(&facts, &mut scratch, TraceMode::Decisive);
                     let trace = traces.entries(&verdict, &compiled);
                     write_json(

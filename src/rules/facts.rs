@@ -140,6 +140,20 @@ impl<'a> UrlFacts<'a> {
         }
     }
 
+    /// With the URL's host as its address when the host is an IP address
+    /// and no address is known: `explain` and `check` judge address rules
+    /// at once for such a URL, as the crawl does (it needs no DNS).
+    pub fn with_literal_address(mut self, url: &Url) -> UrlFacts<'a> {
+        if self.address.is_none() {
+            self.address = match url.host() {
+                Some(url::Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
+                Some(url::Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
+                _ => None,
+            };
+        }
+        self
+    }
+
     /// The facts of a URL taken from the log (already normalized), cut
     /// from its text without parsing it when that is sure to give the same
     /// facts as parsing (the common case); `None` when unsure: then parse

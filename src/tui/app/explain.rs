@@ -129,7 +129,7 @@ impl ExplainState {
             given => known.with_content_type(given),
         };
         let verdict = rules.evaluate(
-            &UrlFacts::new(&url, &known),
+            &UrlFacts::new(&url, &known).with_literal_address(&url),
             &mut rules.scratch(),
             TraceMode::Full,
         );
