@@ -25,6 +25,13 @@
 //! Its `\d`, `\w` and `\s` are read as ASCII classes, as Funnelback's Java
 //! reads them ([`super::java_regex`]).
 //!
+//! - `crawler.monitor_url_reject_list=/red/bad` (seed 004: "additional
+//!   URLs patterns to exclude while the crawler is running", from its next
+//!   checkpoint) becomes a third rule of that name, shaped and filtering as
+//!   `exclude_patterns` does; a crawlspace crawl takes it when its rules
+//!   file changes, and the note says to move it into `exclude_patterns`
+//!   once the crawl is done, as the seed advises.
+//!
 //! Other keys (`crawler.ignore_robots_txt=true`, …) are settings, not rules:
 //! they are skipped with a note. A key given twice keeps its last value,
 //! as Funnelback's configuration does.
@@ -36,6 +43,8 @@ use crate::rules::model::{Case, Condition, Field, Filter, Matcher, Rule, Test};
 /// The two rule keys, in the canonical spelling used for rule names.
 const INCLUDE: &str = "include_patterns";
 const EXCLUDE: &str = "exclude_patterns";
+/// Exclusions added while a crawl runs.
+const REJECT_LIST: &str = "crawler.monitor_url_reject_list";
 
 /// The value prefix that turns a pattern list into one regular expression.
 const REGEXP: &str = "regexp:";
@@ -53,6 +62,7 @@ pub fn parse(text: &str) -> Result<Parsed, LineError> {
     let mut notes = Vec::new();
     let mut include: Option<Setting> = None;
     let mut exclude: Option<Setting> = None;
+    let mut reject_list: Option<Setting> = None;
 
     for (index, raw) in text.lines().enumerate() {
         let line = index + 1;
@@ -82,6 +92,15 @@ pub fn parse(text: &str) -> Result<Parsed, LineError> {
             &mut include
         } else if key.eq_ignore_ascii_case(EXCLUDE) {
             &mut exclude
+        } else if key.eq_ignore_ascii_case(REJECT_LIST) {
+            notes.push(Note {
+                line,
+                message: format!(
+                    "{REJECT_LIST}: read as exclusions, applied as soon as the crawl reads the file; \
+                     move them into {EXCLUDE} once the crawl is done"
+                ),
+            });
+            &mut reject_list
         } else {
             notes.push(Note {
                 line,
@@ -109,6 +128,9 @@ pub fn parse(text: &str) -> Result<Parsed, LineError> {
     }
     if let Some(setting) = exclude {
         kept.push((EXCLUDE, Filter::MayNotHave, setting));
+    }
+    if let Some(setting) = reject_list {
+        kept.push((REJECT_LIST, Filter::MayNotHave, setting));
     }
     kept.sort_by_key(|(_, _, setting)| setting.line);
 
@@ -293,6 +315,31 @@ mod tests {
                 .all(|r| r.rules.is_empty() && !r.first_match && r.flags().is_empty())
         );
         assert!(parsed.notes.is_empty(), "{:?}", parsed.notes);
+    }
+
+    /// Seed 004's running-crawl exclusions: a third may-not-have filter,
+    /// and a note that says where they belong once the crawl is done.
+    #[test]
+    fn the_running_crawl_reject_list_excludes_too() {
+        let parsed = parse(
+            "include_patterns=/red\nCrawler.Monitor_URL_Reject_List=/red/bad,/red/worse\n",
+        )
+        .expect("parses");
+        let rules = &parsed.rules.rules;
+        assert_eq!(rules.len(), 2);
+        assert_eq!(
+            (rules[1].name.as_str(), rules[1].origin.line, rules[1].filter),
+            (REJECT_LIST, 2, Some(Filter::MayNotHave))
+        );
+        assert_eq!(
+            rules[1].condition,
+            Some(Condition::Any(vec![contains("/red/bad"), contains("/red/worse")]))
+        );
+        assert!(
+            parsed.notes[0].message.contains("move them into exclude_patterns"),
+            "{:?}",
+            parsed.notes
+        );
     }
 
     /// A pattern holding a URL is written as URLs are normalized, so that
