@@ -172,6 +172,12 @@ pub fn detect(text: &str) -> Dialect {
         if line.starts_with('+') || line.starts_with('-') {
             return Dialect::Nutch;
         }
+        // A TOML table first, or a file that reads as TOML (which no
+        // Funnelback configuration does: `include_patterns=/red` is not a
+        // TOML value): native, whatever its strings hold.
+        if line.starts_with('[') || text.parse::<toml::Table>().is_ok() {
+            return Dialect::Native;
+        }
         // A whole Funnelback collection.cfg starts with other settings
         // (`service_name=…`): its pattern lines, anywhere, say what it is.
         let funnelback = text.lines().any(|line| {
@@ -237,4 +243,26 @@ pub fn parse_text(file: &str, text: &str, choice: DialectChoice) -> Result<Loade
         dialect,
         parsed,
     })
+}
+
+#[cfg(test)]
+mod detect_tests {
+    use super::{Dialect, detect};
+
+    /// A native file whose strings hold a line of another dialect stays
+    /// native; a Funnelback collection.cfg with its patterns further down
+    /// is still found.
+    #[test]
+    fn detection_reads_toml_as_toml() {
+        let toml = "[[rules]]\nname = \"old config\"\nmeta = { note = \"\"\"\ninclude_patterns=/red\n\"\"\" }\n";
+        assert_eq!(detect(toml), Dialect::Native);
+        let keyed_first = "disposition = \"allow\"\nnote = \"\"\"\ninclude_patterns=/red\n\"\"\"\n";
+        assert_eq!(detect(keyed_first), Dialect::Native);
+        let cfg = "service_name=intranet\ncollection=docs\ninclude_patterns=/red\n";
+        assert_eq!(detect(cfg), Dialect::Funnelback);
+        assert_eq!(detect("exclude_patterns=/x\n"), Dialect::Funnelback);
+        assert_eq!(detect("allow domain *.ibm.com\n"), Dialect::Wca);
+        assert_eq!(detect("+^https?://x/\n-.\n"), Dialect::Nutch);
+        assert_eq!(detect("<Rules/>\n"), Dialect::Exalead);
+    }
 }
