@@ -109,7 +109,7 @@ pub fn crawl(request: CrawlRequest) -> Result<Stats, AppError> {
 /// `:N`, the line of the config `text` that holds the start URL `url` as
 /// written (quoted), else the line of its `start` key; empty when neither
 /// is found (a start list spread oddly).
-fn start_line(text: &str, url: &str) -> String {
+pub(crate) fn start_line(text: &str, url: &str) -> String {
     let quoted = |line: &str| {
         !url.is_empty()
             && (line.contains(&format!("\"{url}\"")) || line.contains(&format!("'{url}'")))

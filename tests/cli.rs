@@ -1378,3 +1378,36 @@ fn log_why_tells_everything_about_a_url() {
     let out = why(&["--why", "http://why.test/", "--state", "saved"]);
     assert_eq!(out.status.code(), Some(2), "--why lists no states");
 }
+
+/// The rule tools check a config's start URLs as `crawl` does before it
+/// starts: fully qualified, and allowed by the rules (file and line named,
+/// exit status 2); a config without start URLs is not refused.
+#[test]
+fn the_rule_tools_check_start_urls() {
+    let (_dir, config) = rules_file(
+        "s.toml",
+        "[crawl]\nstart = [\n  \"www.ibm.com\",\n  \"http://other.example/\",\n]\n\
+         [[rules]]\nname = \"ok only\"\nmatch = { field = \"host\", exact = \"ok.example\" }\n\
+         filter = \"must-have\"\n",
+    );
+    let c = path_str(&config);
+    for command in ["rules", "explain"] {
+        let mut args = vec![command, "--rules", c];
+        if command == "explain" {
+            args.push("http://ok.example/");
+        }
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("s.toml:3: start URL www.ibm.com: not a fully qualified http(s) URL"),
+            "{err}"
+        );
+        assert!(
+            err.contains("s.toml:4: start URL http://other.example/: the rules do not allow it: rule 1 \"ok only\""),
+            "{err}"
+        );
+    }
+    let (_dir, fine) = rules_file("f.toml", "[crawl]\nconcurrency = 2\n");
+    assert!(run(&["rules", "--rules", path_str(&fine)]).status.success());
+}

@@ -94,8 +94,41 @@ fn load_with_config(args: &RulesArgs) -> Result<(Loaded, CompiledRules, Option<C
     // error here too, not found only when the crawl starts.
     let config = crawl_config(args, &loaded)?;
     let compiled = CompiledRules::new(&loaded.parsed.rules);
+    if let Some(config) = &config {
+        check_start_urls(args, &loaded, config, &compiled)?;
+    }
     report(&loaded, &compiled);
     Ok((loaded, compiled, config))
+}
+
+/// A config's start URLs, checked as `crawl` checks them before it starts
+/// (fully qualified, allowed by the rules), but without resolving hosts
+/// for address rules: each refusal but the last on stderr, the last as the
+/// error, as `crawl` does.
+fn check_start_urls(
+    args: &RulesArgs,
+    loaded: &Loaded,
+    config: &Config,
+    compiled: &CompiledRules,
+) -> Result<(), Failure> {
+    let text = std::fs::read_to_string(&args.rules).unwrap_or_default();
+    let mut refusals: Vec<String> = config
+        .crawl
+        .start
+        .iter()
+        .filter_map(|url| {
+            let e = crate::crawl::engine::check_start(compiled, std::slice::from_ref(url)).err()?;
+            let at = crate::app::start_line(&text, url);
+            Some(format!("{}{at}: {e}", loaded.file))
+        })
+        .collect();
+    let Some(last) = refusals.pop() else {
+        return Ok(());
+    };
+    for refusal in refusals {
+        eprintln!("crawlspace: {}", escape_control(&refusal));
+    }
+    Err(Failure::App(crate::app::AppError::Input(last)))
 }
 
 /// The crawl settings of a native file that is a crawl's config, read as
