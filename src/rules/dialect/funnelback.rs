@@ -321,22 +321,30 @@ mod tests {
     /// and a note that says where they belong once the crawl is done.
     #[test]
     fn the_running_crawl_reject_list_excludes_too() {
-        let parsed = parse(
-            "include_patterns=/red\nCrawler.Monitor_URL_Reject_List=/red/bad,/red/worse\n",
-        )
-        .expect("parses");
+        let parsed =
+            parse("include_patterns=/red\nCrawler.Monitor_URL_Reject_List=/red/bad,/red/worse\n")
+                .expect("parses");
         let rules = &parsed.rules.rules;
         assert_eq!(rules.len(), 2);
         assert_eq!(
-            (rules[1].name.as_str(), rules[1].origin.line, rules[1].filter),
+            (
+                rules[1].name.as_str(),
+                rules[1].origin.line,
+                rules[1].filter
+            ),
             (REJECT_LIST, 2, Some(Filter::MayNotHave))
         );
         assert_eq!(
             rules[1].condition,
-            Some(Condition::Any(vec![contains("/red/bad"), contains("/red/worse")]))
+            Some(Condition::Any(vec![
+                contains("/red/bad"),
+                contains("/red/worse")
+            ]))
         );
         assert!(
-            parsed.notes[0].message.contains("move them into exclude_patterns"),
+            parsed.notes[0]
+                .message
+                .contains("move them into exclude_patterns"),
             "{:?}",
             parsed.notes
         );
