@@ -810,6 +810,18 @@ fn encoded_reason(field: Field, c: char, value: &str) -> String {
         .bytes()
         .map(|b| format!("%{b:02X}"))
         .collect();
+    // A piece of a URL without its scheme (a Funnelback pattern,
+    // `bücher.de/x`): a dotted name before any `/` may be a host.
+    let head = value.split(['/', '?', '#']).next().unwrap_or("");
+    if field == Field::Url && !value.contains("://") && head.contains(c) && head.contains('.') {
+        let ascii = url::Host::parse(head).ok().map(|h| h.to_string());
+        let host = ascii.map_or("punycode, `xn--…`".to_string(), |a| {
+            format!("`{}`", show(&a))
+        });
+        return format!(
+            "{field} never contains `{shown}`: normalized URLs hold it as `{encoded}` in a path or query, and a host name outside ASCII in punycode ({host})"
+        );
+    }
     format!(
         "{field} never contains `{shown}`: normalized URLs hold it percent-encoded, as `{encoded}`; write it so"
     )

@@ -630,6 +630,12 @@ impl Importer {
                 _ => {}
             }
         }
+        // So is a host outside ASCII (punycode) or an IPv6 address.
+        if field == Field::Host
+            && let Matcher::Exact(text) | Matcher::Domain(text) = &mut matcher
+        {
+            *text = super::host_normalized(text);
+        }
         Ok(Some(Condition::Test(Test {
             field,
             matcher,

@@ -18,9 +18,62 @@ use std::str::FromStr;
 use super::error::{LineError, Note, RuleFileError};
 use super::model::RuleSet;
 
+/// A host, or a host pattern with `*` (WCA's `*.ibm.com`), written the way
+/// URLs are normalized before rules see them, or a test on it could never
+/// match: lower case, a name outside ASCII in punycode (`bücher.de` →
+/// `xn--bcher-kva.de`), an IPv6 address compressed (`[2001:db8:0:1:0:0:0:1]`
+/// → `[2001:db8:0:1::1]`) and an IPv4 one in dotted decimal. A label with
+/// `*` is only lower-cased; text the URL parser refuses is too.
+pub(crate) fn host_normalized(host: &str) -> String {
+    let parse = |text: &str| url::Host::parse(text).ok().map(|h| h.to_string());
+    if !host.contains('*') {
+        // IPv6 written without its brackets is what a URL holds with them.
+        let bracketed = host.contains(':') && !host.starts_with('[');
+        let parsed = if bracketed {
+            parse(&format!("[{host}]"))
+        } else {
+            parse(host)
+        };
+        return parsed.unwrap_or_else(|| host.to_ascii_lowercase());
+    }
+    // Label by label: only a name outside ASCII changes (`10` in
+    // `*.10.example` is a label, not the address 0.0.0.10).
+    host.split('.')
+        .map(|label| match label.contains('*') || label.is_ascii() {
+            true => label.to_ascii_lowercase(),
+            false => parse(label).unwrap_or_else(|| label.to_ascii_lowercase()),
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// A path (with its query) as a URL's is normalized: `.` and `..`
+/// segments resolved, characters outside ASCII and spaces percent-encoded
+/// (`/a/../b/caf é` → `/b/caf%20%C3%A9`). A `*` and what follows it is
+/// left as it is (a pattern); so is a path the URL parser refuses.
+fn path_normalized(path: &str) -> String {
+    let (literal, pattern) = path.find('*').map_or((path, ""), |i| path.split_at(i));
+    let plain = literal.bytes().all(|b| b.is_ascii_graphic() && b != b'\\')
+        && !literal.split(['/', '?']).any(|s| s == "." || s == "..");
+    if plain || !literal.starts_with('/') {
+        return path.to_string();
+    }
+    let Ok(url) = url::Url::parse(&format!("http://h{literal}")) else {
+        return path.to_string();
+    };
+    let mut out = url[url::Position::BeforePath..url::Position::AfterQuery].to_string();
+    // `/a/.` resolves to `/a/`, but `/a/.*` was not a dot segment.
+    if !pattern.is_empty() && literal.ends_with('.') && !out.ends_with('.') {
+        return path.to_string();
+    }
+    out.push_str(pattern);
+    out
+}
+
 /// URL text written the way URLs are normalized before rules see them
-/// (lower-case scheme and host, no default port), or a test on it could
-/// never match: `HTTP://Sales.IBM.com:80/x*` becomes
+/// (lower-case scheme, the host as [`host_normalized`] writes it, no
+/// default port, the path as [`path_normalized`] does), or a test on it
+/// could never match: `HTTP://Sales.IBM.com:80/x*` becomes
 /// `http://sales.ibm.com/x*`. The path keeps its case. With `whole` (the
 /// text is a whole URL, not its start) a URL with no path gets the `/` its
 /// normalized form has (`http://example.com` → `http://example.com/`).
@@ -33,7 +86,8 @@ pub(crate) fn url_start_normalized(text: &str, whole: bool) -> String {
     let (authority, path) = rest
         .find(['/', '?', '#'])
         .map_or((rest, ""), |i| rest.split_at(i));
-    let mut authority = authority.to_ascii_lowercase();
+    let path = &path_normalized(path);
+    let mut authority = authority_normalized(authority);
     let default_port = match scheme.as_str() {
         "http" => Some(":80"),
         "https" => Some(":443"),
@@ -56,6 +110,21 @@ pub(crate) fn url_start_normalized(text: &str, whole: bool) -> String {
         ""
     };
     format!("{scheme}://{authority}{slash}{path}")
+}
+
+/// `user@host:port` with its host as [`host_normalized`] writes it.
+fn authority_normalized(authority: &str) -> String {
+    let (user, host_port) = authority
+        .rsplit_once('@')
+        .map_or(("", authority), |(user, rest)| (user, rest));
+    // A colon inside brackets is IPv6 text, not a port separator.
+    let (host, port) = match host_port.rfind(':') {
+        Some(i) if !host_port[i..].contains(']') => host_port.split_at(i),
+        _ => (host_port, ""),
+    };
+    let at = if authority.contains('@') { "@" } else { "" };
+    // The user part keeps its case, as a URL's does.
+    format!("{user}{at}{}{port}", host_normalized(host))
 }
 
 /// A rule-file format.
@@ -247,7 +316,57 @@ pub fn parse_text(file: &str, text: &str, choice: DialectChoice) -> Result<Loade
 
 #[cfg(test)]
 mod detect_tests {
-    use super::{Dialect, detect};
+    use super::{Dialect, detect, host_normalized, url_start_normalized};
+
+    /// Rule targets are written as URLs are normalized, or they could
+    /// never match: IPv6 compressed, names outside ASCII in punycode, dot
+    /// segments resolved, spaces and non-ASCII in paths percent-encoded;
+    /// patterns after `*` and text the URL parser refuses as written.
+    #[test]
+    fn targets_are_written_as_urls_are_normalized() {
+        for (host, want) in [
+            ("[2001:DB8:0:1:0:0:0:1]", "[2001:db8:0:1::1]"),
+            ("2001:db8:0::2", "[2001:db8::2]"),
+            ("Bücher.DE", "xn--bcher-kva.de"),
+            ("*.Bücher.de", "*.xn--bcher-kva.de"),
+            ("*.10.Example", "*.10.example"),
+            ("WWW.ibm.com", "www.ibm.com"),
+            ("*", "*"),
+            ("bad host!", "bad host!"),
+        ] {
+            assert_eq!(host_normalized(host), want, "{host}");
+        }
+        for (text, whole, want) in [
+            (
+                "HTTP://Sales.IBM.com:80/x*",
+                false,
+                "http://sales.ibm.com/x*",
+            ),
+            (
+                "http://[2001:db8:0:1:0:0:0:1]/p/",
+                false,
+                "http://[2001:db8:0:1::1]/p/",
+            ),
+            ("http://[::1]:8080/", false, "http://[::1]:8080/"),
+            ("http://x.com/a/../b/*", false, "http://x.com/b/*"),
+            ("http://x.com/a/./b", false, "http://x.com/a/b"),
+            (
+                "http://x.com/caf é?q=ü",
+                false,
+                "http://x.com/caf%20%C3%A9?q=%C3%BC",
+            ),
+            ("http://x.com/a.*", false, "http://x.com/a.*"),
+            (
+                "http://User@Bücher.de",
+                true,
+                "http://User@xn--bcher-kva.de/",
+            ),
+            ("http://x.com/Keep/Case", false, "http://x.com/Keep/Case"),
+            ("/just/a/path", false, "/just/a/path"),
+        ] {
+            assert_eq!(url_start_normalized(text, whole), want, "{text}");
+        }
+    }
 
     /// A native file whose strings hold a line of another dialect stays
     /// native; a Funnelback collection.cfg with its patterns further down

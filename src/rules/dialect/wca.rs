@@ -187,7 +187,7 @@ fn domain_condition(target: &str) -> Result<Condition, String> {
     let Some((host, port)) = split else {
         return Ok(sensitive(
             Field::Host,
-            Matcher::Wildcard(target.to_ascii_lowercase()),
+            Matcher::Wildcard(super::host_normalized(target)),
         ));
     };
     if host.is_empty() {
@@ -202,7 +202,7 @@ fn domain_condition(target: &str) -> Result<Condition, String> {
             format!("bad port `{port}` in `{target}` (expected a number from 0 to 65535)")
         })?;
     Ok(Condition::All(vec![
-        sensitive(Field::Host, Matcher::Wildcard(host.to_ascii_lowercase())),
+        sensitive(Field::Host, Matcher::Wildcard(super::host_normalized(host))),
         // The `port` field is the decimal effective port, so `0443` is written `443`.
         sensitive(Field::Port, Matcher::Exact(port.to_string())),
     ]))

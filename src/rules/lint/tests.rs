@@ -593,6 +593,14 @@ fn characters_a_normalized_url_holds_only_encoded() {
         Matcher::Prefix("http://example.com/über".into()),
     );
     assert!(found[0].1.contains("`%C3%BC`"), "{found:?}");
+    // A piece of a URL without its scheme (a Funnelback pattern) may name
+    // a host: both encodings said.
+    let found = lint(Field::Url, Matcher::Contains("bücher.de".into()));
+    assert!(
+        found[0].1.contains("`%C3%BC` in a path or query")
+            && found[0].1.contains("punycode (`xn--bcher-kva.de`)"),
+        "{found:?}"
+    );
     let found = lint(Field::Host, Matcher::Exact("a b.example".into()));
     assert!(
         found[0].1.contains("host never contains a space"),
