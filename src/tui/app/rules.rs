@@ -253,6 +253,7 @@ impl App {
                     | '+'
                     | '='
                     | '-'
+                    | '0'
                     | 'l'
                     | 'f'
                     | 'K'
@@ -293,6 +294,10 @@ impl App {
                     _ => set(self, &|r| r.priority = edit::step_priority(r.priority, up)),
                 }
             }
+            KeyCode::Char('0') => match self.rules.selected_rule().map(|r| r.priority) {
+                Some(None) => self.message = Some("the rule sets no priority already".into()),
+                _ => set(self, &|r| r.priority = None),
+            },
             KeyCode::Char('l') => set(self, &|r| r.log = edit::next_log(r.log)),
             KeyCode::Char('f') => set(self, &|r| r.filter = edit::next_filter(r.filter)),
             KeyCode::Char('K') => self.move_selected(|r, p| edit::move_rule(r, p, true)),
@@ -304,12 +309,17 @@ impl App {
                 if let Some(rule) = self.rules.selected_rule().cloned() {
                     let mut copy = rule;
                     copy.name = format!("{} (copy)", copy.name);
+                    // Not in the file yet: no line of its own to show.
+                    copy.forget_lines();
                     self.rules.add_rule(copy);
                 }
             }
             KeyCode::Char('x') | KeyCode::Delete => {
                 if let Some(path) = path {
-                    let removed = self.rules.selected_rule().map(|r| r.name.clone());
+                    let removed = self
+                        .rules
+                        .selected_rule()
+                        .map(|r| (r.name.clone(), nested_count(r)));
                     self.rules.edit(|rules| {
                         edit::remove(rules, &path)?;
                         // The rule that took its place; else the one before
@@ -327,9 +337,13 @@ impl App {
                         }
                         Some(select)
                     });
-                    if let Some(name) = removed {
-                        self.message = Some(format!("deleted rule {name:?} (u undoes)"));
-                    }
+                    self.message = removed.map(|(name, nested)| match nested {
+                        0 => format!("deleted rule {name:?} (u undoes)"),
+                        n => format!(
+                            "deleted rule {name:?} and the {} nested in it (u undoes)",
+                            crate::text::counted(n, "rule", "rules")
+                        ),
+                    });
                 }
             }
             KeyCode::Enter | KeyCode::Char('e') => {
@@ -499,6 +513,11 @@ impl App {
             overwrite,
         });
     }
+}
+
+/// The rules nested in `rule`, at every depth.
+fn nested_count(rule: &Rule) -> u64 {
+    rule.rules.iter().map(|r| 1 + nested_count(r)).sum()
 }
 
 /// What `c` says once the crawl has ended: there is nothing to apply the

@@ -477,6 +477,14 @@ fn rule_keys_say_what_they_did() {
         app.message.as_deref(),
         Some("the priority is already lowest")
     );
+    // `0` unsets it, and says so when there is nothing to unset.
+    app.update(ch('0'));
+    assert_eq!(app.rules.edited.rules[0].priority, None);
+    app.update(ch('0'));
+    assert_eq!(
+        app.message.as_deref(),
+        Some("the rule sets no priority already")
+    );
     app.update(ch('n'));
     assert_eq!(
         app.message, None,
@@ -499,6 +507,35 @@ fn rule_keys_say_what_they_did() {
             .is_some_and(|m| m.starts_with("rule changed")),
         "{:?}",
         app.message
+    );
+}
+
+/// Deleting a block says how many rules went with it; a copy has no line
+/// in the file until it is saved.
+#[test]
+fn a_deleted_block_counts_its_rules_and_a_copy_has_no_line() {
+    let text = "[[rules]]\nname = \"block\"\n  [[rules.rules]]\n  name = \"a\"\n    \
+                [[rules.rules.rules]]\n    name = \"deep\"\n  [[rules.rules]]\n  name = \"b\"\n\
+                [[rules]]\nname = \"last\"\n";
+    let rules = native::parse(text).expect("rules").rules;
+    let save = SaveTarget::for_config(std::path::Path::new("crawl.toml"), text);
+    let mut app = App::new("test".into(), rules, save, [1; 6]);
+    app.update(Action::Resize(100, 30));
+    app.update(ch('d'));
+    let copy = app.rules.selected_rule().expect("the copy");
+    assert_eq!(copy.name, "block (copy)");
+    assert_eq!(copy.origin.line, 0);
+    assert!(copy.rules.iter().all(|r| r.origin.line == 0));
+    app.update(ch('x'));
+    assert_eq!(
+        app.message.as_deref(),
+        Some("deleted rule \"block (copy)\" and the 3 rules nested in it (u undoes)")
+    );
+    app.update(ch('G'));
+    app.update(ch('x'));
+    assert_eq!(
+        app.message.as_deref(),
+        Some("deleted rule \"last\" (u undoes)")
     );
 }
 

@@ -34,6 +34,7 @@ const RULES_KEYS: &[(&str, &str)] = &[
     ),
     ("s", "toggle stop"),
     ("+ / -", "priority more / less urgent"),
+    ("0", "priority unset (the rule sets none)"),
     ("l", "cycle log: yes, no, unset"),
     ("f", "cycle filter: must-have, may-not-have, none"),
     ("K / J", "move the rule up / down"),
