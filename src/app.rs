@@ -321,6 +321,10 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
         let save = SaveTarget::for_config(Path::new(&request.config_file), &request.config_text);
         let mut app = crate::tui::app::App::new(user_agent, rule_set, save, weights);
         app.log.dir = Some(db.display().to_string());
+        app.explain.limits = Some(crate::cli::DepthLimits {
+            link: config.crawl.max_link_depth,
+            path: config.crawl.max_path_depth,
+        });
         app.message = no_readers;
         let console = crate::tui::Console {
             app,

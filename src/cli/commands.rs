@@ -11,8 +11,8 @@ use std::process::ExitCode;
 
 use super::RulesArgs;
 use super::output::{
-    RobotsView, TraceCache, VerdictJson, disabled_warnings, escape_control, verdict_robots_text,
-    write_json,
+    DepthLimits, RobotsView, TraceCache, VerdictJson, crawler_refusal, disabled_warnings,
+    escape_control, verdict_robots_text, write_json,
 };
 use crate::config::Config;
 use crate::crawl::robots::Robots;
@@ -318,37 +318,6 @@ pub fn explain(
     } else {
         Ok(ExitCode::SUCCESS)
     }
-}
-
-/// The crawl's depth limits, when the rules come from a native config
-/// (other dialects hold rules only).
-#[derive(Debug, Clone, Copy)]
-struct DepthLimits {
-    link: u32,
-    path: u32,
-}
-
-impl DepthLimits {
-    /// Why the crawler would refuse `url` at `link_depth` after the rules
-    /// let it through, as the crawl's log would say it.
-    fn beyond(self, url: &url::Url, link_depth: u32) -> Option<String> {
-        crate::crawl::beyond_depth(url, link_depth, self.link, self.path).map(|(why, _)| why)
-    }
-}
-
-/// Why the crawler itself would not fetch a URL the rules let through: a
-/// scheme it does not fetch, or (with a config) its depth limits.
-fn crawler_refusal(url: &url::Url, link_depth: u32, limits: Option<DepthLimits>) -> Option<String> {
-    if !matches!(url.scheme(), "http" | "https") {
-        return Some(format!(
-            "scheme `{}`: the crawler fetches only http and https, and keeps no link to any other",
-            url.scheme()
-        ));
-    }
-    let beyond = limits?.beyond(url, link_depth)?;
-    Some(format!(
-        "{beyond}: a crawl with this config logs it as filtered"
-    ))
 }
 
 /// Streams stdin to stdout one line at a time: memory stays flat however

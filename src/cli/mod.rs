@@ -7,7 +7,7 @@
 mod commands;
 mod output;
 
-pub use output::{PENDING_HINT, priority_name, verdict_text};
+pub use output::{DepthLimits, PENDING_HINT, crawler_refusal, priority_name, verdict_text};
 pub use output::{disabled_warnings, escape_control, write_json};
 
 use std::path::PathBuf;

@@ -392,6 +392,41 @@ fn padded(text: &str, columns: usize) -> String {
     format!("{text}{}", " ".repeat(columns.saturating_sub(width)))
 }
 
+/// The crawl's depth limits, when the rules come from a native config
+/// (other dialects hold rules only).
+#[derive(Debug, Clone, Copy)]
+pub struct DepthLimits {
+    pub link: u32,
+    pub path: u32,
+}
+
+impl DepthLimits {
+    /// Why the crawler would refuse `url` at `link_depth` after the rules
+    /// let it through, as the crawl's log would say it.
+    pub fn beyond(self, url: &url::Url, link_depth: u32) -> Option<String> {
+        crate::crawl::beyond_depth(url, link_depth, self.link, self.path).map(|(why, _)| why)
+    }
+}
+
+/// Why the crawler itself would not fetch a URL the rules let through: a
+/// scheme it does not fetch, or (with a config) its depth limits.
+pub fn crawler_refusal(
+    url: &url::Url,
+    link_depth: u32,
+    limits: Option<DepthLimits>,
+) -> Option<String> {
+    if !matches!(url.scheme(), "http" | "https") {
+        return Some(format!(
+            "scheme `{}`: the crawler fetches only http and https, and keeps no link to any other",
+            url.scheme()
+        ));
+    }
+    let beyond = limits?.beyond(url, link_depth)?;
+    Some(format!(
+        "{beyond}: a crawl with this config logs it as filtered"
+    ))
+}
+
 pub use crate::rules::is_invisible;
 pub use crate::text::escape_control;
 

@@ -40,6 +40,8 @@ pub struct ExplainState {
     asked: Option<String>,
     /// The URL last looked up in the log, and what the log said of it.
     pub logged: Option<(String, Logged)>,
+    /// The crawl's depth limits, for what the crawler itself would refuse.
+    pub limits: Option<crate::cli::DepthLimits>,
 }
 
 /// What the crawl's log holds for a URL: its id and record, nothing, or
@@ -155,6 +157,17 @@ impl ExplainState {
             .and_then(|v| self.result[v + 1..].find('\n').map(|end| v + 1 + end))
             .unwrap_or(self.result.len());
         self.result.insert_str(at, &depth);
+        // What the crawler itself refuses, rules aside (as `explain` says).
+        let link_depth = known.link_depth;
+        if verdict.fetch
+            && let Some(why) = crate::cli::crawler_refusal(&url, link_depth, self.limits)
+        {
+            let at = self
+                .result
+                .find("\n  trace:")
+                .map_or(self.result.len(), |t| t + 1);
+            self.result.insert_str(at, &format!("  crawler: {why}\n"));
+        }
     }
 
     /// The link depth the crawl's log has for `url`, once it answered.

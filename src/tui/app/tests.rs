@@ -510,6 +510,36 @@ fn rule_keys_say_what_they_did() {
     );
 }
 
+/// Explain says what the crawler itself would refuse once the rules let a
+/// URL through, as the `explain` command does: another scheme, a path
+/// deeper than the config allows.
+#[test]
+fn explain_names_the_crawlers_own_refusals() {
+    let mut app = app();
+    app.explain.limits = Some(crate::cli::DepthLimits { link: 5, path: 2 });
+    app.update(ch('4'));
+    typed(&mut app, "ftp://h/x");
+    assert!(
+        app.explain.result.contains("  crawler: scheme `ftp`"),
+        "{}",
+        app.explain.result
+    );
+    app.update(key(KeyCode::Esc));
+    app.update(ch('4'));
+    for _ in 0.."ftp://h/x".len() {
+        app.update(key(KeyCode::Backspace));
+    }
+    typed(&mut app, "http://h/a/b/c/d");
+    assert!(
+        app.explain.result.contains("  crawler: ") && app.explain.result.contains("max_path_depth"),
+        "{}",
+        app.explain.result
+    );
+    let crawler = app.explain.result.find("  crawler: ").expect("said");
+    let trace = app.explain.result.find("  trace:").expect("a trace");
+    assert!(crawler < trace, "above the trace: {}", app.explain.result);
+}
+
 /// Deleting a block says how many rules went with it; a copy has no line
 /// in the file until it is saved.
 #[test]
