@@ -202,9 +202,11 @@ fn shape(test: &Test) -> (Kind, String) {
         Matcher::Domain(s) => (Kind::Domain, s.clone()),
         other => (Kind::Other(other.key()), other.value_text()),
     };
-    let text = match test.case {
-        Case::Insensitive => text.to_lowercase(),
-        Case::Sensitive => text,
+    // Folded as the rules compare (ASCII only); a regex never: lower-casing
+    // `\D` makes it `\d`.
+    let text = match (test.case, kind) {
+        (Case::Insensitive, k) if !matches!(k, Kind::Other(_)) => text.to_ascii_lowercase(),
+        _ => text,
     };
     (kind, text)
 }
@@ -591,7 +593,8 @@ mod tests {
         // Few texts, each a prefix, suffix or domain of others, so that
         // implications are common.
         let text = prop::sample::select(vec![
-            "", "a", "b", "a.b", "x.a.b", "/a", "/a/b", "*", "*.b", "*b", "a*b", "*.a.b",
+            "", "a", "b", "a.b", "x.a.b", "/a", "/a/b", "*", "*.b", "*b", "a*b", "*.a.b", "A.B",
+            "*.A.b", "é.b", "É.b", r"\d", r"\D",
         ]);
         let matcher = (0..8usize, text).prop_map(|(kind, t)| {
             let t = t.to_string();
@@ -640,7 +643,7 @@ mod tests {
                     rule.condition = condition;
                     rule.negate = negate;
                     rule.stop = stop;
-                    rule.enabled = enabled || stop;
+                    rule.enabled = enabled;
                     rule.first_match = first_match && !nested.is_empty();
                     rule.filter = filter;
                     rule.rules = nested.clone();
@@ -666,6 +669,16 @@ mod tests {
             }
             prop_assert_eq!(shadowed(&set), shadowed_pairwise(&set));
         }
+    }
+
+    /// A regex is compared as written: `\D` is not `\d` lower-cased.
+    #[test]
+    fn regexes_differing_in_case_are_not_the_same() {
+        let h = health(
+            "[[rules]]\nname='digits'\nmatch={field='path',regex='^/\\d+$'}\nstop=true\n\
+             [[rules]]\nname='not digits'\nmatch={field='path',regex='^/\\D+$'}\n",
+        );
+        assert_eq!(h[1], None);
     }
 
     #[test]

@@ -36,36 +36,46 @@ pub(crate) fn host_normalized(host: &str) -> String {
         };
         return parsed.unwrap_or_else(|| host.to_ascii_lowercase());
     }
-    // Label by label: only a name outside ASCII changes (`10` in
-    // `*.10.example` is a label, not the address 0.0.0.10).
+    labels_normalized(host)
+}
+
+/// A host pattern label by label: only a name outside ASCII changes (`10`
+/// in `*.10.example` is a label, not the address 0.0.0.10).
+fn labels_normalized(host: &str) -> String {
     host.split('.')
         .map(|label| match label.contains('*') || label.is_ascii() {
             true => label.to_ascii_lowercase(),
-            false => parse(label).unwrap_or_else(|| label.to_ascii_lowercase()),
+            false => url::Host::parse(label)
+                .map(|h| h.to_string())
+                .unwrap_or_else(|_| label.to_ascii_lowercase()),
         })
         .collect::<Vec<_>>()
         .join(".")
 }
 
 /// A path (with its query) as a URL's is normalized: `.` and `..`
-/// segments resolved, characters outside ASCII and spaces percent-encoded
-/// (`/a/../b/caf é` → `/b/caf%20%C3%A9`). A `*` and what follows it is
-/// left as it is (a pattern); so is a path the URL parser refuses.
-fn path_normalized(path: &str) -> String {
+/// segments resolved, characters outside ASCII, spaces and the like
+/// percent-encoded (`/a/../b/caf é` → `/b/caf%20%C3%A9`). A `*` and what
+/// follows it is left as it is (a pattern). Left as written: a path the
+/// URL parser refuses, one with a fragment or with spaces at its ends
+/// (which the parser would drop), and, when the text is only a URL's
+/// start (`whole` false), one ending in `.` or `..` (`/.` meant for
+/// dot-files, not the folder).
+fn path_normalized(path: &str, whole: bool) -> String {
     let (literal, pattern) = path.find('*').map_or((path, ""), |i| path.split_at(i));
-    let plain = literal.bytes().all(|b| b.is_ascii_graphic() && b != b'\\')
-        && !literal.split(['/', '?']).any(|s| s == "." || s == "..");
-    if plain || !literal.starts_with('/') {
+    let open_end = !whole || !pattern.is_empty();
+    let last = literal.rsplit('/').next().unwrap_or("");
+    let as_written = !literal.starts_with('/')
+        || literal.contains('#')
+        || literal.trim() != literal
+        || (open_end && (last == "." || last == ".."));
+    if as_written {
         return path.to_string();
     }
     let Ok(url) = url::Url::parse(&format!("http://h{literal}")) else {
         return path.to_string();
     };
     let mut out = url[url::Position::BeforePath..url::Position::AfterQuery].to_string();
-    // `/a/.` resolves to `/a/`, but `/a/.*` was not a dot segment.
-    if !pattern.is_empty() && literal.ends_with('.') && !out.ends_with('.') {
-        return path.to_string();
-    }
     out.push_str(pattern);
     out
 }
@@ -86,8 +96,11 @@ pub(crate) fn url_start_normalized(text: &str, whole: bool) -> String {
     let (authority, path) = rest
         .find(['/', '?', '#'])
         .map_or((rest, ""), |i| rest.split_at(i));
-    let path = &path_normalized(path);
-    let mut authority = authority_normalized(authority);
+    let path = &path_normalized(path, whole);
+    // A URL's start that ends inside its host (`http://192.168.1`,
+    // `http://intra`) names only the start of the host's last label.
+    let open_host = !whole && path.is_empty();
+    let mut authority = authority_normalized(authority, open_host);
     let default_port = match scheme.as_str() {
         "http" => Some(":80"),
         "https" => Some(":443"),
@@ -112,8 +125,11 @@ pub(crate) fn url_start_normalized(text: &str, whole: bool) -> String {
     format!("{scheme}://{authority}{slash}{path}")
 }
 
-/// `user@host:port` with its host as [`host_normalized`] writes it.
-fn authority_normalized(authority: &str) -> String {
+/// `user@host:port` with its host as [`host_normalized`] writes it; with
+/// `open` (the text may end inside the host) and no port, the host's last
+/// label only lower-cased, as it may be cut short (`192.168.1` is not the
+/// address 192.168.0.1 there).
+fn authority_normalized(authority: &str, open: bool) -> String {
     let (user, host_port) = authority
         .rsplit_once('@')
         .map_or(("", authority), |(user, rest)| (user, rest));
@@ -123,8 +139,13 @@ fn authority_normalized(authority: &str) -> String {
         _ => (host_port, ""),
     };
     let at = if authority.contains('@') { "@" } else { "" };
+    let host = match host.rsplit_once('.') {
+        _ if !open || !port.is_empty() || host.ends_with(']') => host_normalized(host),
+        Some((done, last)) => format!("{}.{}", labels_normalized(done), last.to_ascii_lowercase()),
+        None => host.to_ascii_lowercase(),
+    };
     // The user part keeps its case, as a URL's does.
-    format!("{user}{at}{}{port}", host_normalized(host))
+    format!("{user}{at}{host}{port}")
 }
 
 /// A rule-file format.
@@ -356,6 +377,16 @@ mod detect_tests {
                 "http://x.com/caf%20%C3%A9?q=%C3%BC",
             ),
             ("http://x.com/a.*", false, "http://x.com/a.*"),
+            // A start that may end inside its host or its last segment.
+            ("http://192.168.1", false, "http://192.168.1"),
+            ("http://Bücher.Ex", false, "http://xn--bcher-kva.ex"),
+            ("http://x.com/.", false, "http://x.com/."),
+            ("http://x.com/a/..", false, "http://x.com/a/.."),
+            ("http://x.com/a/..", true, "http://x.com/"),
+            ("http://x.com/my ", false, "http://x.com/my "),
+            ("http://x.com/a/../b#top", false, "http://x.com/a/../b#top"),
+            ("http://x.com/a{b}", false, "http://x.com/a%7Bb%7D"),
+            ("http://192.168.1:8080", false, "http://192.168.0.1:8080"),
             (
                 "http://User@Bücher.de",
                 true,

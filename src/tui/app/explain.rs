@@ -260,12 +260,17 @@ impl App {
     /// worked out again at the link depth the log has for it.
     pub(super) fn take_logged(&mut self, url: String, logged: Logged) {
         // Answers come back in any order (each lookup runs on its own
-        // blocking task): one for a URL typed on past must not replace the
-        // answer for the URL shown, which is asked for only once.
-        if self.explain.url_now.as_ref() != Some(&url) {
+        // blocking task): only the answer to the latest question counts,
+        // which is asked only once (also when the input was cleared before
+        // it came back, and the URL typed again).
+        if self.explain.asked.as_ref() != Some(&url) {
             return;
         }
+        let now = self.explain.url_now.as_ref() == Some(&url);
         self.explain.logged = Some((url, logged));
+        if !now {
+            return;
+        }
         let scroll = self.explain.scroll;
         let rules = self.rules.compiled.clone();
         self.explain.evaluate(&rules);

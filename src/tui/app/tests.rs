@@ -1377,6 +1377,29 @@ fn explain_shows_what_the_crawl_did_with_the_url() {
             .logged_text()
             .is_some_and(|t| t.contains("not in the crawl's log"))
     );
+    // The answer to the latest question, arriving while the input is
+    // cleared, still shows once the URL is pasted again (it is not asked
+    // twice).
+    typed(&mut app, "z");
+    app.take_requests();
+    app.update(Action::Key(KeyEvent::new(
+        KeyCode::Char('u'),
+        KeyModifiers::CONTROL,
+    )));
+    app.update(Action::Logged(
+        "http://h/tmp/xyz".into(),
+        Box::new(Ok(None)),
+    ));
+    app.update(Action::Paste("http://h/tmp/xyz".into()));
+    assert!(
+        !app.take_requests()
+            .iter()
+            .any(|r| matches!(r, Request::Logged(_))),
+        "asked once"
+    );
+    assert!(app.explain.logged_text().is_some(), "the answer shows");
+    app.update(key(KeyCode::Backspace));
+    app.update(Action::Logged("http://h/tmp/xy".into(), Box::new(Ok(None))));
     // Back to the view later: the log is asked again (the crawl may have
     // met the URL since).
     app.update(key(KeyCode::Esc));
