@@ -95,40 +95,40 @@ fn load_with_config(args: &RulesArgs) -> Result<(Loaded, CompiledRules, Option<C
     let config = crawl_config(args, &loaded)?;
     let compiled = CompiledRules::new(&loaded.parsed.rules);
     if let Some(config) = &config {
-        check_start_urls(args, &loaded, config, &compiled)?;
+        warn_refused_start_urls(args, &loaded, config, &compiled);
     }
     report(&loaded, &compiled);
     Ok((loaded, compiled, config))
 }
 
 /// A config's start URLs, checked as `crawl` checks them before it starts
-/// (fully qualified, allowed by the rules), but without resolving hosts
-/// for address rules: each refusal but the last on stderr, the last as the
-/// error, as `crawl` does.
-fn check_start_urls(
+/// (fully qualified, allowed by the rules), but without resolving host
+/// names for address rules: each refusal a warning on stderr, which
+/// `crawl` would stop at. Not an error: `explain` is how to find out why.
+fn warn_refused_start_urls(
     args: &RulesArgs,
     loaded: &Loaded,
     config: &Config,
     compiled: &CompiledRules,
-) -> Result<(), Failure> {
+) {
     let text = std::fs::read_to_string(&args.rules).unwrap_or_default();
-    let mut refusals: Vec<String> = config
+    let refusals: Vec<String> = config
         .crawl
         .start
         .iter()
         .filter_map(|url| {
-            let e = crate::crawl::engine::check_start(compiled, std::slice::from_ref(url)).err()?;
+            let e = crate::crawl::engine::check_start_offline(compiled, std::slice::from_ref(url))
+                .err()?;
             let at = crate::app::start_line(&text, url);
             Some(format!("{}{at}: {e}", loaded.file))
         })
         .collect();
-    let Some(last) = refusals.pop() else {
-        return Ok(());
-    };
     for refusal in refusals {
-        eprintln!("crawlspace: {}", escape_control(&refusal));
+        eprintln!(
+            "warning: {} (crawl would not start)",
+            escape_control(&refusal)
+        );
     }
-    Err(Failure::App(crate::app::AppError::Input(last)))
 }
 
 /// The crawl settings of a native file that is a crawl's config, read as
@@ -290,7 +290,7 @@ pub fn explain(
                     continue;
                 }
             };
-            let facts = UrlFacts::new(&url, known).with_literal_address(&url);
+            let facts = UrlFacts::new(&url, known).with_host_address();
             let verdict = compiled.evaluate(&facts, &mut scratch, TraceMode::Full);
             let robots = robots.as_ref().map(|r| r.decide(&url));
             if json {
@@ -352,7 +352,7 @@ pub fn check(args: &RulesArgs) -> Result<ExitCode, Failure> {
             };
             match read {
                 Ok(url) => {
-                    let facts = UrlFacts::new(&url, &known).with_literal_address(&url);
+                    let facts = UrlFacts::new(&url, &known).with_host_address();
                     let verdict = compiled.evaluate(&facts, &mut scratch, TraceMode::Decisive);
                     let trace = traces.entries(&verdict, &compiled);
                     write_json(

@@ -231,6 +231,24 @@ pub(crate) enum ItemKind {
 /// Checks the start URLs against the rules: each must be fully qualified
 /// and allowed, or the crawl does not start (WCA).
 pub fn check_start(rules: &CompiledRules, start: &[String]) -> Result<Vec<Url>, StartError> {
+    check_start_at(rules, start, false)
+}
+
+/// [`check_start`], with a host that is an IP address judged at that
+/// address (what the crawl's DNS step, [`check_start_addresses`], finds
+/// for it): for the rule tools, which resolve nothing.
+pub fn check_start_offline(
+    rules: &CompiledRules,
+    start: &[String],
+) -> Result<Vec<Url>, StartError> {
+    check_start_at(rules, start, true)
+}
+
+fn check_start_at(
+    rules: &CompiledRules,
+    start: &[String],
+    literal_addresses: bool,
+) -> Result<Vec<Url>, StartError> {
     let mut urls = Vec::new();
     for text in start {
         let url = normalize(text)
@@ -240,9 +258,17 @@ pub fn check_start(rules: &CompiledRules, start: &[String]) -> Result<Vec<Url>, 
                 url: text.clone(),
                 why: "not a fully qualified http(s) URL (scheme, host, and port when not the default)".into(),
             })?;
-        let verdict = start_verdict(rules, &url, None);
+        // A host that is an IP address is its own address: the rule tools
+        // judge address rules now, as `explain` does.
+        let literal = match url.host() {
+            Some(url::Host::Ipv4(ip)) if literal_addresses => Some(IpAddr::V4(ip)),
+            Some(url::Host::Ipv6(ip)) if literal_addresses => Some(IpAddr::V6(ip)),
+            _ => None,
+        };
+        let verdict = start_verdict(rules, &url, literal);
         if !verdict.fetch {
-            return Err(refused_start(rules, &url, &verdict, ""));
+            let at = literal.map_or(String::new(), |ip| format!(" at its address {ip}"));
+            return Err(refused_start(rules, &url, &verdict, &at));
         }
         urls.push(url);
     }

@@ -143,12 +143,14 @@ impl<'a> UrlFacts<'a> {
     /// With the URL's host as its address when the host is an IP address
     /// and no address is known: `explain` and `check` judge address rules
     /// at once for such a URL, as the crawl does (it needs no DNS).
-    pub fn with_literal_address(mut self, url: &Url) -> UrlFacts<'a> {
+    pub fn with_host_address(mut self) -> UrlFacts<'a> {
         if self.address.is_none() {
-            self.address = match url.host() {
-                Some(url::Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
-                Some(url::Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
-                _ => None,
+            // A normalized host: an IPv4 address in dotted decimal, an IPv6
+            // one in brackets.
+            let host = self.host;
+            self.address = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+                Some(v6) => v6.parse::<std::net::Ipv6Addr>().ok().map(IpAddr::V6),
+                None => host.parse::<std::net::Ipv4Addr>().ok().map(IpAddr::V4),
             };
         }
         self

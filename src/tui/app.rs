@@ -32,7 +32,7 @@ use super::whatif::Report;
 use crate::crawl::detail::Detail;
 use crate::crawl::engine::{Control, Stats};
 use crate::rules::CompiledRules;
-use crate::rules::model::RuleSet;
+use crate::rules::model::{Condition, RuleSet};
 
 /// Rate samples kept for the throughput sparkline (one per second).
 pub const RATE_SAMPLES: usize = 120;
@@ -144,7 +144,11 @@ pub enum Request {
     /// Count the logged URLs the rule form's rule holds for; a newer one
     /// replaces it.
     Preview {
-        rules: Arc<CompiledRules>,
+        /// The rule's condition, whether the rule negates it, and the
+        /// conditions of the blocks holding it (compiled by the worker).
+        condition: Condition,
+        negate: bool,
+        context: Vec<Condition>,
         /// Numbers the count, so that reports of an older one are dropped.
         seq: u64,
     },

@@ -37,12 +37,20 @@ pub struct Preview {
     pub done: bool,
 }
 
-/// The rule to preview: its condition alone, as a filter whose verdict
-/// says whether it held.
-pub fn draft(condition: Condition, negate: bool) -> Arc<CompiledRules> {
+/// The rule to preview, as a filter whose verdict says whether it held:
+/// its condition (negated when the rule is), under the conditions of the
+/// blocks that hold it (`context`), which a URL must meet for the rule to
+/// be looked at at all.
+pub fn draft(condition: Condition, negate: bool, context: Vec<Condition>) -> Arc<CompiledRules> {
+    let own = if negate {
+        Condition::Not(Box::new(condition))
+    } else {
+        condition
+    };
+    let mut all = context;
+    all.push(own);
     let mut rule = Rule::new("preview", 0);
-    rule.condition = Some(condition);
-    rule.negate = negate;
+    rule.condition = Some(Condition::All(all));
     rule.filter = Some(Filter::MayNotHave);
     Arc::new(CompiledRules::new(&RuleSet {
         rules: vec![rule],
@@ -62,9 +70,12 @@ pub fn count(
         total: log.len(),
         ..Preview::default()
     };
+    // The URLs logged when the count started: a running crawl adds more
+    // as it goes, which would count beyond the total.
+    let last = log.last_id().ok().flatten().unwrap_or(0);
     let mut scratch: Scratch = rules.scratch();
     let mut stopped = false;
-    let _ = log.scan_briefs(None, None, |id, brief| {
+    let _ = log.scan_briefs(None, Some(last), |id, brief| {
         let mut known = Known {
             link_depth: brief.link_depth,
             content_type: None,
@@ -72,7 +83,7 @@ pub fn count(
         };
         let mut holds = |known: &Known| {
             let mut parsed = None;
-            let mut facts = UrlFacts::logged(brief.url, known, &mut parsed)?;
+            let mut facts = UrlFacts::logged(brief.url, known, &mut parsed)?.with_host_address();
             facts.content_type = brief.content_type;
             let verdict = rules.evaluate(&facts, &mut scratch, TraceMode::Off);
             Some((!verdict.filtered_by.is_empty(), verdict.pending))
@@ -160,7 +171,11 @@ mod tests {
     fn counts_what_the_rule_holds_for_with_the_first_samples() {
         let dir = tempfile::tempdir().expect("temp dir");
         let log = log(dir.path());
-        let rules = draft(test(Field::Path, Matcher::Prefix("/a/".into())), false);
+        let rules = draft(
+            test(Field::Path, Matcher::Prefix("/a/".into())),
+            false,
+            Vec::new(),
+        );
         let reports = std::cell::RefCell::new(Vec::new());
         let got = count(
             &log,
@@ -178,12 +193,28 @@ mod tests {
         // Negated: the other half.
         let negated = count(
             &log,
-            &draft(test(Field::Path, Matcher::Prefix("/a/".into())), true),
+            &draft(
+                test(Field::Path, Matcher::Prefix("/a/".into())),
+                true,
+                Vec::new(),
+            ),
             &|_| {},
             &|| false,
         );
         assert_eq!(negated.matched, 20);
         assert_eq!(negated.samples[0], "http://h/b/0");
+        // A nested rule is looked at only inside its block: `/b/…0`.
+        let nested = count(
+            &log,
+            &draft(
+                test(Field::Path, Matcher::Suffix("0".into())),
+                false,
+                vec![test(Field::Path, Matcher::Prefix("/b/".into()))],
+            ),
+            &|_| {},
+            &|| false,
+        );
+        assert_eq!(nested.samples, ["http://h/b/0", "http://h/b/10"]);
     }
 
     /// A content-type rule holds for the fetched URLs it names and cannot
@@ -198,6 +229,7 @@ mod tests {
             &draft(
                 test(Field::ContentType, Matcher::Exact("text/html".into())),
                 false,
+                Vec::new(),
             ),
             &|_| {},
             &|| false,
@@ -211,6 +243,7 @@ mod tests {
                     Matcher::Cidr("127.0.0.0/8".parse().unwrap()),
                 ),
                 false,
+                Vec::new(),
             ),
             &|_| {},
             &|| false,
@@ -222,7 +255,11 @@ mod tests {
     fn a_newer_preview_stops_this_one() {
         let dir = tempfile::tempdir().expect("temp dir");
         let log = log(dir.path());
-        let rules = draft(test(Field::Path, Matcher::Prefix("/".into())), false);
+        let rules = draft(
+            test(Field::Path, Matcher::Prefix("/".into())),
+            false,
+            Vec::new(),
+        );
         let got = count(&log, &rules, &|_| {}, &|| true);
         assert!(!got.done);
         assert_eq!(got.scanned, PROGRESS_EVERY, "stops at its first check");

@@ -382,7 +382,12 @@ fn carry_out(
         Request::CancelWhatIf => {
             generations.whatif.fetch_add(1, Ordering::Relaxed);
         }
-        Request::Preview { rules, seq } => {
+        Request::Preview {
+            condition,
+            negate,
+            context,
+            seq,
+        } => {
             let generation = generations.preview.fetch_add(1, Ordering::Relaxed) + 1;
             let (log, results, current) =
                 (log.clone(), results.clone(), generations.preview.clone());
@@ -392,6 +397,7 @@ fn carry_out(
                     // Progress is worth showing, never worth waiting for.
                     let _ = results.try_send(Action::Preview(seq, Box::new(preview.clone())));
                 };
+                let rules = preview::draft(condition, negate, context);
                 let preview = preview::count(&log, &rules, &progress, &stale);
                 if !stale() {
                     let _ = results.blocking_send(Action::Preview(seq, Box::new(preview)));

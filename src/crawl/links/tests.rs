@@ -862,7 +862,7 @@ fn stylesheet_references() {
         &b"@charset 'windows-1252';b{background:url(caf\xe9.png)}"[..],
         b"@charset \"utf-16le\";b{background:url(caf\xe9.png)}",
         b"@charset \"klingon\";b{background:url(caf\xe9.png)}",
-        b"@charset \"windows-1252",
+        b"@charset \"windows-1252 b{background:url(caf\xe9.png)}",
     ] {
         let page = extract_css(not_it, &sheet, 10, None);
         assert!(

@@ -28,9 +28,10 @@
 //! - `crawler.monitor_url_reject_list=/red/bad` (seed 004: "additional
 //!   URLs patterns to exclude while the crawler is running", from its next
 //!   checkpoint) becomes a third rule of that name, shaped and filtering as
-//!   `exclude_patterns` does; a crawlspace crawl takes it when its rules
-//!   file changes, and the note says to move it into `exclude_patterns`
-//!   once the crawl is done, as the seed advises.
+//!   `exclude_patterns` does (a running crawlspace crawl takes rules from
+//!   its native config: import them into it, and the crawl applies them
+//!   when the file changes); the note says to move them into
+//!   `exclude_patterns` once the crawl is done, as the seed advises.
 //!
 //! Other keys (`crawler.ignore_robots_txt=true`, …) are settings, not rules:
 //! they are skipped with a note. A key given twice keeps its last value,
@@ -96,8 +97,9 @@ pub fn parse(text: &str) -> Result<Parsed, LineError> {
             notes.push(Note {
                 line,
                 message: format!(
-                    "{REJECT_LIST}: read as exclusions, applied as soon as the crawl reads the file; \
-                     move them into {EXCLUDE} once the crawl is done"
+                    "{REJECT_LIST}: read as exclusions (import them into a running crawl's \
+                     config and it applies them when the file changes); move them into \
+                     {EXCLUDE} once the crawl is done"
                 ),
             });
             &mut reject_list

@@ -131,7 +131,7 @@ impl ExplainState {
             given => known.with_content_type(given),
         };
         let verdict = rules.evaluate(
-            &UrlFacts::new(&url, &known).with_literal_address(&url),
+            &UrlFacts::new(&url, &known).with_host_address(),
             &mut rules.scratch(),
             TraceMode::Full,
         );

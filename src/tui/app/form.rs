@@ -348,6 +348,31 @@ impl App {
 }
 
 impl App {
+    /// The conditions of the blocks that hold the form's rule (where it is,
+    /// or where it will be added): a URL meets them before the rule is
+    /// looked at.
+    fn form_context(&self) -> Vec<Condition> {
+        let Overlay::Form(form) = &self.overlay else {
+            return Vec::new();
+        };
+        let place = match &form.target {
+            FormTarget::Edit(path) => Some(path.clone()),
+            FormTarget::New(after) => after.clone().or_else(|| self.rules.selected_path()),
+        };
+        let Some(place) = place else {
+            return Vec::new();
+        };
+        (1..place.len())
+            .filter_map(|depth| edit::get(&self.rules.edited, &place[..depth]))
+            .filter_map(|block| match (&block.condition, block.negate) {
+                (None, false) => None,
+                (None, true) => Some(Condition::Any(Vec::new())),
+                (Some(c), false) => Some(c.clone()),
+                (Some(c), true) => Some(Condition::Not(Box::new(c.clone()))),
+            })
+            .collect()
+    }
+
     /// Asks for a preview of the form's rule when what it tests changed
     /// (not its name), and stops the one running when the form closed.
     pub(super) fn follow_form(&mut self) {
@@ -368,9 +393,14 @@ impl App {
             Some((condition, negate)) => {
                 self.preview_seq += 1;
                 self.previewing = true;
-                let rules = crate::tui::preview::draft(condition, negate);
+                let context = self.form_context();
                 let seq = self.preview_seq;
-                self.request(Request::Preview { rules, seq });
+                self.request(Request::Preview {
+                    condition,
+                    negate,
+                    context,
+                    seq,
+                });
             }
             None if self.previewing => {
                 self.previewing = false;

@@ -489,8 +489,17 @@ impl App {
             (overwrite, found, &self.rules.save)
         {
             // Read afresh from what is there now, so that only the rules
-            // change.
-            self.rules.save = SaveTarget::for_config(&path.clone(), &found);
+            // change; the comments of rules an undo may bring back go
+            // along. A layout that cannot be rewritten in place now (a
+            // table added after the rules) keeps the target as it was:
+            // the overwrite then writes what the console knows.
+            let mut fresh = SaveTarget::for_config(&path.clone(), &found);
+            if let (SaveTarget::InPlace { past: new_past, .. }, SaveTarget::InPlace { past, .. }) =
+                (&mut fresh, &self.rules.save)
+            {
+                *new_past = past.clone();
+                self.rules.save = fresh;
+            }
         }
         let read = self.rules.save.read().map(str::to_string);
         let (path, text, message) = self.rules.save.render(&self.rules.edited);

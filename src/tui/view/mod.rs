@@ -156,8 +156,8 @@ fn draw_status(frame: &mut Frame<'_>, area: Rect, app: &App) {
 /// The status bar's figures in `room` columns. Two spaces between them
 /// where they fit, one where they do not (an 80-column terminal); then,
 /// so that the counts and the elapsed time stay in sight, the rate goes,
-/// then a refresh's counts, then the labels are cut short (`filt
-/// 12+80`); only then is the line cut, at its end. No rate while paused:
+/// then the labels are cut short (`filt 12+80`), then a refresh's counts;
+/// only then is the line cut, at its end. No rate while paused:
 /// the run's average would stand still, as if pages were still coming.
 fn status_figures(s: &crate::crawl::engine::Stats, room: usize) -> String {
     let secs = s.elapsed.as_secs();
@@ -220,6 +220,7 @@ fn status_figures(s: &crate::crawl::engine::Stats, room: usize) -> String {
         line(false, true, true, "  "),
         line(false, true, true, " "),
         line(false, true, false, " "),
+        line(true, true, false, " "),
         line(false, false, false, " "),
         line(true, false, false, " "),
     ]

@@ -165,7 +165,12 @@ fn tally_text(t: &crate::tui::whatif::Tally) -> String {
 fn preview_lines(form: &Form, width: usize, lines: &mut Vec<Line<'static>>) {
     if form.previewed.is_none() {
         if form.compound.is_some() && form.fixed.is_none() {
-            lines.push(Line::from("holds for every URL (no condition)").cyan());
+            let text = if form.negated {
+                "holds for no URL (no condition, negated)"
+            } else {
+                "holds for every URL (no condition)"
+            };
+            lines.push(Line::from(text).cyan());
         }
         return;
     }
