@@ -1418,3 +1418,28 @@ fn the_rule_tools_check_start_urls() {
     let (_dir, fine) = rules_file("f.toml", "[crawl]\nconcurrency = 2\n");
     assert!(run(&["rules", "--rules", path_str(&fine)]).status.success());
 }
+
+/// `import` of a crawl's config says which settings it leaves out (it
+/// writes rules and the disposition only); a rules file gets no note.
+#[test]
+fn import_names_the_settings_it_does_not_copy() {
+    let (_dir, config) = rules_file(
+        "c.toml",
+        "[crawl]\ndisposition = \"allow\"\nconcurrency = 2\n[queues]\nuser = 5\n\
+         [[rules]]\nname = \"x\"\nmatch = { field = \"path\", prefix = \"/x\" }\naction = \"exclude\"\n",
+    );
+    let out = run(&["import", path_str(&config)]);
+    assert!(out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("import writes the rules and the disposition only; not copied: crawl.concurrency, [queues]"),
+        "{err}"
+    );
+    assert!(text(&out.stdout).contains("name = \"x\""));
+    let (_dir, rules) = rules_file(
+        "r.toml",
+        "[crawl]\ndisposition = \"allow\"\n[[rules]]\nname = \"x\"\n",
+    );
+    let out = run(&["import", path_str(&rules)]);
+    assert!(!text(&out.stderr).contains("not copied"), "{}", text(&out.stderr));
+}

@@ -382,6 +382,33 @@ pub fn import(choice: DialectChoice, file: &Path) -> Result<ExitCode, Failure> {
     // As the other rule commands do: notes, and the rules that will be off
     // (a regex the engine refuses) or never match, before they are copied.
     report(&loaded, &CompiledRules::new(&loaded.parsed.rules));
+    // A crawl's config: its settings are not rules, and are not copied.
+    if loaded.dialect == Dialect::Native
+        && let Ok(table) = std::fs::read_to_string(file)
+            .map_err(|_| ())
+            .and_then(|text| toml::from_str::<toml::Table>(&text).map_err(|_| ()))
+    {
+        let crawl = table.get("crawl").and_then(toml::Value::as_table);
+        let mut left: Vec<String> = crawl
+            .into_iter()
+            .flat_map(|c| c.keys())
+            .filter(|key| *key != "disposition")
+            .map(|key| format!("crawl.{key}"))
+            .collect();
+        left.extend(
+            table
+                .keys()
+                .filter(|key| !matches!(key.as_str(), "crawl" | "rules"))
+                .map(|key| format!("[{key}]")),
+        );
+        if !left.is_empty() {
+            eprintln!(
+                "note: {}: import writes the rules and the disposition only; not copied: {}",
+                escape_control(&path),
+                escape_control(&left.join(", "))
+            );
+        }
+    }
     let header = format!(
         "imported from {path} ({} dialect) by crawlspace import",
         loaded.dialect
