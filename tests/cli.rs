@@ -1441,5 +1441,9 @@ fn import_names_the_settings_it_does_not_copy() {
         "[crawl]\ndisposition = \"allow\"\n[[rules]]\nname = \"x\"\n",
     );
     let out = run(&["import", path_str(&rules)]);
-    assert!(!text(&out.stderr).contains("not copied"), "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("not copied"),
+        "{}",
+        text(&out.stderr)
+    );
 }
