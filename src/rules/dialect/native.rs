@@ -129,6 +129,21 @@ pub fn parse(text: &str) -> Result<Parsed, LineError> {
     let doc: Doc = toml::from_str(text).map_err(|e| {
         let line = e.span().map_or(0, |s| line_of_offset(text, s.start));
         let mut message = format!("bad TOML: {}", e.message().trim());
+        // serde names the private types it tried; say what the key takes.
+        for (ours, takes) in [
+            (
+                "untagged enum RawMeta",
+                "`meta` takes a table of names and values (`meta = { owner = \"web\" }`) or a list of `{ name = ..., value = ... }` tables",
+            ),
+            (
+                "untagged enum RawRange",
+                "`range` takes a text such as \"[0:3]\" or a number",
+            ),
+        ] {
+            if message.contains(ours) {
+                message = format!("bad TOML: {takes}");
+            }
+        }
         // serde's words for a list where one test goes say nothing of why.
         let source = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
         let compact: String = source.chars().filter(|c| !c.is_whitespace()).collect();
@@ -503,7 +518,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_line() {
-        let cases: [(&str, usize, &str); 11] = [
+        let cases: [(&str, usize, &str); 12] = [
             (
                 "[[rules]]\nmatch = { field = \"path\", regex = 'a' }\nactoin = \"exclude\"\n",
                 3,
@@ -546,6 +561,11 @@ mod tests {
                 "[[rules]]\nname = \"x\"\nmatch = { not = [ { field = \"path\", prefix = \"/a\" } ] }\n",
                 3,
                 "`not` takes one test as a table",
+            ),
+            (
+                "[[rules]]\nname = \"x\"\nmeta = [ { name = \"n\" } ]\n",
+                3,
+                "`meta` takes a table of names and values",
             ),
         ];
         for (text, line, needle) in cases {
