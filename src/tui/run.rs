@@ -287,6 +287,32 @@ fn engine_action(ev: Event) -> Action {
     }
 }
 
+/// Runs a count over the whole log (what-if, the form's preview) on a
+/// blocking task, as the next generation of `counter`: a newer count (or
+/// a cancel) bumps it, and this one stops at its next check. Progress goes
+/// out when the channel has room (worth showing, never worth waiting
+/// for); the result unless a newer count replaced this one.
+fn spawn_count<R: Send + 'static>(
+    counter: &Arc<AtomicU64>,
+    log: &Arc<UrlLog>,
+    results: &mpsc::Sender<Action>,
+    wrap: impl Fn(R) -> Action + Send + Sync + 'static,
+    count: impl FnOnce(&UrlLog, &(dyn Fn(R) + Sync), &(dyn Fn() -> bool + Sync)) -> R + Send + 'static,
+) {
+    let generation = counter.fetch_add(1, Ordering::Relaxed) + 1;
+    let (log, results, current) = (log.clone(), results.clone(), counter.clone());
+    tokio::task::spawn_blocking(move || {
+        let stale = || current.load(Ordering::Relaxed) != generation;
+        let progress = |partial: R| {
+            let _ = results.try_send(wrap(partial));
+        };
+        let done = count(&log, &progress, &stale);
+        if !stale() {
+            let _ = results.blocking_send(wrap(done));
+        }
+    });
+}
+
 /// Starts the work a request asks for, without waiting for it.
 fn carry_out(
     request: Request,
@@ -355,30 +381,23 @@ fn carry_out(
             new,
             probe,
             seq,
-        } => {
-            let generation = generations.whatif.fetch_add(1, Ordering::Relaxed) + 1;
-            let (log, results, current) =
-                (log.clone(), results.clone(), generations.whatif.clone());
-            tokio::task::spawn_blocking(move || {
-                let stale = || current.load(Ordering::Relaxed) != generation;
-                let progress = |report: WhatIfReport| {
-                    // Progress is worth showing, never worth waiting for.
-                    let _ = results.try_send(Action::WhatIf(seq, Box::new(report)));
-                };
-                let report = count_log(
-                    &log,
+        } => spawn_count(
+            &generations.whatif,
+            log,
+            results,
+            move |report| Action::WhatIf(seq, Box::new(report)),
+            move |log, progress, stale| {
+                count_log(
+                    log,
                     &old,
                     &new,
                     probe.as_ref(),
                     WHATIF_WORKERS,
-                    &progress,
-                    &stale,
-                );
-                if !stale() {
-                    let _ = results.blocking_send(Action::WhatIf(seq, Box::new(report)));
-                }
-            });
-        }
+                    &|report: WhatIfReport| progress(report),
+                    stale,
+                )
+            },
+        ),
         Request::CancelWhatIf => {
             generations.whatif.fetch_add(1, Ordering::Relaxed);
         }
@@ -387,23 +406,16 @@ fn carry_out(
             negate,
             context,
             seq,
-        } => {
-            let generation = generations.preview.fetch_add(1, Ordering::Relaxed) + 1;
-            let (log, results, current) =
-                (log.clone(), results.clone(), generations.preview.clone());
-            tokio::task::spawn_blocking(move || {
-                let stale = || current.load(Ordering::Relaxed) != generation;
-                let progress = |preview: &Preview| {
-                    // Progress is worth showing, never worth waiting for.
-                    let _ = results.try_send(Action::Preview(seq, Box::new(preview.clone())));
-                };
+        } => spawn_count(
+            &generations.preview,
+            log,
+            results,
+            move |preview| Action::Preview(seq, Box::new(preview)),
+            move |log, progress, stale| {
                 let rules = preview::draft(condition, negate, context);
-                let preview = preview::count(&log, &rules, &progress, &stale);
-                if !stale() {
-                    let _ = results.blocking_send(Action::Preview(seq, Box::new(preview)));
-                }
-            });
-        }
+                preview::count(log, &rules, &|p: &Preview| progress(p.clone()), stale)
+            },
+        ),
         Request::CancelPreview => {
             generations.preview.fetch_add(1, Ordering::Relaxed);
         }
