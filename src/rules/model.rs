@@ -373,15 +373,32 @@ impl fmt::Display for Test {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} {} {:?}",
+            "{} {} {}",
             self.field,
             self.matcher.key(),
-            self.matcher.value_text()
+            quoted(&self.matcher.value_text())
         )?;
         if self.case == Case::Sensitive {
             f.write_str(" (case-sensitive)")?;
         }
         Ok(())
+    }
+}
+
+/// A test's value as a config file would write it: a regex such as
+/// `\.(png|gif)$` in single quotes as written (TOML's literal string),
+/// since the double-quoted form would show every backslash twice; any other
+/// value, or one holding a quote or a character that needs an escape to be
+/// seen (a control or an invisible format character), double-quoted with
+/// escapes.
+fn quoted(value: &str) -> String {
+    let escaped = format!("{value:?}");
+    let only_slashes_escaped =
+        escaped.len() == value.len() + 2 + value.matches(['\\', '"']).count();
+    if value.contains('\\') && !value.contains('\'') && only_slashes_escaped {
+        format!("'{value}'")
+    } else {
+        escaped
     }
 }
 

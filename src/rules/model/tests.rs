@@ -63,3 +63,39 @@ fn cidr_forms_from_seed_003() {
         "10.0.0.0 255.0.255.0"
     );
 }
+
+/// A regex reads as it was written in the config (`'\.png$'`), not with every
+/// backslash doubled; values that need escapes to be seen keep them.
+#[test]
+fn test_values_are_shown_as_written() {
+    let shown = |matcher: Matcher| {
+        Test {
+            field: Field::Path,
+            matcher,
+            case: Case::Insensitive,
+        }
+        .to_string()
+    };
+    assert_eq!(
+        shown(Matcher::Regex(r"\.(png|gif)$".into())),
+        r"path regex '\.(png|gif)$'"
+    );
+    assert_eq!(
+        shown(Matcher::Regex(r#"a"\d"#.into())),
+        r#"path regex 'a"\d'"#
+    );
+    assert_eq!(shown(Matcher::Prefix("/a/".into())), r#"path prefix "/a/""#);
+    // A quote, a control or an invisible character: escaped, double-quoted.
+    assert_eq!(
+        shown(Matcher::Regex(r"it's\d".into())),
+        r#"path regex "it's\\d""#
+    );
+    assert_eq!(
+        shown(Matcher::Regex("\\d\u{1b}[2J".into())),
+        r#"path regex "\\d\u{1b}[2J""#
+    );
+    assert_eq!(
+        shown(Matcher::Regex("\\d\u{202e}".into())),
+        r#"path regex "\\d\u{202e}""#
+    );
+}
