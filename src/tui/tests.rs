@@ -1155,3 +1155,36 @@ fn the_status_bar_keeps_the_time_at_80_columns() {
     assert!(bar.contains("00:01:23"), "{bar}");
     assert!(bar.contains("queued 5678"), "{bar}");
 }
+
+/// On a reopened log the first counters are the log's: a rule with no hits
+/// is said to match nothing (in the list and in its box) only once this
+/// run has met a URL.
+#[test]
+fn a_reopened_log_says_no_hits_yet_only_after_new_urls() {
+    let rules = native::parse(RULES).expect("rules").rules;
+    let save = SaveTarget::for_config(std::path::Path::new("demo.toml"), RULES);
+    let mut app = App::new(
+        "crawlspace/0.1".into(),
+        rules,
+        save,
+        [10000, 2000, 1000, 100, 10, 1],
+    );
+    app.update(Action::Resize(120, 40));
+    app.update(Action::Stats(stats()));
+    let mut detail = detail();
+    detail.rule_hits = vec![0; detail.rule_hits.len()];
+    app.update(Action::Detail(Box::new(detail)));
+    let shown = screen(&app);
+    assert!(!shown.contains("no hits yet"), "{shown}");
+    assert!(!shown.contains("has matched none"), "{shown}");
+    app.update(Action::Stats(Stats {
+        discovered: stats().discovered + 1,
+        ..stats()
+    }));
+    let shown = screen(&app);
+    assert!(shown.contains("no hits yet"), "{shown}");
+    assert!(
+        shown.contains("has matched none of the URLs met since it took effect"),
+        "{shown}"
+    );
+}

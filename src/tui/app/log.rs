@@ -113,6 +113,10 @@ impl Default for LogState {
     }
 }
 
+/// How much of a text filter the list's title quotes; the detail pane
+/// shows all of it while it is typed.
+const FILTER_SHOWN: usize = 32;
+
 impl LogState {
     pub fn selected_id(&self) -> Option<u64> {
         self.rows.get(self.selected).map(|(id, _)| *id)
@@ -134,8 +138,12 @@ impl LogState {
         }
         if let Some(t) = &self.query.text {
             // In backquotes: a regex is often a path, and `/…/` around
-            // `/tmp/` read as `//tmp//`.
-            parts.push(format!("text `{}`", t.as_str()));
+            // `/tmp/` read as `//tmp//`. Shortened: the title also says
+            // how many URLs match and whether the list follows the crawl.
+            parts.push(format!(
+                "text `{}`",
+                crate::text::shortened(t.as_str(), FILTER_SHOWN)
+            ));
         }
         if parts.is_empty() {
             "all URLs".into()

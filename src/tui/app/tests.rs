@@ -1138,6 +1138,16 @@ fn the_log_pages_filters_and_follows() {
         query.text.map(|r| r.as_str().to_string()).as_deref(),
         Some("a")
     );
+    // A long text filter is quoted shortened: the title keeps room for
+    // the counts and `following` after it.
+    // (The prompt opens on the filter in force, `a`.)
+    app.update(ch('/'));
+    typed(&mut app, &"x".repeat(80));
+    app.update(key(KeyCode::Enter));
+    answer(&mut app, Vec::new());
+    let shown = app.log.filter_text();
+    assert!(shown.contains(&format!("text `a{}…`", "x".repeat(30))), "{shown}");
+    assert!(!shown.contains(&"x".repeat(31)), "{shown}");
 }
 
 #[test]

@@ -171,8 +171,7 @@ fn rule_row<'a>(
     } else if disabled.is_some() && rule.enabled {
         marks.push(Span::styled(" ✗broken", Style::new().fg(Color::Red)));
     }
-    if rule.enabled && r.hits_of(i) == Some(0) && app.crawl.stats.discovered > r.discovered_at_apply
-    {
+    if rule.enabled && no_hits_yet(app, i) {
         marks.push(Span::styled(" no hits yet", Style::new().dim()));
     }
     let mut name = vec![Span::raw(format!("{indent}{}", safe(&rule.name)))];
@@ -185,6 +184,14 @@ fn rule_row<'a>(
     } else {
         row.dim()
     }
+}
+
+/// The rule in `row` has not matched a URL, and URLs were met since the
+/// rules took effect (a resumed crawl's counters start at its log's: those
+/// URLs were judged in an earlier run).
+fn no_hits_yet(app: &App, row: usize) -> bool {
+    let r = &app.rules;
+    r.hits_of(row) == Some(0) && app.crawl.stats.discovered > r.discovered_at_apply
 }
 
 fn detail_text(app: &App) -> Paragraph<'static> {
@@ -213,8 +220,8 @@ fn detail_text(app: &App) -> Paragraph<'static> {
         for lint in r.lints_of(i) {
             lines.push(Line::from(format!("lint: {}", safe(&lint.message))).yellow());
         }
-        if r.hits_of(i) == Some(0) && app.crawl.stats.discovered > 0 {
-            lines.push(Line::from("has not matched any URL since the console opened").dim());
+        if no_hits_yet(app, i) {
+            lines.push(Line::from("has matched none of the URLs met since it took effect").dim());
         }
     } else {
         lines.push(Line::from(
