@@ -811,7 +811,7 @@ match = { field = "path", prefix = "/x" }
     assert!(out.status.success());
     let s = text(&out.stdout);
     assert!(
-        s.contains("(native dialect): 3 rules, disposition allow"),
+        s.contains("(native dialect): 2 rules and 1 block holding them, disposition allow"),
         "{s}"
     );
     assert!(
@@ -828,6 +828,23 @@ match = { field = "path", prefix = "/x" }
         "{s}"
     );
     assert!(s.contains("lint:") && s.contains("example\\.com"), "{s}");
+}
+
+/// The WCA importer puts each group of lines in a block of its own: the
+/// header counts the file's rules apart from those blocks.
+#[test]
+fn rules_counts_a_dialect_s_blocks_apart() {
+    let (_dir, rules) = rules_file(
+        "rules.txt",
+        "forbid domain bad.example.com\nallow domain *.example.com\nforbid prefix http://*private*\n",
+    );
+    let out = run(&["rules", "--rules", path_str(&rules), "--dialect", "wca"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(
+        s.contains("(wca dialect): 3 rules and 2 blocks holding them, disposition allow"),
+        "{s}"
+    );
 }
 
 #[test]

@@ -426,11 +426,25 @@ pub fn rules(args: &RulesArgs) -> Result<ExitCode, Failure> {
     // Rule health (SPEC §4), in the same walk order as `info`: rules an
     // earlier `stop` or filter keeps from ever taking effect.
     let shadows = crate::rules::health::shadowed(&loaded.parsed.rules);
+    // Blocks counted apart: the WCA and Nutch importers add block rules
+    // of their own, and "5 rules" for a three-line file reads as a miscount.
+    let blocks = info
+        .iter()
+        .filter_map(|rule| rule.parent)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let counts = match blocks {
+        0 => crate::text::counted(info.len() as u64, "rule", "rules"),
+        _ => format!(
+            "{} and {} holding them",
+            crate::text::counted((info.len() - blocks) as u64, "rule", "rules"),
+            crate::text::counted(blocks as u64, "block", "blocks")
+        ),
+    };
     let mut text = format!(
-        "{} ({} dialect): {}, disposition {}\n",
+        "{} ({} dialect): {counts}, disposition {}\n",
         escape_control(&loaded.file),
         loaded.dialect,
-        crate::text::counted(info.len() as u64, "rule", "rules"),
         compiled.disposition().name()
     );
     let width = info

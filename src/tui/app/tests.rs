@@ -1146,7 +1146,10 @@ fn the_log_pages_filters_and_follows() {
     app.update(key(KeyCode::Enter));
     answer(&mut app, Vec::new());
     let shown = app.log.filter_text();
-    assert!(shown.contains(&format!("text `a{}…`", "x".repeat(30))), "{shown}");
+    assert!(
+        shown.contains(&format!("text `a{}…`", "x".repeat(30))),
+        "{shown}"
+    );
     assert!(!shown.contains(&"x".repeat(31)), "{shown}");
 }
 
