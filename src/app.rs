@@ -174,6 +174,17 @@ fn check_folders(db: &Path, out: &Path) -> Result<(), AppError> {
             db.display()
         )));
     }
+    // sled writes its `conf`, `db` and `blobs` into the folder it is
+    // given: in a folder of other files it would overwrite a file of those
+    // names and leave its own among the user's.
+    let holds_other_files = std::fs::read_dir(db).is_ok_and(|mut entries| entries.next().is_some());
+    if holds_other_files && !UrlLog::exists_in(db) {
+        return Err(AppError::Input(format!(
+            "{}: this folder holds other files and no URL log; the log needs a folder of its own \
+             (a new or an empty one: --db or [crawl] db)",
+            db.display()
+        )));
+    }
     let unusable = |e: std::io::Error| {
         AppError::Input(format!(
             "{}: the mirror's folder (--out or [crawl] out) cannot be written: {e}",

@@ -585,8 +585,8 @@ fn start_url_errors_name_the_config_line() {
 
 /// Settings a crawl cannot start with are refused before it starts, with
 /// exit status 2 and the file, line or folder named, and leave no log: a
-/// sitemap that is not an http(s) URL, a `--db` that is a file, an `--out`
-/// that cannot be a folder, a mirror inside the log's folder or the other
+/// sitemap that is not an http(s) URL, a `--db` that is a file or a folder
+/// of other files, an `--out` that cannot be a folder, a mirror inside the log's folder or the other
 /// way round. The rule tools check a config's settings as
 /// the crawl does.
 #[test]
@@ -630,6 +630,20 @@ fn settings_a_crawl_cannot_use_are_refused_before_it_starts() {
         );
         assert!(!db.exists() && !out.exists(), "nothing made");
     }
+    // A folder of other files: sled would write its `db` over the user's.
+    let busy = dir.path().join("busy");
+    std::fs::create_dir(&busy).expect("mkdir");
+    std::fs::write(busy.join("db"), "the user's").expect("write");
+    let (code, err) = crawl_into(&config, &busy, &dir.path().join("o2"), &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("busy: this folder holds other files and no URL log"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(busy.join("db")).expect("read"),
+        "the user's"
+    );
     // `--refresh` where no crawl logged anything: said, not a first crawl.
     let out_dir = dir.path().join("out");
     let (code, err) = crawl_into(&config, &db, &out_dir, &["--refresh"]);
