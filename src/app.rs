@@ -26,6 +26,7 @@ use crate::rules::CompiledRules;
 use crate::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crate::rules::model::RuleSet;
 use crate::store::{ErrorClass, Migration, Query, State, UrlLog, UrlRecord};
+use crate::text::{shell_path, shown_path};
 use crate::tui::save::SaveTarget;
 
 /// The URL log's page cache (sled's own default is about 1 GiB).
@@ -86,12 +87,12 @@ fn report_migration(db: &Path, step: Migration) {
         Migration::Started { from, to } => eprintln!(
             "crawlspace: {}: migrating the URL log from key layout {from} to {to} \
              (one way: older builds will not open it)...",
-            db.display()
+            shown_path(db)
         ),
         Migration::Finished { to, .. } => {
             eprintln!(
                 "crawlspace: {}: URL log migrated to key layout {to}",
-                db.display()
+                shown_path(db)
             )
         }
     }
@@ -198,15 +199,23 @@ fn check_folders(db: &Path, out: &Path) -> Result<(), AppError> {
     Ok(())
 }
 
-fn no_terminal() -> AppError {
-    AppError::Input("the console needs a terminal: run with --headless to crawl without it".into())
+/// The console was asked for without a terminal; `headless` is the
+/// command that does the same without it (the default command has no
+/// `--headless` of its own).
+fn no_terminal(headless: &str) -> AppError {
+    AppError::Input(format!(
+        "the console needs a terminal: `{headless}` crawls without it"
+    ))
 }
 
 async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     let (config, rule_set, rules) = load(&request.config_file, &request.config_text)?;
     // The console needs a terminal; checked before anything is opened.
     if !request.headless && !std::io::stdout().is_terminal() {
-        return Err(no_terminal());
+        return Err(no_terminal(&format!(
+            "crawlspace crawl --config {} --headless",
+            crate::text::shell_word(&request.config_file)
+        )));
     }
     // Every start URL is checked, so that one run names all those refused:
     // each but the last on stderr, the last as the error (exit status 2).
@@ -331,7 +340,8 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
         let crawl = tokio::spawn(engine.run(event_tx, control_rx, Duration::from_millis(100)));
         let save = SaveTarget::for_config(Path::new(&request.config_file), &request.config_text);
         let mut app = crate::tui::app::App::new(user_agent, rule_set, save, weights);
-        app.log.dir = Some(db.display().to_string());
+        // Shown as a command to paste: quoted as the shell needs.
+        app.log.dir = Some(shell_path(&db));
         app.explain.limits = Some(crate::cli::DepthLimits {
             link: config.crawl.max_link_depth,
             path: config.crawl.max_path_depth,
@@ -382,7 +392,7 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
             stdout,
             "refresh: {} deleted in the log{pass}   (crawlspace log --db {} --state deleted)",
             crate::text::counted(log.counts().deleted, "URL", "URLs"),
-            db.display()
+            shell_path(&db)
         );
         if stats.unrefreshed > 0 {
             let _ = writeln!(
@@ -394,7 +404,7 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
                 } else {
                     "their copies"
                 },
-                db.display()
+                shell_path(&db)
             );
         }
     }
@@ -710,7 +720,7 @@ fn summary(s: &Stats, db: &Path, out: &Path, closing: Closing) -> String {
     let browse = if s.saved > 0 {
         format!(
             "   (to browse it offline: crawlspace convert-links --db {})",
-            db.display()
+            shell_path(db)
         )
     } else {
         String::new()
@@ -722,13 +732,13 @@ fn summary(s: &Stats, db: &Path, out: &Path, closing: Closing) -> String {
         (_, true) => format!(
             "\nerrors:  crawlspace log --db {} --state error; those given up after temporary \
              errors (a server or its robots.txt down) are asked again by `--refresh`",
-            db.display()
+            shell_path(db)
         ),
         // `demo` (no command of its own runs again), or only permanent
         // errors, which a refresh would not ask again.
         (_, false) => format!(
             "\nerrors:  crawlspace log --db {} --state error",
-            db.display()
+            shell_path(db)
         ),
     };
     format!(
@@ -743,9 +753,9 @@ fn summary(s: &Stats, db: &Path, out: &Path, closing: Closing) -> String {
         crate::text::counted(s.errors, "error", "errors"),
         crate::text::counted(s.retries, "retry", "retries"),
         s.rate(),
-        db.display(),
-        db.display(),
-        out.display()
+        shown_path(db),
+        shell_path(db),
+        shown_path(out)
     )
 }
 
@@ -754,7 +764,7 @@ fn summary(s: &Stats, db: &Path, out: &Path, closing: Closing) -> String {
 pub fn demo(headless: bool) -> Result<Stats, AppError> {
     // Before the site is served and its folder made: nothing to undo.
     if !headless && !std::io::stdout().is_terminal() {
-        return Err(no_terminal());
+        return Err(no_terminal("crawlspace demo --headless"));
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -776,8 +786,8 @@ pub fn demo(headless: bool) -> Result<Stats, AppError> {
             .map_err(|e| AppError::Runtime(format!("{}: {e}", config_file.display())))?;
         eprintln!(
             "crawlspace: demo site on {origin}; config and mirror in {}; `crawlspace log --db {}` lists the URL log, during the crawl too",
-            folder.display(),
-            folder.join("db").display()
+            shown_path(&folder),
+            shell_path(&folder.join("db"))
         );
         let request = CrawlRequest {
             config_file: config_file.to_string_lossy().into_owned(),
@@ -1025,6 +1035,38 @@ mod tests {
             std::os::unix::fs::symlink(root.join("state"), root.join("link")).expect("link");
             assert_eq!(resolved(&root.join("link/db")), root.join("state/db"));
         }
+    }
+
+    /// Folders named by a config reach the terminal escaped, and the
+    /// commands that name them paste back into a shell.
+    #[test]
+    fn the_summary_quotes_its_folders() {
+        let (db, out) = (Path::new("my \u{1b}]0;x\u{7}db"), Path::new("o'ut"));
+        let stats = Stats {
+            errors: 1,
+            saved: 1,
+            ..Stats::default()
+        };
+        let said = summary(&stats, db, out, ending(false));
+        assert!(
+            !said.contains('\u{1b}') && !said.contains('\u{7}'),
+            "{said}"
+        );
+        assert!(
+            said.contains(
+                "URL log: my \\u{1b}]0;x\\u{7}db   (crawlspace log --db 'my \\u{1b}]0;x\\u{7}db')"
+            ),
+            "{said}"
+        );
+        assert!(said.contains("mirror:  o'ut"), "{said}");
+        assert!(
+            said.contains("convert-links --db 'my \\u{1b}]0;x\\u{7}db'"),
+            "{said}"
+        );
+        assert!(
+            said.contains("--db 'my \\u{1b}]0;x\\u{7}db' --state error"),
+            "{said}"
+        );
     }
 
     /// With errors, the summary says how to list them and how to ask

@@ -75,9 +75,32 @@ pub fn regex_error(error: &regex::Error) -> String {
     }
 }
 
+/// A path as the text says it: control and invisible characters escaped,
+/// as everything else quoted from a config or a command line.
+pub fn shown_path(path: &std::path::Path) -> String {
+    escape_control(&path.to_string_lossy())
+}
+
+/// `text` as one word of a shell command the user may paste: as it is
+/// when the shell reads it so, else in single quotes (`'my db'`, a `'`
+/// within as `'\''`). Control and invisible characters are escaped all the
+/// same: the command is then no longer exact, but the terminal is safe.
+pub fn shell_word(text: &str) -> String {
+    let plain = |c: char| c.is_alphanumeric() || "/._-+,:=@%".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        return escape_control(text);
+    }
+    format!("'{}'", escape_control(&text.replace('\'', r"'\''")))
+}
+
+/// [`shell_word`] for a path.
+pub fn shell_path(path: &std::path::Path) -> String {
+    shell_word(&path.to_string_lossy())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{counted, regex_error, shortened};
+    use super::{counted, regex_error, shell_word, shortened};
 
     /// The regex crate's error for `pattern` (given as a variable, so that
     /// clippy does not flag the broken literals on purpose).
@@ -120,5 +143,15 @@ mod tests {
         assert_eq!(counted(0, "URL", "URLs"), "0 URLs");
         assert_eq!(counted(1, "retry", "retries"), "1 retry");
         assert_eq!(counted(2, "retry", "retries"), "2 retries");
+    }
+
+    #[test]
+    fn shell_words_paste_back_and_stay_safe() {
+        assert_eq!(shell_word("/tmp/crawl.db"), "/tmp/crawl.db");
+        assert_eq!(shell_word("my db"), "'my db'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("$HOME/*"), "'$HOME/*'");
+        assert_eq!(shell_word("a\u{1b}]0;x\u{7}"), r"'a\u{1b}]0;x\u{7}'");
     }
 }

@@ -366,13 +366,30 @@ fn the_console_needs_a_terminal() {
     let out = child.wait_with_output().expect("exits");
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("the console needs a terminal: run with --headless"),
+        text(&out.stderr).contains(
+            "the console needs a terminal: `crawlspace demo --headless` crawls without it"
+        ),
         "{}",
         text(&out.stderr)
     );
     assert_eq!(text(&out.stdout), "", "no site announced");
     let folder = std::env::temp_dir().join(format!("crawlspace-demo-{pid}"));
     assert!(!folder.exists(), "{}", folder.display());
+    // The default command has no --headless: the hint names the one that does.
+    let (_dir, config) = rules_file(
+        "my crawl.toml",
+        "[crawl]\nstart = [\"http://127.0.0.1:9/\"]\n",
+    );
+    let out = run(&["--config", path_str(&config)]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "`crawlspace crawl --config '{}' --headless` crawls without it",
+            path_str(&config)
+        )),
+        "{err}"
+    );
 }
 
 /// A file no dialect claims is read as native TOML, and its error says
