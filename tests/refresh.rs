@@ -144,7 +144,7 @@ async fn changing_site(site: Arc<Site>) -> String {
             "/" => html(
                 "<a href=\"/etag\">e</a><a href=\"/lastmod\">l</a><a href=\"/changed\">c</a>\
                  <a href=\"/gone\">g</a><a href=\"/flaky\">f</a><a href=\"/dropped\">d</a>\
-                 <a href=\"/later\">l</a><a href=\"/busy\">b</a>",
+                 <a href=\"/later\">l</a><a href=\"/busy\">b</a><a href=\"/down\">d</a>",
             ),
             "/etag" => tagged(&headers, "\"e1\"", "<p>the same in every run</p>"),
             "/lastmod" => {
@@ -183,6 +183,11 @@ async fn changing_site(site: Arc<Site>) -> String {
             )
                 .into_response(),
             "/later" | "/busy" => html(&format!("<p>{path}, run {run}</p>")),
+            "/down" => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                [(header::RETRY_AFTER, "0")],
+            )
+                .into_response(),
             "/new-page" => html("<p>new</p>"),
             _ => StatusCode::NOT_FOUND.into_response(),
         }
@@ -319,9 +324,10 @@ async fn refresh_keeps_unchanged_pages_saves_changed_ones_and_deletes_gone_ones(
     // The page gone counts as deleted, /busy (given up after temporary
     // errors, its copy kept) as not refreshed: neither is an error, as the
     // log has them.
+    // /down, an error with no copy before, is an error again.
     assert_eq!(
         (refresh.deleted, refresh.unrefreshed, refresh.errors),
-        (1, 1, 0),
+        (1, 1, 1),
         "{refresh:?}"
     );
     let (after, mark) = records(dir);
@@ -418,6 +424,13 @@ async fn refresh_keeps_unchanged_pages_saves_changed_ones_and_deletes_gone_ones(
         "{later:?}"
     );
     assert!(refresh_line(later).starts_with("was error"), "{later:?}");
+    // An error before and after: its refresh line says how this one ended.
+    let down = &after[&url("/down")];
+    assert_eq!(down.state, State::Error, "{down:?}");
+    assert_eq!(
+        refresh_line(down),
+        "was error: failed again: gave up after 4 temporary errors: HTTP 503 with Retry-After"
+    );
     // Temporary errors on refresh, given up: the copy and state stay.
     let busy = &after[&url("/busy")];
     assert_eq!(busy.state, State::Saved, "{busy:?}");

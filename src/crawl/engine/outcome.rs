@@ -198,8 +198,14 @@ impl Engine {
                 return;
             }
         }
+        let refresh_given_up = leaving.is_some() && item.queue == Queue::Refresh;
         self.update_and(item.id, leaving, |r| {
             r.state = if retry { State::Queued } else { State::Error };
+            if refresh_given_up {
+                // A URL without a copy (an error before, say): its refresh
+                // line says how this attempt ended, not that it is queued.
+                refresh::set_outcome(r, format!("failed again: {reason}"));
+            }
             r.reason = reason;
             r.status = status.or(r.status);
             r.error = Some(ErrorInfo {

@@ -86,7 +86,7 @@ pub(super) fn validators_of(record: &UrlRecord) -> Option<Validators> {
 /// The request headers a refresh sends, for the log.
 fn describe(validators: Option<&Validators>) -> String {
     let Some(v) = validators else {
-        return "no ETag or Last-Modified: asked in full".into();
+        return "asked in full (no ETag or Last-Modified to ask with)".into();
     };
     let headers: Vec<String> = [
         v.etag.as_ref().map(|e| format!("If-None-Match {e}")),
@@ -108,7 +108,7 @@ fn state_before(record: &UrlRecord) -> Option<State> {
 
 /// Writes what the refresh did on the URL's `refresh` line, keeping the
 /// state it was in before.
-fn set_outcome(record: &mut UrlRecord, detail: String) {
+pub(super) fn set_outcome(record: &mut UrlRecord, detail: String) {
     let before = state_before(record).unwrap_or(record.state);
     set_layer(&mut record.trace, refresh_line(before, detail));
 }

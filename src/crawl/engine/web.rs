@@ -223,8 +223,12 @@ impl Engine {
             return;
         }
         self.stats.errors += 1;
+        let refresh = item.queue == Queue::Refresh;
         self.update_and(item.id, Some(&item), |r| {
             r.state = State::Error;
+            if refresh {
+                super::refresh::set_outcome(r, format!("failed again: {reason}"));
+            }
             r.reason = reason;
             if r.error.is_none() {
                 r.error = Some(error);
