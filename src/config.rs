@@ -186,6 +186,23 @@ impl Config {
                     }
                 }
                 ("rules", _) => {} // the rule engine reads these
+                // `start = […]` above `[crawl]`: a key, not a section.
+                (key, value) if !value.is_table() => {
+                    let home = ["crawl", "queues"].into_iter().find(|section| {
+                        merged
+                            .get(*section)
+                            .and_then(toml::Value::as_table)
+                            .is_some_and(|t| t.contains_key(key))
+                    });
+                    let hint = match home {
+                        Some(section) => format!("it belongs under [{section}]"),
+                        None => "settings go under [crawl] or [queues]".into(),
+                    };
+                    return Err(error(
+                        line_of_top_level(text, key),
+                        format!("`{key}` is outside any section: {hint}"),
+                    ));
+                }
                 (other, _) => {
                     return Err(error(
                         line_of_section(text, other),
@@ -308,6 +325,14 @@ fn line_of(text: &str, section: &str, key: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// The line of `key` written before any section header.
+fn line_of_top_level(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .take_while(|l| !l.trim_start().starts_with('['))
+        .position(|l| l.split('=').next().map(str::trim) == Some(key))
+        .map(|i| i + 1)
 }
 
 fn line_of_section(text: &str, section: &str) -> Option<usize> {
@@ -450,6 +475,21 @@ mod tests {
             ),
             ("[crawl\n", Some(1), "bad TOML"),
             ("[craw]\nx = 1\n", Some(1), "unknown section"),
+            (
+                "# a crawl\n\nstart = [\"http://h/\"]\n[crawl]\n",
+                Some(3),
+                "`start` is outside any section: it belongs under [crawl]",
+            ),
+            (
+                "user = 3\n",
+                Some(1),
+                "`user` is outside any section: it belongs under [queues]",
+            ),
+            (
+                "speed = 3\n[crawl]\n",
+                Some(1),
+                "`speed` is outside any section: settings go under [crawl] or [queues]",
+            ),
         ];
         for (text, line, needle) in cases {
             let err = Config::from_toml("my.toml", text).expect_err(text);

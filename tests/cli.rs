@@ -586,7 +586,7 @@ fn start_url_errors_name_the_config_line() {
     // Every refused start URL is named in one run, each with its line.
     let (dir, config) = rules_file(
         "c.toml",
-        "[crawl]\nstart = [\n  \"ftp://a.test/\",\n  \"http://ok.test/\",\n  \"b.test\",\n]\n",
+        "[crawl]\nstart = [\n  \"ftp://a.test/\",\n  \"http://ok.test/\",\n  \"b.test\",\n  \"http://c.test:99999/\",\n]\n",
     );
     let out = crawl_headless(&config, &dir.path().join("db"));
     let err = text(&out.stderr);
@@ -594,6 +594,8 @@ fn start_url_errors_name_the_config_line() {
     for said in [
         "c.toml:3: start URL ftp://a.test/: not a fully qualified",
         "c.toml:5: start URL b.test: not a fully qualified",
+        // What is wrong, when the URL parser can say.
+        "c.toml:6: start URL http://c.test:99999/: not a URL: invalid port number",
     ] {
         assert!(err.contains(said), "{said} in {err}");
     }

@@ -64,7 +64,9 @@ use super::robots_cache::{Check, Gate, RobotsCache};
 use super::sitemaps::fetch_sitemap;
 use super::task::{Outcome, SaveTo, fetch_robots};
 use crate::config::CrawlSettings;
-use crate::rules::{CompiledRules, Known, Queue, TraceMode, UrlFacts, Verdict, normalize};
+use crate::rules::{
+    CompiledRules, Known, Queue, TraceMode, UrlError, UrlFacts, Verdict, normalize,
+};
 use crate::store::generations::Generations;
 use crate::store::{State, UrlLog, UrlRecord};
 
@@ -251,13 +253,23 @@ fn check_start_at(
 ) -> Result<Vec<Url>, StartError> {
     let mut urls = Vec::new();
     for text in start {
-        let url = normalize(text)
-            .ok()
-            .filter(|u| matches!(u.scheme(), "http" | "https"))
-            .ok_or_else(|| StartError::StartUrl {
-                url: text.clone(),
-                why: "not a fully qualified http(s) URL (scheme, host, and port when not the default)".into(),
-            })?;
+        let unqualified = || StartError::StartUrl {
+            url: text.clone(),
+            why: "not a fully qualified http(s) URL (scheme, host, and port when not the default)"
+                .into(),
+        };
+        let url = match normalize(text) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") => url,
+            // A scheme and a host, but one part wrong (a port above 65535,
+            // a bad IPv4 address): the URL parser names it.
+            Err(UrlError::Parse(e)) if e != url::ParseError::RelativeUrlWithoutBase => {
+                return Err(StartError::StartUrl {
+                    url: text.clone(),
+                    why: format!("not a URL: {e}"),
+                });
+            }
+            _ => return Err(unqualified()),
+        };
         // A host that is an IP address is its own address: the rule tools
         // judge address rules now, as `explain` does.
         let literal = match url.host() {
