@@ -72,7 +72,22 @@ impl LogServer {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
             _ => {}
         }
-        let listener = UnixListener::bind(&path)?;
+        let listener = UnixListener::bind(&path).map_err(|e| {
+            // The standard library's own words for it ("path must be
+            // shorter than SUN_LEN") name a C constant, not the cause.
+            if e.kind() == std::io::ErrorKind::InvalidInput {
+                std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "the folder's path is too long for a socket address \
+                         ({} bytes with the socket's name; at most 107)",
+                        path.as_os_str().len()
+                    ),
+                )
+            } else {
+                e
+            }
+        })?;
         // The listing is the crawl's own data: its user's alone, whatever
         // the umask (connecting takes write permission on the socket).
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
@@ -265,4 +280,24 @@ pub fn ask(dir: &Path, request: &ListingRequest, out: &mut impl Write) -> Result
     }
     out.flush().map_err(write)?;
     Ok(Asked::Listed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A log deep enough that its socket's path passes what a socket
+    /// address holds: the reason says so in words, not `SUN_LEN`.
+    #[test]
+    fn a_path_too_long_for_a_socket_says_so() {
+        let top = tempfile::tempdir().expect("temp dir");
+        let dir = top.path().join("d".repeat(120));
+        let log = Arc::new(UrlLog::open(&dir, 1 << 20).expect("log"));
+        let err = LogServer::start(&dir, &log).expect_err("too long");
+        let said = err.to_string();
+        assert!(
+            said.contains("the folder's path is too long for a socket address"),
+            "{said}"
+        );
+    }
 }

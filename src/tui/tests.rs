@@ -353,7 +353,7 @@ fn a_long_layer_name_reads_once_in_the_trace() {
     ));
     let shown = screen(&app);
     assert!(
-        shown.contains("  live-rules  matched — queued when new rules were applied"),
+        shown.contains("  live-rules matched — queued when new rules were applied"),
         "{shown}"
     );
 }

@@ -398,9 +398,17 @@ fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
         } else {
             safe(&t.name)
         };
+        // A layer named by its id alone has nothing between the id and
+        // the step: no space either, or its step starts a column late.
+        let named = format!("{name}{line}");
+        let named = if named.is_empty() {
+            named
+        } else {
+            format!("{named} ")
+        };
         lines.push(Line::from(vec![
             Span::raw(id).cyan(),
-            Span::raw(format!("{name}{line} ")),
+            Span::raw(named),
             Span::raw(safe(&t.step)).bold(),
             Span::raw(if t.detail.is_empty() {
                 String::new()
