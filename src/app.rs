@@ -23,6 +23,7 @@ use crate::crawl::engine::{
     Control, Engine, Event, NewRules, Plan, StartError, Stats, check_start, check_start_addresses,
 };
 use crate::rules::CompiledRules;
+use crate::rules::compile::Disabled;
 use crate::rules::dialect::{Dialect, DialectChoice, parse_text};
 use crate::rules::model::RuleSet;
 use crate::store::{ErrorClass, Migration, Query, State, UrlLog, UrlRecord};
@@ -443,7 +444,8 @@ pub async fn termination() -> &'static str {
 }
 
 /// Re-reads the rules when the config file changes on disk and hands them
-/// to the running crawl; a file that does not parse is reported and the
+/// to the running crawl; a file that does not parse, or that holds a rule
+/// a regex which does not compile would switch off, is reported and the
 /// rules in force stay. A file saved with the rules in force (an editor's
 /// save with no change, a fix that restores them after a broken version,
 /// a changed setting) is said to leave them as they are, and not applied
@@ -462,6 +464,18 @@ fn watch_rules(
     // The file's time when called, not when the task first runs: a change
     // saved once the crawl has started is never taken for the start.
     let mut last: Option<SystemTime> = modified(&file);
+    // Rules a regex that does not compile switches off (SPEC §1.3). One
+    // the running crawl had already is left to it; a save that would
+    // switch off one more is not applied: a typo in a filter saved mid-edit
+    // would otherwise let the crawl through it until the next save.
+    let broken = |compiled: &CompiledRules| -> std::collections::BTreeSet<String> {
+        compiled
+            .disabled()
+            .filter(|info| matches!(info.disabled, Some(Disabled::Broken(_))))
+            .map(|info| info.condition.clone())
+            .collect()
+    };
+    let mut broken_in_force = broken(&CompiledRules::new(&in_force));
     async move {
         let mut ticker = tokio::time::interval(Duration::from_secs(1));
         let mut settling = false;
@@ -489,9 +503,21 @@ fn watch_rules(
                     );
                 }
                 Ok(loaded) => {
-                    eprintln!("crawlspace: {file} changed: new rules applied to the running crawl");
                     let set = &loaded.parsed.rules;
                     let compiled = CompiledRules::new(set);
+                    let now_broken = broken(&compiled);
+                    if !now_broken.is_subset(&broken_in_force) {
+                        eprintln!(
+                            "crawlspace: {file} changed: not applied, the rules in force stay: \
+                             a rule in it does not compile (below); fix it, or switch it off \
+                             with `enabled = false`, and save again"
+                        );
+                        for warning in disabled_warnings(&file, &compiled) {
+                            eprintln!("{warning}");
+                        }
+                        continue;
+                    }
+                    eprintln!("crawlspace: {file} changed: new rules applied to the running crawl");
                     // As at the start: a rule switched off by a regex that
                     // does not compile must not pass unnoticed.
                     for warning in disabled_warnings(&file, &compiled) {
@@ -502,6 +528,7 @@ fn watch_rules(
                         return;
                     }
                     in_force = loaded.parsed.rules;
+                    broken_in_force = now_broken;
                 }
                 Err(e) => eprintln!(
                     "crawlspace: {} (the rules in force stay)",

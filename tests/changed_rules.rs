@@ -292,8 +292,8 @@ async fn urls_an_address_rule_refused_are_judged_again_on_their_address() {
 
 /// `crawl --headless` watches its config file: saved with the rules in
 /// force, it says so and applies nothing; emptied, it keeps the rules in
-/// force; saved with a new rule, the
-/// running crawl takes it, and the queued URLs the rule filters are logged
+/// force; saved with a rule whose regex does not compile, it keeps them
+/// too; saved with a new rule, the running crawl takes it, and the queued URLs the rule filters are logged
 /// as filtered by it and never fetched.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_headless_crawl_takes_the_rules_saved_in_its_config_file() {
@@ -327,12 +327,14 @@ async fn a_headless_crawl_takes_the_rules_saved_in_its_config_file() {
         }
     });
     // The next line about the config file, the progress lines skipped.
-    let mut said_of_the_file = async || loop {
-        let line = lines.recv().await.expect("the crawl still runs");
-        if line.contains("crawl.toml changed") {
-            return line;
+    async fn said_of_the_file(lines: &mut mpsc::UnboundedReceiver<String>) -> String {
+        loop {
+            let line = lines.recv().await.expect("the crawl still runs");
+            if line.contains("crawl.toml changed") {
+                return line;
+            }
         }
-    };
+    }
 
     // page/0 is held at the server, the other nine queued behind it.
     arrivals
@@ -351,7 +353,7 @@ async fn a_headless_crawl_takes_the_rules_saved_in_its_config_file() {
         opened.set_modified(later).expect("set its time");
     };
     save(config(&origin, ""), 1);
-    let said = said_of_the_file().await;
+    let said = said_of_the_file(&mut lines).await;
     assert!(
         said.contains("its rules are those in force, nothing to apply"),
         "{said}"
@@ -359,19 +361,20 @@ async fn a_headless_crawl_takes_the_rules_saved_in_its_config_file() {
 
     // Emptied (a save that truncates first): not taken for "no rules".
     save(String::new(), 2);
-    let said = said_of_the_file().await;
+    let said = said_of_the_file(&mut lines).await;
     assert!(
         said.contains("it is empty (the rules in force stay)"),
         "{said}"
     );
 
-    // With a rule that a regex which does not compile switches off: the
-    // warning the start gives follows.
-    let broken = "[[rules]]\nname = \"broken\"\nmatch = { field = \"path\", regex = \"[\" }\naction = \"exclude\"\n";
+    // With a rule that a regex which does not compile would switch off:
+    // not applied (a filter with a typo would let the crawl through it),
+    // and the warning the start gives says which.
+    let broken = "[[rules]]\nname = \"broken\"\nmatch = { field = \"path\", regex = \"[\" }\nfilter = \"may-not-have\"\n";
     save(config(&origin, &format!("{NO_ODD_PAGES}{broken}")), 3);
-    let said = said_of_the_file().await;
+    let said = said_of_the_file(&mut lines).await;
     assert!(
-        said.contains("new rules applied to the running crawl"),
+        said.contains("not applied, the rules in force stay: a rule in it does not compile"),
         "{said}"
     );
     // The next line that is not a progress line (they go to stderr too).
@@ -384,6 +387,13 @@ async fn a_headless_crawl_takes_the_rules_saved_in_its_config_file() {
     assert!(
         warned.contains("warning: ") && warned.contains("rule 2 \"broken\" is disabled"),
         "{warned}"
+    );
+    // Fixed: applied.
+    save(config(&origin, NO_ODD_PAGES), 4);
+    let said = said_of_the_file(&mut lines).await;
+    assert!(
+        said.contains("new rules applied to the running crawl"),
+        "{said}"
     );
     gate.add_permits(Semaphore::MAX_PERMITS);
     let status = tokio::task::spawn_blocking(move || crawl.wait())
