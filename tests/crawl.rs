@@ -1228,6 +1228,28 @@ async fn grouped_writes_log_the_same_crawl_in_fewer_transactions() {
     assert!(few < many, "{few} transactions grouped, {many} per burst");
 }
 
+/// A page of 10,000 new links is written in groups, not as one batch that
+/// holds every record at once (a page of 100,000 took 300 MB that way),
+/// and every link is in the log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_of_many_new_links_is_written_in_groups() {
+    let mut page = String::from("<html><body>");
+    for i in 0..10_000 {
+        page.push_str(&format!("<a href=\"/kept-out/{i}\">{i}</a>\n"));
+    }
+    let origin = serve(Router::new().route("/", get(move || async move { html(page) }))).await;
+    let rules = "[[rules]]\nname = \"links logged, not fetched\"\nmatch = { field = \"path\", prefix = \"/kept-out/\" }\nfilter = \"may-not-have\"\nlog = true\n";
+    let c = crawl(&[format!("{origin}/")], "", rules).await;
+    let records = c.records();
+    assert_eq!(records.len(), 10_001);
+    assert_eq!(c.stats.filtered, 10_000);
+    let largest = c.log.largest_batch();
+    assert!(
+        (1..=4_200).contains(&largest),
+        "{largest} changes in one batch"
+    );
+}
+
 /// A URL found while other URLs wait on their host's politeness does not
 /// wait for its group to be due: a slot is free, so the group is written
 /// and the URL of the idle host fetched at once, before the busy host's

@@ -95,7 +95,7 @@ mod url_index;
 mod write;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use sled::Tree;
@@ -330,6 +330,9 @@ pub struct UrlLog {
     /// Nanoseconds spent in [`UrlLog::apply`] since open, for the
     /// benchmarks: the crawl engine dispatches nothing while it writes.
     write_nanos: AtomicU64,
+    /// The most changes one [`UrlLog::apply`] was given since open: what
+    /// a batch holds in memory while it is written grows with it.
+    largest_batch: AtomicUsize,
 }
 
 /// What the writer knows without reading the log, exact because only
@@ -367,6 +370,12 @@ impl UrlLog {
     /// Write transactions committed since the log was opened.
     pub fn transactions(&self) -> u64 {
         self.transactions.load(Ordering::Relaxed)
+    }
+
+    /// The most changes a single [`UrlLog::apply`] was given since the
+    /// log was opened.
+    pub fn largest_batch(&self) -> usize {
+        self.largest_batch.load(Ordering::Relaxed)
     }
 
     /// Time spent in [`UrlLog::apply`] since the log was opened, waiting

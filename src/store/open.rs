@@ -6,7 +6,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use super::bitmap::{Bitmap, block_of};
 use super::counters::{COUNTERS, Counters};
@@ -120,6 +120,7 @@ impl UrlLog {
             frontier_len: AtomicU64::new(0),
             transactions: AtomicU64::new(0),
             write_nanos: AtomicU64::new(0),
+            largest_batch: AtomicUsize::new(0),
         };
         match layout.as_deref() {
             None => match log.unlabelled_layout()? {

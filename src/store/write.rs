@@ -176,6 +176,8 @@ impl UrlLog {
     /// for one bad entry.
     pub fn apply(&self, changes: &[Change<'_>]) -> Result<Vec<Option<u64>>, StoreError> {
         let started = std::time::Instant::now();
+        self.largest_batch
+            .fetch_max(changes.len(), Ordering::Relaxed);
         let applied = self.apply_unmeasured(changes);
         let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.write_nanos.fetch_add(nanos, Ordering::Relaxed);

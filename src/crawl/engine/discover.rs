@@ -393,6 +393,17 @@ impl Engine {
         }
     }
 
+    /// Writes the URLs met so far once a group's worth wait: a page of
+    /// 100,000 links would otherwise hold all their records, and then one
+    /// transaction of them all, in memory at once (about 300 MB). Written
+    /// before the page's own outcome is safe: a crash in between fetches
+    /// the page again, and its links are known then.
+    pub(super) fn write_if_many_met(&mut self) {
+        if self.pending.len() + self.revived.len() >= DEFER_AT_MOST {
+            self.commit(&[]);
+        }
+    }
+
     /// [`Engine::write`] of changes held back.
     fn write_held(&mut self, held: Vec<Held>) {
         self.write(&held.iter().map(Held::change).collect::<Vec<_>>());

@@ -378,6 +378,7 @@ impl Engine {
         let depth = item.link_depth.saturating_add(1);
         for link in page.links.iter().filter(|l| ignore || !l.nofollow) {
             self.met(link.url.clone(), Some(item.id), depth, Origin::Link);
+            self.write_if_many_met();
         }
         if ignore {
             return 0;
@@ -388,6 +389,7 @@ impl Engine {
             nofollow += 1;
             let origin = Origin::Nofollow(from.clone());
             self.met(link.url.clone(), Some(item.id), depth, origin);
+            self.write_if_many_met();
         }
         nofollow
     }
