@@ -489,8 +489,18 @@ fn watch_rules(
             if !std::mem::take(&mut settling) {
                 continue;
             }
-            let Ok(text) = std::fs::read_to_string(&file) else {
+            let Ok(bytes) = std::fs::read(&file) else {
                 continue;
+            };
+            let text = match crate::rules::dialect::decode(&file, &bytes) {
+                Ok(text) => text,
+                Err(e) => {
+                    eprintln!(
+                        "crawlspace: {} (the rules in force stay)",
+                        crate::cli::escape_control(&e.to_string())
+                    );
+                    continue;
+                }
             };
             if text.trim().is_empty() {
                 eprintln!("crawlspace: {file} changed: it is empty (the rules in force stay)");

@@ -880,6 +880,46 @@ fn rules_counts_a_dialect_s_blocks_apart() {
     );
 }
 
+/// A file written as UTF-16 with its mark (Windows PowerShell's `>`) is
+/// read; one in a legacy encoding is refused at the line of its first bad
+/// byte, by the rule tools and by `crawl` alike.
+#[test]
+fn rule_and_config_files_in_other_encodings() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let utf16 = dir.path().join("rules.txt");
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(
+        "allow domain www.ibm.com\nforbid domain *\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes),
+    );
+    std::fs::write(&utf16, bytes).expect("write");
+    let out = run(&["rules", "--rules", path_str(&utf16)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(wca dialect): 2 rules and 1 block holding them"),
+        "{}",
+        text(&out.stdout)
+    );
+    let latin1 = dir.path().join("c.toml");
+    std::fs::write(
+        &latin1,
+        b"[crawl]\nstart = [\"http://127.0.0.1:9/\"]\n\n[[rules]]\nname = \"caf\xE9\"\n",
+    )
+    .expect("write");
+    for out in [
+        run(&["rules", "--rules", path_str(&latin1)]),
+        crawl_headless(&latin1, &dir.path().join("db")),
+    ] {
+        assert_eq!(out.status.code(), Some(2));
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("c.toml:5: the file is not valid UTF-8 (byte 0xE9 on this line)"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn import_prints_native_toml_that_parses_back() {
     let (dir, rules) = rules_file("rules.txt", "allow domain www.ibm.com\nforbid domain *\n");

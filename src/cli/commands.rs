@@ -92,10 +92,10 @@ fn load_with_config(args: &RulesArgs) -> Result<(Loaded, CompiledRules, Option<C
     let loaded = dialect::load(&path, args.dialect)?;
     // A config is checked as `crawl` checks it: a typo in `[queues]` is an
     // error here too, not found only when the crawl starts.
-    let config = crawl_config(args, &loaded)?;
+    let config = crawl_config(&loaded)?;
     let compiled = CompiledRules::new(&loaded.parsed.rules);
     if let Some(config) = &config {
-        warn_refused_start_urls(args, &loaded, config, &compiled);
+        warn_refused_start_urls(&loaded, config, &compiled);
     }
     report(&loaded, &compiled);
     Ok((loaded, compiled, config))
@@ -105,13 +105,8 @@ fn load_with_config(args: &RulesArgs) -> Result<(Loaded, CompiledRules, Option<C
 /// (fully qualified, allowed by the rules), but without resolving host
 /// names for address rules: each refusal a warning on stderr, which
 /// `crawl` would stop at. Not an error: `explain` is how to find out why.
-fn warn_refused_start_urls(
-    args: &RulesArgs,
-    loaded: &Loaded,
-    config: &Config,
-    compiled: &CompiledRules,
-) {
-    let text = std::fs::read_to_string(&args.rules).unwrap_or_default();
+fn warn_refused_start_urls(loaded: &Loaded, config: &Config, compiled: &CompiledRules) {
+    let text = &loaded.text;
     let refusals: Vec<String> = config
         .crawl
         .start
@@ -119,7 +114,7 @@ fn warn_refused_start_urls(
         .filter_map(|url| {
             let e = crate::crawl::engine::check_start_offline(compiled, std::slice::from_ref(url))
                 .err()?;
-            let at = crate::app::start_line(&text, url);
+            let at = crate::app::start_line(text, url);
             Some(format!("{}{at}: {e}", loaded.file))
         })
         .collect();
@@ -137,16 +132,12 @@ fn warn_refused_start_urls(
 /// crawl it will be used in, and for other dialects. Any other `[crawl]`
 /// key or a `[queues]` table makes a config, with or without start URLs
 /// (`config/demo.toml` gets its start URL when the demo runs).
-fn crawl_config(args: &RulesArgs, loaded: &Loaded) -> Result<Option<Config>, Failure> {
+fn crawl_config(loaded: &Loaded) -> Result<Option<Config>, Failure> {
     if loaded.dialect != Dialect::Native {
         return Ok(None);
     }
-    // Read and parsed already: neither fails now but for a file replaced
-    // meanwhile, which the crawl would read anyway.
-    let Ok(text) = std::fs::read_to_string(&args.rules) else {
-        return Ok(None);
-    };
-    let Ok(table) = toml::from_str::<toml::Table>(&text) else {
+    let text = &loaded.text;
+    let Ok(table) = toml::from_str::<toml::Table>(text) else {
         return Ok(None);
     };
     let crawl = table.get("crawl").and_then(toml::Value::as_table);
@@ -154,7 +145,7 @@ fn crawl_config(args: &RulesArgs, loaded: &Loaded) -> Result<Option<Config>, Fai
     if !settings && !table.contains_key("queues") {
         return Ok(None);
     }
-    Config::from_toml(&loaded.file, &text)
+    Config::from_toml(&loaded.file, text)
         .map(Some)
         .map_err(|e| Failure::App(crate::app::AppError::Input(e.to_string())))
 }
@@ -201,7 +192,7 @@ struct RobotsFile {
 impl RobotsFile {
     /// Reads `path`; the user agent is `[crawl] user_agent` when the rules
     /// file is a native config that sets it, else the shipped default.
-    fn load(path: &Path, rules: &Path, dialect: Dialect) -> Result<RobotsFile, Failure> {
+    fn load(path: &Path, rules: &Loaded) -> Result<RobotsFile, Failure> {
         let name = path.to_string_lossy().into_owned();
         let bytes = std::fs::read(path).map_err(|e| {
             Failure::Usage(format!(
@@ -224,10 +215,9 @@ impl RobotsFile {
                 robots.ignored_lines()
             );
         }
-        let configured = (dialect == Dialect::Native)
-            .then(|| std::fs::read_to_string(rules).ok())
+        let configured = (rules.dialect == Dialect::Native)
+            .then(|| rules.text.parse::<toml::Table>().ok())
             .flatten()
-            .and_then(|text| text.parse::<toml::Table>().ok())
             .and_then(|doc| {
                 doc.get("crawl")?
                     .get("user_agent")?
@@ -263,7 +253,7 @@ pub fn explain(
 ) -> Result<ExitCode, Failure> {
     let (loaded, compiled, config) = load_with_config(args)?;
     let robots = robots
-        .map(|path| RobotsFile::load(path, &args.rules, loaded.dialect))
+        .map(|path| RobotsFile::load(path, &loaded))
         .transpose()?;
     let limits = config.map(|config| DepthLimits {
         link: config.crawl.max_link_depth,
@@ -384,9 +374,7 @@ pub fn import(choice: DialectChoice, file: &Path) -> Result<ExitCode, Failure> {
     report(&loaded, &CompiledRules::new(&loaded.parsed.rules));
     // A crawl's config: its settings are not rules, and are not copied.
     if loaded.dialect == Dialect::Native
-        && let Ok(table) = std::fs::read_to_string(file)
-            .map_err(|_| ())
-            .and_then(|text| toml::from_str::<toml::Table>(&text).map_err(|_| ()))
+        && let Ok(table) = toml::from_str::<toml::Table>(&loaded.text)
     {
         let crawl = table.get("crawl").and_then(toml::Value::as_table);
         let mut left: Vec<String> = crawl

@@ -228,9 +228,11 @@ fn crawl(
     refresh: bool,
 ) -> Result<ExitCode, commands::Failure> {
     let file = config.to_string_lossy().into_owned();
-    let text = std::fs::read_to_string(config).map_err(|e| {
+    let bytes = std::fs::read(config).map_err(|e| {
         commands::Failure::Usage(format!("{file}: cannot read the config file: {e}"))
     })?;
+    let text = crate::rules::dialect::decode(&file, &bytes)
+        .map_err(|e| commands::Failure::Usage(e.to_string()))?;
     let request = crate::app::CrawlRequest {
         config_file: file,
         config_text: text,

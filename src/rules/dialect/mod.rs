@@ -4,6 +4,7 @@
 //! rule set (or a [`LineError`]); [`load`] reads the file and attaches its
 //! name to any error. Every produced rule keeps the line it came from.
 
+mod decode;
 pub mod exalead;
 pub mod funnelback;
 mod java_regex;
@@ -11,6 +12,8 @@ pub mod native;
 pub mod nutch;
 pub mod wca;
 pub mod write;
+
+pub use decode::decode;
 
 use std::fmt;
 use std::str::FromStr;
@@ -231,6 +234,8 @@ pub struct Parsed {
 #[derive(Debug, Clone)]
 pub struct Loaded {
     pub file: String,
+    /// The file's text as parsed (decoded, its byte-order mark dropped).
+    pub text: String,
     pub dialect: Dialect,
     pub parsed: Parsed,
 }
@@ -296,14 +301,7 @@ pub fn load(path: &str, choice: DialectChoice) -> Result<Loaded, RuleFileError> 
         line: 0,
         message: format!("cannot read the rules file: {e}"),
     })?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let offset = e.utf8_error().valid_up_to();
-        RuleFileError {
-            file: path.to_string(),
-            line: super::error::line_of_offset(&String::from_utf8_lossy(e.as_bytes()), offset),
-            message: "the file is not valid UTF-8".to_string(),
-        }
-    })?;
+    let text = decode(path, &bytes)?;
     parse_text(path, &text, choice)
 }
 
@@ -330,6 +328,7 @@ pub fn parse_text(file: &str, text: &str, choice: DialectChoice) -> Result<Loade
     })?;
     Ok(Loaded {
         file: file.to_string(),
+        text: text.to_string(),
         dialect,
         parsed,
     })
