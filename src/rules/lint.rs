@@ -20,7 +20,7 @@ use regex_syntax::ast::{self, Ast, RepetitionKind};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 use regex_syntax::hir::{Hir, HirKind, Look, translate::TranslatorBuilder};
 
-use super::model::{Case, Field, Matcher, RuleSet, Test};
+use super::model::{Case, Condition, Field, Matcher, RuleSet, Test};
 
 /// One finding, located the way the rest of the engine names rules.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +51,9 @@ pub enum LintKind {
     /// normalization drops that port, so the text only matches longer ports
     /// (`:8080`), never the port it names.
     OpenDefaultPort,
+    /// `any = []` (never holds) or `all = []` (always holds): a list whose
+    /// tests were left out.
+    EmptyList,
 }
 
 /// Lints every test of every rule, nested rules included, in document order.
@@ -61,6 +64,14 @@ pub fn lint_rules(rules: &RuleSet) -> Vec<Lint> {
         let Some(condition) = &rule.condition else {
             return;
         };
+        for_each_empty_list(condition, &mut |empty| {
+            lints.push(Lint {
+                path: path.to_vec(),
+                line: rule.origin.line,
+                kind: LintKind::EmptyList,
+                message: empty.into(),
+            });
+        });
         condition.for_each_test(&mut |test| {
             for (kind, message) in lint_test(test) {
                 lints.push(Lint {
@@ -73,6 +84,24 @@ pub fn lint_rules(rules: &RuleSet) -> Vec<Lint> {
         });
     });
     lints
+}
+
+/// Calls `found` with a message for each empty `any` or `all` list in
+/// `condition`, at any depth.
+fn for_each_empty_list(condition: &Condition, found: &mut impl FnMut(&'static str)) {
+    match condition {
+        Condition::Any(list) if list.is_empty() => {
+            found("`any = []` lists no test, so it never holds: the rule never matches")
+        }
+        Condition::All(list) if list.is_empty() => {
+            found("`all = []` lists no test, so it always holds: the rule matches every URL")
+        }
+        Condition::Any(list) | Condition::All(list) => {
+            list.iter().for_each(|c| for_each_empty_list(c, found))
+        }
+        Condition::Not(inner) => for_each_empty_list(inner, found),
+        Condition::Test(_) => {}
+    }
 }
 
 /// The findings for one test, each with a one-line message.
@@ -425,7 +454,10 @@ enum Problem {
 
 /// Fields whose whole value is lower-case after normalization.
 fn is_lower_cased(field: Field) -> bool {
-    matches!(field, Field::Scheme | Field::Host | Field::Extension)
+    matches!(
+        field,
+        Field::Scheme | Field::Host | Field::Extension | Field::ContentType
+    )
 }
 
 /// Schemes whose URLs always continue with `//` (the WHATWG special schemes).
@@ -497,6 +529,11 @@ fn url_start(text: &str) -> Option<Problem> {
     let (scheme, rest) = text.split_at(end);
     let after = rest.strip_prefix(':');
     match (rest.chars().next(), after) {
+        // `httpfoo` (a WCA line `forbid httpfoo` reads as a URL prefix):
+        // longer than `https` and no web scheme, though shaped like one.
+        (None, _) if scheme.starts_with("http") && !"https".starts_with(scheme) => {
+            Some(Problem::UrlNotScheme)
+        }
         (None, _) => None,
         (_, Some(after))
             if SPECIAL_SCHEMES.contains(&scheme)
@@ -648,7 +685,10 @@ fn shape_problem(
         Field::Port | Field::PathDepth | Field::LinkDepth => {
             text.chars().find(|c| !c.is_ascii_digit()).map(Problem::Has)
         }
-        Field::ContentType | Field::Address => None,
+        // The media type alone (SPEC §1.1): `text/html`, never its
+        // `; charset=…` parameters.
+        Field::ContentType => find(&[';', ' ', ',']),
+        Field::Address => None,
     }
 }
 
@@ -862,6 +902,10 @@ fn has_reason(field: Field, c: char) -> String {
         (Field::Scheme, _) => {
             format!("scheme is just the name, e.g. `http`, and never contains `{shown}`")
         }
+        (Field::ContentType, _) => format!(
+            "content_type is the media type alone (`text/html`), without the header's \
+             parameters, and never contains `{shown}`; drop the `; charset=…` part"
+        ),
         (Field::Port | Field::PathDepth | Field::LinkDepth, _) => format!(
             "{field} is a number and never contains `{shown}`; match digits only, or use `range`"
         ),

@@ -147,6 +147,12 @@ pub fn parse(text: &str) -> Result<Parsed, LineError> {
         // serde's words for a list where one test goes say nothing of why.
         let source = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
         let compact: String = source.chars().filter(|c| !c.is_whitespace()).collect();
+        if message.contains("expected a sequence") && compact.starts_with("[[rules.") {
+            // TOML made `rules` a table, for want of a `[[rules]]` above.
+            message = "bad TOML: `[[rules.rules]]` nests a rule in the `[[rules]]` above it, \
+                       and there is none: the first rule is a `[[rules]]`"
+                .into();
+        }
         if message.contains("invalid type") && compact.contains("not=[") {
             message.push_str(" (`not` takes one test as a table, `not = { field = ..., ... }`; `all` and `any` take lists)");
         }
@@ -518,7 +524,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_line() {
-        let cases: [(&str, usize, &str); 12] = [
+        let cases: [(&str, usize, &str); 13] = [
             (
                 "[[rules]]\nmatch = { field = \"path\", regex = 'a' }\nactoin = \"exclude\"\n",
                 3,
@@ -557,6 +563,11 @@ mod tests {
             ),
             ("[crawl]\nstrat = []\n", 2, "unknown key `strat`"),
             ("[[rules]\nname = 1\n", 1, "bad TOML"),
+            (
+                "[crawl]\ndisposition = \"allow\"\n[[rules.rules]]\nname = \"child\"\n",
+                3,
+                "`[[rules.rules]]` nests a rule in the `[[rules]]` above it, and there is none",
+            ),
             (
                 "[[rules]]\nname = \"x\"\nmatch = { not = [ { field = \"path\", prefix = \"/a\" } ] }\n",
                 3,

@@ -107,6 +107,34 @@ fn literal_and_matcher_cases() {
     let cidr: Cidr = "10.0.0.0/8".parse().unwrap();
     let range: Range = "[1:3]".parse().unwrap();
     let cases: Vec<(Field, Matcher, Case, Option<LintKind>)> = vec![
+        // The media type alone, lower-cased: never its parameters.
+        (
+            ContentType,
+            Matcher::Exact("text/html; charset=utf-8".into()),
+            Insensitive,
+            Some(ImpossibleAnchor),
+        ),
+        (
+            ContentType,
+            Matcher::Prefix("Text/".into()),
+            Sensitive,
+            Some(NeverMatches),
+        ),
+        (
+            ContentType,
+            Matcher::Prefix("Text/".into()),
+            Insensitive,
+            None,
+        ),
+        // WCA's `forbid httpfoo`: a URL prefix no web URL starts with.
+        (
+            Url,
+            Matcher::Prefix("httpfoo".into()),
+            Insensitive,
+            Some(ImpossibleAnchor),
+        ),
+        (Url, Matcher::Prefix("http".into()), Insensitive, None),
+        (Url, Matcher::Prefix("https".into()), Insensitive, None),
         (
             Path,
             Matcher::Prefix("folder/".into()),
@@ -609,11 +637,32 @@ fn characters_a_normalized_url_holds_only_encoded() {
     // Written encoded, they are fine; other fields are not URL text.
     assert!(lint(Field::Path, Matcher::Contains("/%C3%BCber/".into())).is_empty());
     assert!(lint(Field::Host, Matcher::Exact("xn--bcher-kva.example".into())).is_empty());
-    assert!(
-        lint(
-            Field::ContentType,
-            Matcher::Exact("text/html; charset=ü".into())
-        )
-        .is_empty()
+    assert!(lint(Field::ContentType, Matcher::Exact("text/x-ü".into())).is_empty());
+}
+
+/// An empty `any` never holds and an empty `all` always does, at any depth:
+/// both are a list whose tests were left out.
+#[test]
+fn empty_lists_are_linted() {
+    let text = "[[rules]]\nname = \"none\"\nmatch = { any = [] }\naction = \"exclude\"\n\n\
+                [[rules]]\nname = \"all\"\nmatch = { not = { all = [] } }\naction = \"exclude\"\n\n\
+                [[rules]]\nname = \"fine\"\nmatch = { any = [ { field = \"path\", prefix = \"/a\" } ] }\naction = \"exclude\"\n";
+    let set = crate::rules::dialect::native::parse(text)
+        .expect("parses")
+        .rules;
+    let got: Vec<(Vec<usize>, usize, LintKind, String)> = lint_rules(&set)
+        .into_iter()
+        .map(|l| (l.path, l.line, l.kind, l.message))
+        .collect();
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(
+        (&got[0].0, got[0].1, got[0].2),
+        (&vec![1], 1, LintKind::EmptyList)
     );
+    assert!(got[0].3.contains("never matches"), "{got:?}");
+    assert_eq!(
+        (&got[1].0, got[1].1, got[1].2),
+        (&vec![2], 6, LintKind::EmptyList)
+    );
+    assert!(got[1].3.contains("`all = []`"), "{got:?}");
 }
