@@ -41,17 +41,19 @@ pub const RATE_SAMPLES: usize = 120;
 const TICKS_PER_SAMPLE: u64 = 10;
 
 /// What `q` (or Ctrl-C) asks before quitting with rule edits neither
-/// applied nor saved.
-const EDITS_NOT_APPLIED: &str = "rule edits neither applied nor saved: c applies and saves them, w saves them; the same key again quits without them";
+/// applied nor saved. Each question fits 80 columns, the keys first: the
+/// message line cuts what does not fit.
+const EDITS_NOT_APPLIED: &str =
+    "the same key again quits without the rule edits; c applies and saves, w saves";
 /// ... with rule edits saved but not applied to the running crawl.
 const EDITS_SAVED_NOT_APPLIED: &str =
-    "rule edits saved but not applied to the crawl: c applies them; the same key again quits";
+    "the same key again quits; the rule edits are saved, not applied (c applies)";
 /// ... when the rules file differs from the list (nothing to apply).
 const FILE_DIFFERS: &str =
-    "the rules file differs from this list: w saves it; the same key again quits";
+    "the same key again quits; the rules file differs from this list (w saves)";
 /// ... (Ctrl-C only: `q` is typed into it) when a rule form is open.
 const FORM_OPEN: &str =
-    "a rule form is open: Esc closes it, Enter keeps the rule; Ctrl-C again quits without it";
+    "Ctrl-C again quits without the rule in the form; Esc closes it, Enter keeps it";
 /// The questions above: a second `q` or Ctrl-C while one is up quits.
 const QUIT_QUESTIONS: [&str; 4] = [
     EDITS_NOT_APPLIED,

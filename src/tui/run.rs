@@ -86,8 +86,8 @@ impl Saves {
                 {
                     // The key first: a narrow terminal cuts the end.
                     let why = format!(
-                        "not saved: changed on disk since the console read or wrote it; \
-                         w again puts the console's rules in it, the rest of it as it is now ({})",
+                        "not saved, changed on disk: w again puts the console's rules in it, \
+                         the rest of it as it is now ({})",
                         job.path.display()
                     );
                     let _ = job

@@ -1545,7 +1545,7 @@ fn quitting_with_the_file_holding_other_rules_asks_again() {
     app.update(ch('q'));
     assert!(!app.should_quit());
     let said = app.message.clone().unwrap_or_default();
-    assert!(said.contains("w saves it"), "{said}");
+    assert!(said.contains("differs from this list (w saves)"), "{said}");
     app.update(ch('w'));
     assert!(!app.rules.unsaved());
     app.update(ch('q'));
@@ -1668,7 +1668,7 @@ fn quitting_with_edits_not_applied_asks_again() {
     assert!(!app.should_quit());
     let said = app.message.clone().unwrap_or_default();
     assert!(
-        said.contains("neither applied nor saved") && said.contains("the same key again quits"),
+        said.contains("quits without the rule edits") && said.contains("the same key again quits"),
         "{said}"
     );
     app.update(ch('j'));
@@ -1693,9 +1693,7 @@ fn quitting_with_edits_not_applied_asks_again() {
     app.update(ch('q'));
     assert_eq!(
         app.message.as_deref(),
-        Some(
-            "rule edits saved but not applied to the crawl: c applies them; the same key again quits"
-        )
+        Some("the same key again quits; the rule edits are saved, not applied (c applies)")
     );
     app.update(ch('q'));
     assert!(app.should_quit());
@@ -1736,7 +1734,7 @@ fn ctrl_c_asks_before_losing_edits() {
     assert!(
         app.message
             .as_deref()
-            .is_some_and(|m| m.contains("neither applied nor saved"))
+            .is_some_and(|m| m.contains("quits without the rule edits"))
     );
     app.update(ctrl_c());
     assert!(app.should_quit());
@@ -1752,7 +1750,7 @@ fn ctrl_c_asks_before_losing_edits() {
     assert!(
         app.message
             .as_deref()
-            .is_some_and(|m| m.starts_with("a rule form is open")),
+            .is_some_and(|m| m.starts_with("Ctrl-C again quits without the rule in the form")),
         "{:?}",
         app.message
     );
@@ -1988,4 +1986,13 @@ fn a_deletion_selects_the_rule_that_took_its_place() {
     assert_eq!(selected(&app).as_deref(), Some("block"), "its block");
     app.update(ch('x')); // the block, last
     assert_eq!(selected(&app).as_deref(), Some("c"), "the one before");
+}
+
+/// The questions asked before quitting fit an 80-column message line, so
+/// that the key that answers them is never cut off.
+#[test]
+fn quit_questions_fit_80_columns() {
+    for question in QUIT_QUESTIONS {
+        assert!(question.chars().count() <= 80, "{question}");
+    }
 }

@@ -216,7 +216,7 @@ fn status_figures(s: &crate::crawl::engine::Stats, room: usize) -> String {
         parts.push(&time);
         format!(" {}", parts.join(gap))
     };
-    [
+    let fitting = [
         line(false, true, true, "  "),
         line(false, true, true, " "),
         line(false, true, false, " "),
@@ -225,8 +225,25 @@ fn status_figures(s: &crate::crawl::engine::Stats, room: usize) -> String {
         line(true, false, false, " "),
     ]
     .into_iter()
-    .find(|text| text.chars().count() <= room)
-    .unwrap_or_else(|| line(true, false, false, " "))
+    .find(|text| text.chars().count() <= room);
+    if let Some(text) = fitting {
+        return text;
+    }
+    // Narrower than any of those (below 80 columns): figures go whole,
+    // the least telling first, so that no number shows cut short (`queue 4`
+    // for 412).
+    let mut parts: Vec<&str> = counts.iter().map(|(_, cut)| cut.as_str()).collect();
+    parts.push(&time);
+    // Indexes into `parts`: fetch, filt, queue, time, err; saved stays.
+    for drop in [0, 2, 4, 5, 3] {
+        let kept: Vec<&str> = parts.iter().copied().filter(|p| !p.is_empty()).collect();
+        if kept.join(" ").chars().count() < room {
+            break;
+        }
+        parts[drop] = "";
+    }
+    let kept: Vec<&str> = parts.into_iter().filter(|p| !p.is_empty()).collect();
+    format!(" {}", kept.join(" "))
 }
 
 /// `text` in `width` display columns: whole when it fits, else cut short
@@ -292,6 +309,16 @@ mod tests {
             cut,
             " fetch 1234567 saved 2345678 filt 12+80 err 7 queue 9876543 00:04:06"
         );
+        // Narrower still: whole figures go, never a number cut short.
+        for (room, want) in [
+            (60, " saved 2345678 filt 12+80 err 7 queue 9876543 00:04:06"),
+            (45, " saved 2345678 err 7 queue 9876543 00:04:06"),
+            (35, " saved 2345678 err 7 00:04:06"),
+            (20, " saved 2345678 err 7"),
+            (10, " saved 2345678"),
+        ] {
+            assert_eq!(status_figures(&s, room), want, "{room} columns");
+        }
         s.paused = true;
         assert!(!status_figures(&s, 200).contains("/s"));
     }
