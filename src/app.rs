@@ -343,6 +343,7 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
         let mut app = crate::tui::app::App::new(user_agent, rule_set, save, weights);
         // Shown as a command to paste: quoted as the shell needs.
         app.log.dir = Some(shell_path(&db));
+        app.start_urls = config.crawl.start.clone();
         app.explain.limits = Some(crate::cli::DepthLimits {
             link: config.crawl.max_link_depth,
             path: config.crawl.max_path_depth,

@@ -223,6 +223,12 @@ pub struct App {
     previewing: bool,
     /// How far the what-if overlay is scrolled (a short terminal).
     pub whatif_scroll: u16,
+    /// The config's start URLs: an edit that refuses one would keep the
+    /// config from starting its next run, which the what-if says.
+    pub start_urls: Vec<String>,
+    /// The start URLs the edited rules refuse, each with why, for the
+    /// what-if open now.
+    pub whatif_start_refused: Vec<String>,
 }
 
 impl App {
@@ -251,6 +257,8 @@ impl App {
             preview_seq: 0,
             previewing: false,
             whatif_scroll: 0,
+            start_urls: Vec::new(),
+            whatif_start_refused: Vec::new(),
         };
         app.explain.evaluate(&app.rules.compiled);
         app

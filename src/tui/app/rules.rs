@@ -413,6 +413,20 @@ impl App {
         }
         self.overlay = Overlay::WhatIf(Box::default());
         self.whatif_scroll = 0;
+        // As the rule tools check them (an IP host at its address; a host
+        // name's address rules wait for the crawl's DNS).
+        self.whatif_start_refused = self
+            .start_urls
+            .iter()
+            .filter_map(|url| {
+                crate::crawl::engine::check_start_offline(
+                    &self.rules.compiled,
+                    std::slice::from_ref(url),
+                )
+                .err()
+                .map(|e| e.to_string())
+            })
+            .collect();
         self.whatif_seq += 1;
         self.request(Request::WhatIf {
             old: self.rules.applied_compiled.clone(),
@@ -445,7 +459,8 @@ impl App {
                     self.size.0,
                     self.size.1,
                 ));
-                let most = crate::tui::view::whatif_max_scroll(report, body);
+                let most =
+                    crate::tui::view::whatif_max_scroll(report, &self.whatif_start_refused, body);
                 let page = body.height.saturating_sub(4).max(1);
                 let now = self.whatif_scroll.min(most);
                 self.whatif_scroll = match code {

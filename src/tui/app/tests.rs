@@ -1996,3 +1996,37 @@ fn quit_questions_fit_80_columns() {
         assert!(question.chars().count() <= 80, "{question}");
     }
 }
+
+/// The what-if names the config's start URLs the edited rules refuse: the
+/// next run of the config would not start (the counts do not show it).
+#[test]
+fn the_what_if_names_start_urls_the_edit_refuses() {
+    let mut app = app();
+    app.start_urls = vec!["http://h/a.pdf".into(), "http://h/".into()];
+    app.update(ch('j'));
+    app.update(ch('x')); // delete "no pdf"
+    app.update(ch('c'));
+    assert!(matches!(app.overlay, Overlay::WhatIf(_)));
+    assert!(
+        app.whatif_start_refused.is_empty(),
+        "{:?}",
+        app.whatif_start_refused
+    );
+    app.update(ch('n'));
+    app.update(ch('u'));
+    assert!(!app.rules.dirty());
+    app.update(ch('k'));
+    app.update(ch(' ')); // "stay home" off: "no pdf" still refuses a.pdf
+    app.update(ch('c'));
+    assert_eq!(
+        app.whatif_start_refused.len(),
+        1,
+        "{:?}",
+        app.whatif_start_refused
+    );
+    let refused = &app.whatif_start_refused[0];
+    assert!(
+        refused.contains("start URL http://h/a.pdf") && refused.contains("\"no pdf\""),
+        "{refused}"
+    );
+}

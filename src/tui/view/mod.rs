@@ -99,7 +99,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
         Overlay::None => {}
         Overlay::Help { scroll } => help::draw(frame, body, app.view, *scroll),
         Overlay::Form(form) => overlays::form(frame, body, form),
-        Overlay::WhatIf(report) => overlays::whatif(frame, body, report, app.whatif_scroll),
+        Overlay::WhatIf(report) => overlays::whatif(
+            frame,
+            body,
+            report,
+            &app.whatif_start_refused,
+            app.whatif_scroll,
+        ),
         Overlay::Traps { selected } => overlays::traps(frame, body, &app.trap_hints(), *selected),
     }
 }

@@ -196,8 +196,14 @@ fn preview_lines(form: &Form, width: usize, lines: &mut Vec<Line<'static>>) {
 
 /// The what-if overlay scrolled by `scroll` rows (at most as far as its
 /// text overflows the popup).
-pub fn whatif(frame: &mut Frame<'_>, area: Rect, report: &Report, scroll: u16) {
-    let (paragraph, rows) = whatif_text(report, popup_inner_width(area));
+pub fn whatif(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    report: &Report,
+    start_refused: &[String],
+    scroll: u16,
+) {
+    let (paragraph, rows) = whatif_text(report, start_refused, popup_inner_width(area));
     let height = u16::try_from(rows + 2).unwrap_or(u16::MAX);
     let rect = popup(frame, area, height);
     let overflow = whatif_overflow(rows, rect);
@@ -218,8 +224,8 @@ pub fn whatif(frame: &mut Frame<'_>, area: Rect, report: &Report, scroll: u16) {
 
 /// How far the what-if overlay scrolls in `area`: the rows of its text
 /// that the popup does not show.
-pub fn whatif_max_scroll(report: &Report, area: Rect) -> u16 {
-    let (_, rows) = whatif_text(report, popup_inner_width(area));
+pub fn whatif_max_scroll(report: &Report, start_refused: &[String], area: Rect) -> u16 {
+    let (_, rows) = whatif_text(report, start_refused, popup_inner_width(area));
     let height = u16::try_from(rows + 2).unwrap_or(u16::MAX);
     let rect = area.centered(POPUP_WIDTH, Constraint::Length(height.min(area.height)));
     whatif_overflow(rows, rect)
@@ -231,8 +237,26 @@ fn whatif_overflow(rows: usize, rect: Rect) -> u16 {
 }
 
 /// The what-if's text, wrapped, and its rows at `width`.
-fn whatif_text(report: &Report, width: u16) -> (Paragraph<'static>, usize) {
+fn whatif_text(
+    report: &Report,
+    start_refused: &[String],
+    width: u16,
+) -> (Paragraph<'static>, usize) {
     let mut lines = Vec::new();
+    // First: it is about the next run, which the counts below do not show.
+    for refused in start_refused {
+        lines.push(
+            Line::from(format!(
+                "{} (the next run of this config would not start)",
+                safe(refused)
+            ))
+            .red()
+            .bold(),
+        );
+    }
+    if !start_refused.is_empty() {
+        lines.push(Line::from(""));
+    }
     let progress = if report.done {
         format!("all {} logged URLs compared", report.scanned)
     } else {
@@ -322,7 +346,7 @@ mod tests {
         let draw = |scroll: u16| {
             let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
             terminal
-                .draw(|frame| super::whatif(frame, area, &full_report(), scroll))
+                .draw(|frame| super::whatif(frame, area, &full_report(), &[], scroll))
                 .expect("draw");
             format!("{}", terminal.backend())
         };
@@ -332,7 +356,7 @@ mod tests {
         // …and the title still says them, and that it scrolls.
         assert!(shown.contains("y apply · n back · ↑↓"), "{shown}");
         // Scrolled to its end, the last line shows; further is the end.
-        let most = super::whatif_max_scroll(&full_report(), area);
+        let most = super::whatif_max_scroll(&full_report(), &[], area);
         assert!(most > 0);
         let end = draw(most);
         assert!(end.contains("n / Esc keep"), "{end}");
