@@ -1188,3 +1188,18 @@ fn a_reopened_log_says_no_hits_yet_only_after_new_urls() {
         "{shown}"
     );
 }
+
+/// While the log's text filter is typed, the hint line names the keys of
+/// the input, not the view's (which would be typed into it).
+#[test]
+fn the_hint_line_follows_the_text_input() {
+    let mut app = app((100, 30));
+    log_view(&mut app, 0);
+    assert!(screen(&app).contains("s state · Q queue · / text"));
+    key(&mut app, '/');
+    let shown = screen(&app);
+    assert!(
+        shown.contains("typing a text filter (regex): Enter applies · Esc cancels"),
+        "{shown}"
+    );
+}

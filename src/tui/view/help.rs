@@ -104,6 +104,13 @@ pub fn keys_for(view: View) -> &'static [(&'static str, &'static str)] {
 
 /// The one-line reminder under the status bar.
 pub fn hint(app: &App) -> String {
+    // A text input has the keys: the view's would be typed into it.
+    if matches!(app.overlay, crate::tui::app::Overlay::Form(_)) {
+        return "rule form: Tab/↑↓ next field · Enter keeps the rule · Esc closes it".into();
+    }
+    if app.view == View::Log && app.log.filter_input.is_some() {
+        return "typing a text filter (regex): Enter applies · Esc cancels".into();
+    }
     match app.view {
         View::Rules if app.rules.dirty() && app.crawl.finished && app.rules.unsaved() => {
             "edited: w saves them for the next run on this log · u undo · ? all keys".into()
@@ -123,7 +130,9 @@ pub fn hint(app: &App) -> String {
         }
         View::Queues => "↑↓ select · +/- weight · ? keys".into(),
         View::Log => "s state · Q queue · / text · F follow · r referrer · ? keys".into(),
-        View::Explain if app.explain.editing => "type a URL · Tab next input · Esc done".into(),
+        View::Explain if app.explain.editing => {
+            "typing: keys go into the input · Tab next input · Esc back to the view's keys".into()
+        }
         View::Explain => "Enter to type · ? keys".into(),
     }
 }
