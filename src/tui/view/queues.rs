@@ -1,4 +1,4 @@
-//! The Queues view: the six queues with weight, configured and observed
+//! The Queues view: the six queues with weight, expected (by weight) and observed
 //! share, length, pick rate and a gauge; the busiest hosts with why each
 //! is idle; the throughput sparkline.
 
@@ -62,7 +62,7 @@ fn draw_queues(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let heading = |gauge_heading: &str| {
         format!(
             "{:<13}{:>8}{:>9}{:>9}{:>9}{:>10}{:>8}  {gauge_heading}",
-            "queue", "weight", "config", "observed", "length", "picks", "/s"
+            "queue", "weight", "expected", "observed", "length", "picks", "/s"
         )
     };
     // The gauge's heading shortened where the gauge is narrow (80
