@@ -863,6 +863,36 @@ match = { field = "path", prefix = "/x" }
     assert!(s.contains("lint:") && s.contains("example\\.com"), "{s}");
 }
 
+/// A filtered URL: the flags the rules set are said to be overruled by
+/// the filter, and rules still waiting for the address cannot change it.
+#[test]
+fn explain_says_a_filter_overrules_the_flags_and_pending_rules() {
+    let (_dir, rules) = rules_file(
+        "r.toml",
+        "[[rules]]\nname = \"home\"\nmatch = { field = \"host\", exact = \"h.test\" }\nfilter = \"must-have\"\n\n\
+         [[rules]]\nname = \"lan\"\nmatch = { field = \"address\", cidr = \"10.0.0.0/8\" }\nfilter = \"must-have\"\n\n\
+         [[rules]]\nname = \"pages\"\nmatch = { field = \"path\", prefix = \"/\" }\naction = \"download\"\n",
+    );
+    let out = run(&[
+        "explain",
+        "--rules",
+        path_str(&rules),
+        "http://other.test/a",
+    ]);
+    let s = text(&out.stdout);
+    assert!(
+        s.contains("fetch set by rule 3 \"pages\" (line 11), overruled by the filter"),
+        "{s}"
+    );
+    assert!(
+        s.contains("pending: rules on address are deferred until it is known (filtered already: it cannot change that)"),
+        "{s}"
+    );
+    let out = run(&["explain", "--rules", path_str(&rules), "http://h.test/a"]);
+    let s = text(&out.stdout);
+    assert!(s.contains("(use --address"), "{s}");
+}
+
 /// The WCA importer puts each group of lines in a block of its own: the
 /// header counts the file's rules apart from those blocks.
 #[test]

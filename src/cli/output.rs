@@ -297,7 +297,11 @@ pub fn verdict_robots_text(
                 .trace
                 .iter()
                 .any(|t| t.rule == rule && t.step == Step::Deferred);
-            let (how, then) = if deferred {
+            let (how, then) = if verdict.filtered {
+                // The flags the rules set stand beside the filter, which
+                // keeps the URL from being fetched whatever they say.
+                ("set by", ", overruled by the filter")
+            } else if deferred {
                 (
                     "waits for",
                     ", deferred: fetched as far as its field, then judged",
@@ -323,16 +327,21 @@ pub fn verdict_robots_text(
         None => {}
     }
     if !verdict.pending.is_empty() {
+        let plural = verdict.pending.names().len() > 1;
+        // A filter is final: no rule judged later can take it back.
+        let hint = if verdict.filtered {
+            format!(
+                "(filtered already: {} cannot change that)",
+                if plural { "they" } else { "it" }
+            )
+        } else {
+            pending_hint(verdict.pending)
+        };
         let _ = writeln!(
             out,
-            "  pending: rules on {} are deferred until {} known {}",
+            "  pending: rules on {} are deferred until {} known {hint}",
             verdict.pending.names().join(" and "),
-            if verdict.pending.names().len() > 1 {
-                "they are"
-            } else {
-                "it is"
-            },
-            pending_hint(verdict.pending)
+            if plural { "they are" } else { "it is" },
         );
     }
     for (name, value) in &verdict.meta {
