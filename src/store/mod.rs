@@ -212,11 +212,32 @@ impl Query {
     pub fn matches(&self, record: &UrlRecord) -> bool {
         self.state.is_none_or(|s| s == record.state)
             && self.queue.as_ref().is_none_or(|q| *q == record.queue)
-            && self
-                .text
-                .as_ref()
-                .is_none_or(|re| re.is_match(&record.url) || re.is_match(&record.reason))
+            && self.text.as_ref().is_none_or(|re| {
+                re.is_match(&record.url)
+                    || re.is_match(&record.reason)
+                    || readable_url(&record.url).is_some_and(|url| re.is_match(&url))
+            })
     }
+}
+
+/// `url` as people write it, when that differs from its normalized form:
+/// percent-encoded bytes decoded (lossily, as UTF-8) and a punycode host
+/// (`xn--bcher-kva.example`) in Unicode, so that a text filter `café` or
+/// `bücher` finds the URLs that hold them. `None` for a URL with neither.
+fn readable_url(url: &str) -> Option<String> {
+    if !url.contains('%') && !url.contains("xn--") {
+        return None;
+    }
+    let decoded = percent_encoding::percent_decode_str(url)
+        .decode_utf8_lossy()
+        .into_owned();
+    let Some((scheme, rest)) = decoded.split_once("://") else {
+        return Some(decoded);
+    };
+    let host_end = rest.find(['/', '?', ':']).unwrap_or(rest.len());
+    let (host, tail) = rest.split_at(host_end);
+    let (unicode, _) = idna::domain_to_unicode(host);
+    Some(format!("{scheme}://{unicode}{tail}"))
 }
 
 /// How many records are in each state.

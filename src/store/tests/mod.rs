@@ -376,3 +376,25 @@ fn check_consistent(log: &UrlLog) {
         assert!(!names.iter().any(|n| n == old.as_bytes()), "{old} dropped");
     }
 }
+
+/// A text filter finds a URL by its readable form too: `café` in a
+/// percent-encoded path, `bücher` in a punycode host.
+#[test]
+fn a_text_filter_reads_urls_as_people_write_them() {
+    let matches = |pattern: &str, url: &str| {
+        Query {
+            text: Some(Regex::new(pattern).expect("regex")),
+            ..Query::default()
+        }
+        .matches(&rec(url, State::Fetched))
+    };
+    assert!(matches("café", "http://h/caf%C3%A9.html"));
+    assert!(matches("caf%C3%A9", "http://h/caf%C3%A9.html"));
+    assert!(matches(
+        "bücher\\.example/über",
+        "http://xn--bcher-kva.example/%C3%BCber"
+    ));
+    assert!(!matches("café", "http://h/cafe.html"));
+    // Bytes that are not UTF-8 decode lossily, and match nothing wrongly.
+    assert!(!matches("é", "http://h/%E9"));
+}
