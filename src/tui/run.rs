@@ -76,7 +76,12 @@ impl Saves {
             let mut on_disk: std::collections::HashMap<std::path::PathBuf, String> =
                 std::collections::HashMap::new();
             for job in queue {
-                let now = std::fs::read_to_string(&job.path).ok();
+                // Decoded as the config was when the console read it (a
+                // byte-order mark dropped, UTF-16 read): compared with that
+                // text, an untouched file is not taken for a changed one.
+                let now = std::fs::read(&job.path).ok().and_then(|bytes| {
+                    crate::rules::dialect::decode(&job.path.to_string_lossy(), &bytes).ok()
+                });
                 let known = on_disk.get(&job.path).cloned().or(job.expect);
                 // Edited elsewhere meanwhile (by hand, another program):
                 // left as it is rather than that change lost unasked.
@@ -527,5 +532,20 @@ mod tests {
         std::fs::write(&beside, "older session\n").expect("write");
         let answer = save(&saves, &beside, "rules\n", None, false).await;
         assert!(matches!(answer, Action::Saved(Ok(_))), "{answer:?}");
+        // A file with a byte-order mark, read without it: unchanged, so
+        // saved at once; one in UTF-16 alike.
+        let marked = dir.path().join("marked.toml");
+        std::fs::write(&marked, "\u{feff}read\n").expect("write");
+        let answer = save(&saves, &marked, "new\n", Some("read\n"), false).await;
+        assert!(matches!(answer, Action::Saved(Ok(_))), "{answer:?}");
+        let wide = dir.path().join("wide.toml");
+        let mut bytes = vec![0xFF, 0xFE];
+        bytes.extend("read\n".encode_utf16().flat_map(u16::to_le_bytes));
+        std::fs::write(&wide, bytes).expect("write");
+        let answer = save(&saves, &wide, "new\n", Some("elsewise\n"), false).await;
+        assert!(matches!(answer, Action::SaveConflict(..)), "{answer:?}");
+        let answer = save(&saves, &wide, "new\n", Some("read\n"), false).await;
+        assert!(matches!(answer, Action::Saved(Ok(_))), "{answer:?}");
+        assert_eq!(read(&wide), "new\n");
     }
 }
