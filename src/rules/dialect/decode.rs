@@ -39,19 +39,26 @@ pub fn decode(file: &str, bytes: &[u8]) -> Result<String, RuleFileError> {
         Ok(text) => return Ok(text.to_string()),
         Err(e) => e,
     };
+    // An encoding the declaration itself could be read in: ASCII-based
+    // (UTF-16 needs its mark; `replacement` decodes nothing).
     if let Some(label) = xml_declared_encoding(bytes)
         && let Some(encoding) = Encoding::for_label(label.as_bytes())
         && encoding != UTF_8
+        && encoding.is_ascii_compatible()
+        && encoding.name() != "replacement"
     {
-        return encoding
-            .decode_without_bom_handling_and_without_replacement(bytes)
-            .map(|text| text.into_owned())
-            .ok_or_else(|| {
-                refused(
-                    0,
-                    format!("not valid {} as its XML declaration says", encoding.name()),
-                )
-            });
+        if let Some(text) = encoding.decode_without_bom_handling_and_without_replacement(bytes) {
+            return Ok(text.into_owned());
+        }
+        let (lossy, _) = encoding.decode_without_bom_handling(bytes);
+        let at = lossy.find('\u{fffd}').unwrap_or(0);
+        return Err(refused(
+            line_of_offset(&lossy, at),
+            format!(
+                "not valid {} as its XML declaration says, from this line",
+                encoding.name()
+            ),
+        ));
     }
     let at = utf8_error.valid_up_to();
     let line = line_of_offset(&String::from_utf8_lossy(&bytes[..at]), at);
@@ -153,5 +160,14 @@ mod tests {
             "{}",
             err.message
         );
+        assert_eq!(err.line, 1);
+        // A declaration of UTF-16 without its mark: not taken at its word.
+        let err = decode(
+            "f.xml",
+            b"<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<r p=\"\xE9\"/>",
+        )
+        .unwrap_err();
+        assert!(err.message.contains("not valid UTF-8"), "{}", err.message);
+        assert_eq!(err.line, 2);
     }
 }
