@@ -64,7 +64,7 @@ pub fn lint_rules(rules: &RuleSet) -> Vec<Lint> {
         let Some(condition) = &rule.condition else {
             return;
         };
-        for_each_empty_list(condition, &mut |empty| {
+        for_each_empty_list(condition, true, &mut |empty| {
             lints.push(Lint {
                 path: path.to_vec(),
                 line: rule.origin.line,
@@ -87,19 +87,24 @@ pub fn lint_rules(rules: &RuleSet) -> Vec<Lint> {
 }
 
 /// Calls `found` with a message for each empty `any` or `all` list in
-/// `condition`, at any depth.
-fn for_each_empty_list(condition: &Condition, found: &mut impl FnMut(&'static str)) {
+/// `condition`, at any depth; `whole` when `condition` is the rule's
+/// entire condition, whose consequence for the rule can then be said.
+fn for_each_empty_list(condition: &Condition, whole: bool, found: &mut impl FnMut(&'static str)) {
     match condition {
-        Condition::Any(list) if list.is_empty() => {
-            found("`any = []` lists no test, so it never holds: the rule never matches")
-        }
-        Condition::All(list) if list.is_empty() => {
-            found("`all = []` lists no test, so it always holds: the rule matches every URL")
-        }
-        Condition::Any(list) | Condition::All(list) => {
-            list.iter().for_each(|c| for_each_empty_list(c, found))
-        }
-        Condition::Not(inner) => for_each_empty_list(inner, found),
+        Condition::Any(list) if list.is_empty() => found(if whole {
+            "`any = []` lists no test, so it never holds: the rule never matches"
+        } else {
+            "`any = []` lists no test, so it never holds"
+        }),
+        Condition::All(list) if list.is_empty() => found(if whole {
+            "`all = []` lists no test, so it always holds: the rule matches every URL"
+        } else {
+            "`all = []` lists no test, so it always holds"
+        }),
+        Condition::Any(list) | Condition::All(list) => list
+            .iter()
+            .for_each(|c| for_each_empty_list(c, false, found)),
+        Condition::Not(inner) => for_each_empty_list(inner, false, found),
         Condition::Test(_) => {}
     }
 }

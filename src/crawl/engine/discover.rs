@@ -282,7 +282,9 @@ impl Engine {
         });
         // Written with the next update (or `commit`), in one transaction:
         // each costs about 0.1 ms in sled however small, and a crash then
-        // never separates a page from the links found on it.
+        // never separates a page from the links found on it (but for a
+        // page of more links than a group holds, written in groups as met,
+        // `write_if_many_met`: a crash between two fetches it again).
         let host = draft
             .as_ref()
             .map(|item| self.hosts.id(&item.url, Instant::now()));
@@ -399,8 +401,10 @@ impl Engine {
     /// before the page's own outcome is safe: a crash in between fetches
     /// the page again, and its links are known then.
     pub(super) fn write_if_many_met(&mut self) {
-        if self.pending.len() + self.revived.len() >= DEFER_AT_MOST {
-            self.commit(&[]);
+        // The open group's changes count too: written with them, the batch
+        // stays within a group's size.
+        if self.group_size() >= DEFER_AT_MOST {
+            self.write_held_now();
         }
     }
 

@@ -249,7 +249,13 @@ fn status_figures(s: &crate::crawl::engine::Stats, room: usize) -> String {
         parts[drop] = "";
     }
     let kept: Vec<&str> = parts.into_iter().filter(|p| !p.is_empty()).collect();
-    format!(" {}", kept.join(" "))
+    let text = format!(" {}", kept.join(" "));
+    // Not even `saved` fits: nothing rather than a number cut short.
+    if text.chars().count() <= room {
+        text
+    } else {
+        String::new()
+    }
 }
 
 /// `text` in `width` display columns: whole when it fits, else cut short
@@ -321,7 +327,8 @@ mod tests {
             (45, " saved 2345678 err 7 queue 9876543 00:04:06"),
             (35, " saved 2345678 err 7 00:04:06"),
             (20, " saved 2345678 err 7"),
-            (10, " saved 2345678"),
+            (14, " saved 2345678"),
+            (10, ""),
         ] {
             assert_eq!(status_figures(&s, room), want, "{room} columns");
         }
