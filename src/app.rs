@@ -213,10 +213,20 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     let (config, rule_set, rules) = load(&request.config_file, &request.config_text)?;
     // The console needs a terminal; checked before anything is opened.
     if !request.headless && !std::io::stdout().is_terminal() {
-        return Err(no_terminal(&format!(
+        // The same crawl: its options as given, quoted for the shell.
+        let mut command = format!(
             "crawlspace crawl --config {} --headless",
             crate::text::shell_word(&request.config_file)
-        )));
+        );
+        for (option, path) in [("--db", &request.db), ("--out", &request.out)] {
+            if let Some(path) = path {
+                command.push_str(&format!(" {option} {}", shell_path(path)));
+            }
+        }
+        if request.refresh {
+            command.push_str(" --refresh");
+        }
+        return Err(no_terminal(&command));
     }
     // Every start URL is checked, so that one run names all those refused:
     // each but the last on stderr, the last as the error (exit status 2).
@@ -469,13 +479,23 @@ fn watch_rules(
     // the running crawl had already is left to it; a save that would
     // switch off one more is not applied: a typo in a filter saved mid-edit
     // would otherwise let the crawl through it until the next save.
-    let broken = |compiled: &CompiledRules| -> std::collections::BTreeSet<String> {
-        compiled
-            .disabled()
-            .filter(|info| matches!(info.disabled, Some(Disabled::Broken(_))))
-            .map(|info| info.condition.clone())
-            .collect()
-    };
+    // Each broken rule by its name, condition and effects: a new rule with
+    // the condition of one already broken, or a broken rule made a filter,
+    // is a new one.
+    let broken =
+        |compiled: &CompiledRules| -> std::collections::BTreeSet<(String, String, String)> {
+            compiled
+                .disabled()
+                .filter(|info| matches!(info.disabled, Some(Disabled::Broken(_))))
+                .map(|info| {
+                    (
+                        info.name.clone(),
+                        info.condition.clone(),
+                        info.effects.clone(),
+                    )
+                })
+                .collect()
+        };
     let mut broken_in_force = broken(&CompiledRules::new(&in_force));
     async move {
         let mut ticker = tokio::time::interval(Duration::from_secs(1));

@@ -186,6 +186,14 @@ impl Config {
                     }
                 }
                 ("rules", _) => {} // the rule engine reads these
+                // `crawl = 1` or `[[crawl]]`: the section's name, not a table.
+                ("crawl" | "queues", _) => {
+                    return Err(error(
+                        line_of_section(text, &section)
+                            .or_else(|| line_of_top_level(text, &section)),
+                        format!("`{section}` must be a table, written `[{section}]`"),
+                    ));
+                }
                 // `start = […]` above `[crawl]`: a key, not a section.
                 (key, value) if !value.is_table() => {
                     let home = ["crawl", "queues"].into_iter().find(|section| {
@@ -484,6 +492,16 @@ mod tests {
                 "user = 3\n",
                 Some(1),
                 "`user` is outside any section: it belongs under [queues]",
+            ),
+            (
+                "crawl = 1\n",
+                Some(1),
+                "`crawl` must be a table, written `[crawl]`",
+            ),
+            (
+                "[[queues]]\nuser = 1\n",
+                Some(1),
+                "`queues` must be a table, written `[queues]`",
             ),
             (
                 "speed = 3\n[crawl]\n",

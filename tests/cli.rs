@@ -390,6 +390,20 @@ fn the_console_needs_a_terminal() {
         )),
         "{err}"
     );
+    // `crawl` without --headless: the hint keeps its other options.
+    let out = run(&[
+        "crawl",
+        "--config",
+        path_str(&config),
+        "--db",
+        "my log",
+        "--refresh",
+    ]);
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--headless --db 'my log' --refresh` crawls without it"),
+        "{err}"
+    );
 }
 
 /// A file no dialect claims is read as native TOML, and its error says
