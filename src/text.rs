@@ -93,14 +93,19 @@ pub fn shell_word(text: &str) -> String {
     format!("'{}'", escape_control(&text.replace('\'', r"'\''")))
 }
 
-/// [`shell_word`] for a path.
+/// [`shell_word`] for a path; one that starts with `-` as `./-…`, which
+/// names the same file and is not read as an option.
 pub fn shell_path(path: &std::path::Path) -> String {
-    shell_word(&path.to_string_lossy())
+    let text = path.to_string_lossy();
+    if text.starts_with('-') {
+        return shell_word(&format!("./{text}"));
+    }
+    shell_word(&text)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{counted, regex_error, shell_word, shortened};
+    use super::{counted, regex_error, shell_path, shell_word, shortened};
 
     /// The regex crate's error for `pattern` (given as a variable, so that
     /// clippy does not flag the broken literals on purpose).
@@ -153,5 +158,6 @@ mod tests {
         assert_eq!(shell_word(""), "''");
         assert_eq!(shell_word("$HOME/*"), "'$HOME/*'");
         assert_eq!(shell_word("a\u{1b}]0;x\u{7}"), r"'a\u{1b}]0;x\u{7}'");
+        assert_eq!(shell_path(std::path::Path::new("-db")), "./-db");
     }
 }

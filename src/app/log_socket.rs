@@ -80,7 +80,7 @@ impl LogServer {
                     e.kind(),
                     format!(
                         "the folder's path is too long for a socket address \
-                         ({} bytes with the socket's name; at most 107)",
+                         ({} bytes with the socket's name; the system takes about 100)",
                         path.as_os_str().len()
                     ),
                 )
