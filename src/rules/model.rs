@@ -392,13 +392,11 @@ impl fmt::Display for Test {
 /// seen (a control or an invisible format character), double-quoted with
 /// escapes.
 fn quoted(value: &str) -> String {
-    let escaped = format!("{value:?}");
-    let only_slashes_escaped =
-        escaped.len() == value.len() + 2 + value.matches(['\\', '"']).count();
-    if value.contains('\\') && !value.contains('\'') && only_slashes_escaped {
+    use crate::rules::dialect::write::needs_escape;
+    if value.contains('\\') && !value.contains('\'') && !value.chars().any(needs_escape) {
         format!("'{value}'")
     } else {
-        escaped
+        format!("{value:?}")
     }
 }
 

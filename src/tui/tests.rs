@@ -228,8 +228,8 @@ fn log_rows() -> Vec<(u64, UrlRecord)> {
     ]
 }
 
-/// The console as a user sees it mid-crawl.
-fn app(size: (u16, u16)) -> App {
+/// The console on [`RULES`] at `size`, before the crawl says anything.
+fn console(size: (u16, u16)) -> App {
     let rules = native::parse(RULES).expect("rules").rules;
     let save = SaveTarget::for_config(std::path::Path::new("demo.toml"), RULES);
     let mut app = App::new(
@@ -239,6 +239,12 @@ fn app(size: (u16, u16)) -> App {
         [10000, 2000, 1000, 100, 10, 1],
     );
     app.update(Action::Resize(size.0, size.1));
+    app
+}
+
+/// The console as a user sees it mid-crawl.
+fn app(size: (u16, u16)) -> App {
+    let mut app = console(size);
     // The first counters are the baselines (a crawl started afresh: no
     // URL met yet), then the crawl a few seconds in.
     app.update(Action::Stats(Stats {
@@ -1161,15 +1167,7 @@ fn the_status_bar_keeps_the_time_at_80_columns() {
 /// run has met a URL.
 #[test]
 fn a_reopened_log_says_no_hits_yet_only_after_new_urls() {
-    let rules = native::parse(RULES).expect("rules").rules;
-    let save = SaveTarget::for_config(std::path::Path::new("demo.toml"), RULES);
-    let mut app = App::new(
-        "crawlspace/0.1".into(),
-        rules,
-        save,
-        [10000, 2000, 1000, 100, 10, 1],
-    );
-    app.update(Action::Resize(120, 40));
+    let mut app = console((120, 40));
     app.update(Action::Stats(stats()));
     let mut detail = detail();
     detail.rule_hits = vec![0; detail.rule_hits.len()];

@@ -271,7 +271,7 @@ fn basic(text: &str) -> String {
 /// Characters written as escapes: control characters, and those that
 /// draw nothing yet reorder or hide the text around them (a name typed
 /// with U+202E would read backwards in an editor, and unseen).
-fn needs_escape(c: char) -> bool {
+pub(crate) fn needs_escape(c: char) -> bool {
     c.is_control() || crate::rules::is_invisible(c)
 }
 
