@@ -375,8 +375,12 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
         shown.map_err(|e| AppError::Runtime(format!("the console: {e}")))?;
         stats
     };
-    log.flush()
-        .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
+    // A log that failed during the crawl is said in the summary below,
+    // which must not be lost to its flush failing again.
+    if stats.log_error.is_none() {
+        log.flush()
+            .map_err(|e| AppError::Runtime(format!("{}: {e}", db.display())))?;
+    }
     // Written, not printed: stdout may be gone (a closed terminal, a
     // closed pipe), and the crawl's log is what matters by now.
     let mut stdout = std::io::stdout();
@@ -419,6 +423,13 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
                 shell_path(&db)
             );
         }
+    }
+    // The summary said it; the exit status says it to a script.
+    if let Some(error) = &stats.log_error {
+        return Err(AppError::Runtime(format!(
+            "{}: the URL log could not be written: {error}",
+            shown_path(&db)
+        )));
     }
     Ok(stats)
 }
@@ -694,7 +705,24 @@ fn summary(s: &Stats, db: &Path, out: &Path, closing: Closing) -> String {
         temporary_errors,
     } = closing;
     let left = s.queued + s.in_flight;
-    let (ended, resume) = if left == 0 {
+    let (ended, resume) = if let Some(error) = &s.log_error {
+        // Counts as the engine had them: the log holds what it wrote
+        // before the failure, and a resume goes on from that.
+        // sled writes to disk in the background: the failure may show
+        // after transactions that never reached the disk, and the log
+        // that opens next holds less than the counts above.
+        let again = if resumable {
+            "\nresume:  once the log can be written (free space, a lifted limit), run the same \
+             command again: it goes on from what the log kept on disk (the counts above may \
+             run ahead of it), fetching again what the log lost"
+        } else {
+            "\n         the counts above may run ahead of what the log kept on disk"
+        };
+        (
+            "STOPPED: the URL log could not be written, after".to_string(),
+            format!("\nURL log: {}{again}", crate::cli::escape_control(error)),
+        )
+    } else if left == 0 {
         ("finished in".to_string(), String::new())
     } else if resumable {
         (
@@ -1123,6 +1151,38 @@ mod tests {
         );
         assert!(
             said.contains("--db 'my \\u{1b}]0;x\\u{7}db' --state error"),
+            "{said}"
+        );
+    }
+
+    /// A crawl the log's failure stopped says so first, then the failure
+    /// (escaped), and that the log may hold less than its counts; how to
+    /// resume only where the same command can.
+    #[test]
+    fn the_summary_of_a_crawl_its_log_stopped_says_why() {
+        let (db, out) = (Path::new("db"), Path::new("out"));
+        let stats = Stats {
+            queued: 5,
+            log_error: Some("cannot read or write its files: full\u{1b}[2J".into()),
+            ..Stats::default()
+        };
+        let said = summary(&stats, db, out, ending(false));
+        assert!(
+            said.starts_with("crawl STOPPED: the URL log could not be written, after 0.0s: "),
+            "{said}"
+        );
+        assert!(
+            said.contains("\nURL log: cannot read or write its files: full\\u{1b}[2J\nresume:  "),
+            "{said}"
+        );
+        let demo = Closing {
+            resumable: false,
+            ..ending(false)
+        };
+        let said = summary(&stats, db, out, demo);
+        assert!(!said.contains("resume:"), "{said}");
+        assert!(
+            said.ends_with("may run ahead of what the log kept on disk"),
             "{said}"
         );
     }

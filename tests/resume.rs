@@ -91,9 +91,15 @@ fn states(db: &std::path::Path) -> BTreeMap<String, String> {
     out
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn killed_crawls_resume_to_the_same_log() {
-    let (origin, mut hits) = site().await;
+/// The reference for [`site`] at `origin`: the config of its crawl, in a
+/// new temp folder, and the states of one uninterrupted crawl of it.
+async fn reference_crawl(
+    origin: &str,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    BTreeMap<String, String>,
+) {
     let dir = tempfile::tempdir().expect("temp dir");
     let config = dir.path().join("crawl.toml");
     std::fs::write(
@@ -101,13 +107,18 @@ async fn killed_crawls_resume_to_the_same_log() {
         format!("[crawl]\nstart = [\"{origin}/p/0\"]\nconcurrency = 4\nper_host = 4\nmax_link_depth = 100\n"),
     )
     .expect("config");
-
-    // The reference: one uninterrupted crawl.
     let (ref_db, ref_out) = (dir.path().join("ref.db"), dir.path().join("ref.out"));
     util::run_to_the_end(crawl_command(&config, &ref_db, &ref_out)).await;
     let reference = states(&ref_db);
     assert_eq!(reference.len(), PAGES as usize);
     assert!(reference.values().all(|s| s == "saved"), "{reference:?}");
+    (dir, config, reference)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_crawls_resume_to_the_same_log() {
+    let (origin, mut hits) = site().await;
+    let (dir, config, reference) = reference_crawl(&origin).await;
 
     // The same crawl, killed with SIGKILL three times along the way.
     let (db, out) = (dir.path().join("killed.db"), dir.path().join("killed.out"));
@@ -127,6 +138,75 @@ async fn killed_crawls_resume_to_the_same_log() {
         let _ = child.wait();
     }
     assert!(kills >= 2, "the crawl was killed mid-way at least twice");
+    util::run_to_the_end(crawl_command(&config, &db, &out)).await;
+    assert_eq!(
+        states(&db),
+        reference,
+        "the resumed crawl's log matches the uninterrupted one"
+    );
+}
+
+/// A log that cannot be written (here a file size limit, as a full disk
+/// would) stops the crawl at its first failed write: the summary says why
+/// and how to go on, the exit status is a failure, the log opens with what
+/// it wrote before; the same command, once the log can be written,
+/// resumes, and the final log matches an uninterrupted crawl's.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_that_cannot_be_written_stops_the_crawl_which_resumes_later() {
+    let (origin, _hits) = site().await;
+    let (dir, config, reference) = reference_crawl(&origin).await;
+
+    // The same crawl under a limit of 600 KB a file (`ulimit -f` counts
+    // 512- or 1024-byte blocks by shell): sled's file passes it mid-crawl.
+    // SIGXFSZ ignored, as a write then fails with EFBIG instead of
+    // killing the process, which is what a full disk does.
+    let (db, out) = (dir.path().join("db"), dir.path().join("out"));
+    let limited = crawl_command(&config, &db, &out);
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 600 && exec \"$0\" \"$@\"")
+        .arg(limited.get_program())
+        .args(limited.get_args())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let output = tokio::task::spawn_blocking(move || command.output())
+        .await
+        .expect("joins")
+        .expect("runs");
+    let (summary, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert!(!output.status.success(), "{summary}\n{stderr}");
+    assert!(
+        summary.contains("crawl STOPPED: the URL log could not be written, after"),
+        "{summary}\n{stderr}"
+    );
+    assert!(
+        summary.contains("URL log: cannot read or write its files: "),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("resume:  once the log can be written"),
+        "{summary}"
+    );
+    assert!(
+        stderr.contains("the URL log could not be written: cannot read or write its files"),
+        "{stderr}"
+    );
+    // Said once, not once a write.
+    assert_eq!(
+        stderr.matches("cannot read or write").count(),
+        1,
+        "{stderr}"
+    );
+    let partial = states(&db);
+    let saved = partial.values().filter(|s| *s == "saved").count();
+    assert!(saved < reference.len(), "stopped mid-crawl: {partial:?}");
+
     util::run_to_the_end(crawl_command(&config, &db, &out)).await;
     assert_eq!(
         states(&db),

@@ -599,6 +599,8 @@ async fn robots_txt_answers_map_as_rfc_9309_says() {
             }
         }
         assert_eq!(site.hits("/robots.txt"), case.fetches, "{name}");
+        // The pages answer at once: the retries are robots.txt's.
+        assert_eq!(c.stats.retries as usize, case.fetches - 1, "{name}");
         assert_eq!(c.stats.in_flight, 0, "{name}");
     }
 }

@@ -137,6 +137,12 @@ pub struct Stats {
     /// Of `fetched` and `saved`, the pages a resumed crawl's log held
     /// already: the counts start from the log, so that they agree with it.
     pub done_before: u64,
+    /// Why the URL log could not be written, when it could not: the crawl
+    /// stops at the first such failure (a full disk, a file size limit, an
+    /// I/O error), since a page whose links were not written must not be
+    /// logged as fetched after them. The log keeps all it wrote before;
+    /// running the same command again resumes from there.
+    pub log_error: Option<String>,
 }
 
 impl Stats {
@@ -787,6 +793,7 @@ impl Engine {
         self.commit_deferred();
         tasks.abort_all();
         if self.stopping
+            && self.stats.log_error.is_none()
             && let Err(e) = self.log.requeue_in_flight()
         {
             eprintln!("crawlspace: URL log: {e}");

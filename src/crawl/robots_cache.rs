@@ -93,6 +93,9 @@ pub(crate) struct Learned {
     pub crawl_delay: Option<Duration>,
     /// `Sitemap:` values, as written.
     pub sitemaps: Vec<String>,
+    /// The fetch failed (a temporary error) and robots.txt is asked again
+    /// after a backoff: a retry, counted with the pages' ones.
+    pub retried: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -189,10 +192,11 @@ impl RobotsCache {
     /// The host's robots.txt arrived (or could not be had).
     pub(crate) fn learned(&mut self, host: u32, fetch: RobotsFetch, now: Instant) -> Learned {
         let max_retries = self.max_retries;
-        let learned = match &fetch.status {
+        let mut learned = match &fetch.status {
             RobotsStatus::Parsed(robots) => Learned {
                 crawl_delay: robots.crawl_delay(&self.user_agent),
                 sitemaps: robots.sitemaps().to_vec(),
+                retried: false,
             },
             _ => Learned::default(),
         };
@@ -202,6 +206,7 @@ impl RobotsCache {
             if h.failures > max_retries {
                 now + FRESH_FOR
             } else {
+                learned.retried = true;
                 let backoff = Duration::from_secs(1u64 << (h.failures - 1).min(16));
                 now + fetch.retry_after.unwrap_or(backoff).min(MAX_RETRY_DELAY)
             }

@@ -181,7 +181,34 @@ pub(crate) fn sled_words(e: &sled::Error) -> String {
                 .unwrap_or_default();
             format!("its files are damaged (sled found corrupted data{offset}); {DAMAGED_FIX}")
         }
+        sled::Error::Io(e) => format!("cannot read or write its files: {}", io_words(e)),
         other => other.to_string(),
+    }
+}
+
+/// An I/O error as the system says it (`No space left on device (os error
+/// 28)`). sled hands its I/O errors on as copies whose text is the
+/// original's debug form (`Os { code: 28, kind: StorageFull, message: … }`):
+/// the system's code is read back out of that.
+fn io_words(e: &std::io::Error) -> String {
+    if e.raw_os_error().is_some() {
+        return e.to_string();
+    }
+    let text = e.to_string();
+    let code = text
+        .split_once("code: ")
+        .map(|(_, rest)| {
+            rest.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+        })
+        .and_then(|digits| digits.parse::<i32>().ok());
+    match code {
+        Some(code) if text.starts_with("Os {") => {
+            std::io::Error::from_raw_os_error(code).to_string()
+        }
+        _ if text.starts_with("Os {") || text.starts_with("Custom {") => e.kind().to_string(),
+        _ => text,
     }
 }
 

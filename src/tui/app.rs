@@ -308,11 +308,17 @@ impl App {
                 self.crawl.detail = *detail;
             }
             Action::Finished(stats) => {
+                self.message = Some(match &stats.log_error {
+                    Some(e) => format!(
+                        "STOPPED: the URL log could not be written ({e}); q quits, and once it \
+                         can write, the same command resumes"
+                    ),
+                    None => "the crawl has finished: browse the log, or q to quit".into(),
+                });
                 self.crawl.stats = stats;
                 self.crawl.finished = true;
                 // Nothing is picked any more: no rate is "now".
                 self.crawl.pick_rates = [0; 6];
-                self.message = Some("the crawl has finished: browse the log, or q to quit".into());
                 // The list as the crawl left it: the ticks refresh it no
                 // more. (A page the user asked for, still on its way,
                 // brings it too.)

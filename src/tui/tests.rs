@@ -90,6 +90,7 @@ fn stats() -> Stats {
         elapsed: Duration::from_secs(83),
         paused_for: Duration::ZERO,
         done_before: 0,
+        log_error: None,
     }
 }
 
@@ -447,6 +448,31 @@ fn a_finished_crawl_s_graph_says_so() {
     let shown = screen(&a);
     assert!(
         shown.contains("URLs done per second: finished, peak 70"),
+        "{shown}"
+    );
+}
+
+/// A crawl stopped by its log failing to write says so in red where a
+/// finished one says FINISHED, with the reason and what to do on the
+/// message line.
+#[test]
+fn a_crawl_stopped_by_its_log_says_so() {
+    let mut a = app((100, 24));
+    a.update(Action::Finished(stats()));
+    assert!(screen(&a).contains(" FINISHED "));
+    a.update(Action::Finished(Stats {
+        log_error: Some("cannot read or write its files: No space left on device".into()),
+        ..stats()
+    }));
+    let shown = screen(&a);
+    assert!(
+        shown.contains(" STOPPED ") && !shown.contains("FINISHED"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(
+            "STOPPED: the URL log could not be written (cannot read or write its files: No space"
+        ),
         "{shown}"
     );
 }

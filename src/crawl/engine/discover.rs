@@ -468,18 +468,24 @@ impl Engine {
         if changes.is_empty() {
             return;
         }
-        let ids: Vec<Result<Option<u64>, ()>> = match self.log.apply(&changes) {
-            Ok(ids) => ids.into_iter().map(Ok).collect(),
+        // Once the log failed, nothing more is written: a page's outcome
+        // written after its lost links would be a page logged fetched whose
+        // links the log never got.
+        let applied = match self.stats.log_error {
+            Some(_) => None,
+            None => Some(self.log.apply(&changes)),
+        };
+        let ids: Vec<Result<Option<u64>, ()>> = match applied {
+            None => vec![Err(()); changes.len()],
+            Some(Ok(ids)) => ids.into_iter().map(Ok).collect(),
             // The database itself failing (a full disk, an I/O error) would
-            // fail each change alike: the batch is lost, said once.
-            Err(e @ StoreError::Db(_)) => {
-                eprintln!(
-                    "crawlspace: URL log: {e}; {} changes not written",
-                    changes.len()
-                );
+            // fail each change alike: the crawl stops (the summary and the
+            // console say why); what was in flight is fetched again on resume.
+            Some(Err(StoreError::Db(e))) => {
+                self.log_failed(&e);
                 vec![Err(()); changes.len()]
             }
-            Err(e) => {
+            Some(Err(e)) => {
                 eprintln!(
                     "crawlspace: URL log: {e}; writing its {} changes one at a time",
                     changes.len()
@@ -554,19 +560,36 @@ impl Engine {
     /// flight there (fetched again on resume); a lost discovery is missing
     /// from this crawl unless another page links to it (its page's outcome
     /// may be written, so that page is not fetched again).
-    fn write_one_by_one(&self, changes: &[Change<'_>]) -> Vec<Result<Option<u64>, ()>> {
-        changes
-            .iter()
-            .map(
-                |change| match self.log.apply(std::slice::from_ref(change)) {
-                    Ok(ids) => Ok(ids.into_iter().next().flatten()),
-                    Err(e) => {
-                        eprintln!("crawlspace: URL log: {e}; this change is not written");
-                        Err(())
-                    }
-                },
-            )
-            .collect()
+    fn write_one_by_one(&mut self, changes: &[Change<'_>]) -> Vec<Result<Option<u64>, ()>> {
+        let mut ids = Vec::with_capacity(changes.len());
+        for change in changes {
+            if self.stats.log_error.is_some() {
+                ids.push(Err(()));
+                continue;
+            }
+            ids.push(match self.log.apply(std::slice::from_ref(change)) {
+                Ok(written) => Ok(written.into_iter().next().flatten()),
+                Err(StoreError::Db(e)) => {
+                    self.log_failed(&e);
+                    Err(())
+                }
+                Err(e) => {
+                    eprintln!("crawlspace: URL log: {e}; this change is not written");
+                    Err(())
+                }
+            });
+        }
+        ids
+    }
+
+    /// The log's database failed to write (a full disk, a file size limit,
+    /// an I/O error): the crawl stops, and says why in its summary and the
+    /// console ([`Stats::log_error`]); nothing more is written.
+    fn log_failed(&mut self, error: &crate::store::DbError) {
+        if self.stats.log_error.is_none() {
+            self.stats.log_error = Some(error.to_string());
+        }
+        self.stopping = true;
     }
 }
 

@@ -248,6 +248,9 @@ impl Engine {
         let now = Instant::now();
         let source = fetch.source.clone();
         let learned = self.robots.learned(host, fetch, now);
+        if learned.retried {
+            self.stats.retries += 1;
+        }
         if let Some(delay) = learned.crawl_delay {
             self.hosts.set_delay(host, delay);
         }

@@ -518,5 +518,26 @@ fn a_damaged_log_is_said_in_words() {
         format!("its files are damaged (sled found corrupted data); {DAMAGED_FIX}")
     );
     let io = sled::Error::Io(std::io::Error::other("disk gone"));
-    assert_eq!(sled_words(&io), io.to_string());
+    assert_eq!(sled_words(&io), "cannot read or write its files: disk gone");
+}
+
+/// A write that failed (a full disk) is said as the system says it, also
+/// when sled hands on a copy of the error whose text is its debug form
+/// (what a file size limit gave in a real crawl).
+#[test]
+fn a_failed_write_is_said_as_the_system_says_it() {
+    let full = std::io::Error::from_raw_os_error(28);
+    let system = full.to_string();
+    assert!(system.contains("os error 28"), "{system}");
+    let direct = sled::Error::Io(std::io::Error::from_raw_os_error(28));
+    assert_eq!(
+        sled_words(&direct),
+        format!("cannot read or write its files: {system}")
+    );
+    let copied = sled::Error::Io(std::io::Error::new(full.kind(), format!("{full:?}")));
+    assert!(copied.to_string().contains("Os {"), "{copied}");
+    assert_eq!(
+        sled_words(&copied),
+        format!("cannot read or write its files: {system}")
+    );
 }

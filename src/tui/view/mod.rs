@@ -135,7 +135,9 @@ const MIN_SIZE: (u16, u16) = (80, 24);
 
 fn draw_status(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let s = &app.crawl.stats;
-    let state = if app.crawl.finished {
+    let state = if app.crawl.finished && s.log_error.is_some() {
+        Span::styled(" STOPPED ", Style::new().bg(Color::Red).fg(Color::Black))
+    } else if app.crawl.finished {
         Span::styled(" FINISHED ", Style::new().bg(Color::Green).fg(Color::Black))
     } else if s.paused {
         Span::styled(" PAUSED ", Style::new().bg(Color::Yellow).fg(Color::Black))
