@@ -458,7 +458,7 @@ impl App {
     /// crawl (`c`), or, once the crawl has ended, saved for the next run.
     pub(crate) fn after_an_edit(&self) -> &'static str {
         if self.crawl.finished {
-            "w saves it for the next run on this log (the crawl has ended)"
+            "c shows what it would have changed, w saves it for the next run (the crawl has ended)"
         } else {
             "c shows what it changes and applies it"
         }

@@ -401,14 +401,12 @@ impl App {
         }
     }
 
-    /// `c`: counts what the edit would change before it is applied.
+    /// `c`: counts what the edit would change before it is applied; once
+    /// the crawl has ended, what it would have changed in the crawl's log
+    /// (`y` then saves the rules for the next run on this log).
     fn start_apply(&mut self) {
         if !self.rules.dirty() {
             self.message = Some("no edits to apply".into());
-            return;
-        }
-        if self.crawl.finished {
-            self.message = Some(FINISHED_APPLY.into());
             return;
         }
         self.overlay = Overlay::WhatIf(Box::default());
@@ -436,6 +434,15 @@ impl App {
         });
     }
 
+    /// What the what-if says beside its report, from the console's state.
+    pub(crate) fn whatif_around(&self) -> crate::tui::view::WhatIfAround<'_> {
+        crate::tui::view::WhatIfAround {
+            start_refused: &self.whatif_start_refused,
+            ended: self.crawl.finished,
+            unlogged: self.crawl.stats.unlogged,
+        }
+    }
+
     pub(super) fn whatif_key(&mut self, key: KeyEvent) {
         match key.code {
             KeyCode::Char('y') | KeyCode::Enter => {
@@ -446,7 +453,11 @@ impl App {
             KeyCode::Char('n') | KeyCode::Esc | KeyCode::Char('q') => {
                 self.overlay = Overlay::None;
                 self.request(Request::CancelWhatIf);
-                self.message = Some("not applied: the crawl keeps its rules".into());
+                self.message = Some(if self.crawl.finished {
+                    "not saved: the edits stay in the list (w saves them)".into()
+                } else {
+                    "not applied: the crawl keeps its rules".into()
+                });
             }
             // A short terminal shows part of it: the samples scroll in.
             code => {
@@ -459,8 +470,7 @@ impl App {
                     self.size.0,
                     self.size.1,
                 ));
-                let most =
-                    crate::tui::view::whatif_max_scroll(report, &self.whatif_start_refused, body);
+                let most = crate::tui::view::whatif_max_scroll(report, &self.whatif_around(), body);
                 let page = body.height.saturating_sub(4).max(1);
                 let now = self.whatif_scroll.min(most);
                 self.whatif_scroll = match code {
@@ -543,11 +553,6 @@ impl App {
 fn nested_count(rule: &Rule) -> u64 {
     rule.rules.iter().map(|r| 1 + nested_count(r)).sum()
 }
-
-/// What `c` says once the crawl has ended: there is nothing to apply the
-/// edits to, but the next run on the same log judges its URLs by them.
-const FINISHED_APPLY: &str =
-    "the crawl has ended: w saves the edits; the next run on this log judges its URLs by them";
 
 /// For each rule of `new`, in walk order, the index of the same rule (in
 /// every field but where it stands in the file) in `old`, each rule of

@@ -335,8 +335,21 @@ fn the_what_if_scrolls_on_a_short_terminal() {
     assert!(matches!(app.overlay, Overlay::WhatIf(_)), "still open");
 }
 
+/// `y` in the what-if of a crawl that has ended: the rules are saved,
+/// nothing is sent to a crawl.
+fn y_saves_without_applying(app: &mut App) {
+    app.update(ch('y'));
+    let requests = app.take_requests();
+    assert!(requests.iter().any(|r| matches!(r, Request::Save { .. })));
+    assert!(
+        !requests.iter().any(|r| matches!(r, Request::Control(_))),
+        "{requests:?}"
+    );
+}
+
 /// Once the crawl has ended there is nothing to apply edits or weights
-/// to: `c` and `+` say so and send nothing, `w` still saves, and the rules'
+/// to: `+` says so and sends nothing, `c` shows the what-if against the
+/// crawl's log, whose `y` (like `w`) saves without applying, and the rules'
 /// hits stay those of the crawl that ran. So does `y` in a what-if the end
 /// of the crawl overtook.
 #[test]
@@ -347,24 +360,37 @@ fn a_finished_crawl_takes_neither_rules_nor_weights() {
     assert!(matches!(app.overlay, Overlay::WhatIf(_)));
     app.update(Action::Finished(crate::crawl::engine::Stats::default()));
     app.take_requests();
-    app.update(ch('y'));
-    let requests = app.take_requests();
-    assert!(requests.iter().any(|r| matches!(r, Request::Save { .. })));
-    assert!(
-        !requests.iter().any(|r| matches!(r, Request::Control(_))),
-        "{requests:?}"
-    );
+    y_saves_without_applying(&mut app);
     assert!(app.rules.dirty(), "not applied to any crawl");
     app.update(ch('c'));
+    assert!(matches!(app.overlay, Overlay::WhatIf(_)));
+    let requests = app.take_requests();
+    assert!(
+        requests.iter().any(|r| matches!(r, Request::WhatIf { .. })),
+        "{requests:?}"
+    );
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).expect("terminal");
+    terminal
+        .draw(|f| crate::tui::view::draw(f, &app))
+        .expect("draw");
+    let shown = format!("{}", terminal.backend());
+    assert!(
+        shown.contains("what if the crawl had run these edits? · y save · n back"),
+        "{shown}"
+    );
+    app.update(ch('n'));
     assert!(matches!(app.overlay, Overlay::None));
     assert!(
         app.message
             .as_deref()
-            .is_some_and(|m| m.starts_with("the crawl has ended: w saves")),
+            .is_some_and(|m| m.starts_with("not saved: the edits stay")),
         "{:?}",
         app.message
     );
-    assert!(app.take_requests().is_empty());
+    app.update(ch('c'));
+    app.take_requests();
+    y_saves_without_applying(&mut app);
     app.update(ch('w'));
     assert!(
         app.take_requests()
@@ -398,10 +424,13 @@ fn after_the_crawl_an_edit_points_to_w_not_c() {
     assert!(app.rules.dirty() && app.rules.unsaved());
     assert!(
         app.after_an_edit()
-            .starts_with("w saves it for the next run")
+            .starts_with("c shows what it would have changed, w saves it for the next run")
     );
     let hint = crate::tui::view::hint(&app);
-    assert!(hint.starts_with("edited: w saves them"), "{hint}");
+    assert!(
+        hint.starts_with("edited: c what it would have changed · w save"),
+        "{hint}"
+    );
 }
 
 /// Pasted text is typed into the input in use, on one line; where no

@@ -52,7 +52,7 @@ const RULES_KEYS: &[(&str, &str)] = &[
     ("u / U (Ctrl-r)", "undo / redo"),
     (
         "c",
-        "what-if, then apply the edits to the crawl (y) and save the file",
+        "what-if, then apply the edits to the crawl (y) and save the file; after the crawl, what-if then save",
     ),
     ("w", "save the rules file without applying"),
     ("t", "trap hints: growing URL patterns as ready-made rules"),
@@ -113,7 +113,7 @@ pub fn hint(app: &App) -> String {
     }
     match app.view {
         View::Rules if app.rules.dirty() && app.crawl.finished && app.rules.unsaved() => {
-            "edited: w saves them for the next run on this log · u undo · ? all keys".into()
+            "edited: c what it would have changed · w save for the next run · u undo".into()
         }
         View::Rules if app.rules.dirty() && !app.crawl.finished => {
             "edited, not applied: c what-if and apply · u undo · ? all keys".into()

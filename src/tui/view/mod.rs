@@ -23,7 +23,7 @@ use crate::cli::escape_control;
 pub use explain::explain_scroll_limits;
 pub use help::{GLOBAL_KEYS, hint, keys_for, max_scroll as help_max_scroll};
 pub use log::{detail_max_scroll as log_detail_max_scroll, why_text};
-pub use overlays::whatif_max_scroll;
+pub use overlays::{WhatIfAround, whatif_max_scroll};
 
 /// Text from a crawled site (or anywhere outside), made safe to draw:
 /// control characters become visible escapes.
@@ -99,13 +99,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
         Overlay::None => {}
         Overlay::Help { scroll } => help::draw(frame, body, app.view, *scroll),
         Overlay::Form(form) => overlays::form(frame, body, form),
-        Overlay::WhatIf(report) => overlays::whatif(
-            frame,
-            body,
-            report,
-            &app.whatif_start_refused,
-            app.whatif_scroll,
-        ),
+        Overlay::WhatIf(report) => {
+            overlays::whatif(frame, body, report, &app.whatif_around(), app.whatif_scroll)
+        }
         Overlay::Traps { selected } => overlays::traps(frame, body, &app.trap_hints(), *selected),
     }
 }

@@ -195,22 +195,25 @@ fn preview_lines(form: &Form, width: usize, lines: &mut Vec<Line<'static>>) {
 }
 
 /// The what-if overlay scrolled by `scroll` rows (at most as far as its
-/// text overflows the popup).
+/// text overflows the popup). Once the crawl has `ended`, `y` saves the
+/// rules for the next run instead of applying them, and it says so.
 pub fn whatif(
     frame: &mut Frame<'_>,
     area: Rect,
     report: &Report,
-    start_refused: &[String],
+    around: &WhatIfAround<'_>,
     scroll: u16,
 ) {
-    let (paragraph, rows) = whatif_text(report, start_refused, popup_inner_width(area));
+    let ended = around.ended;
+    let (paragraph, rows) = whatif_text(report, around, popup_inner_width(area));
     let height = u16::try_from(rows + 2).unwrap_or(u16::MAX);
     let rect = popup(frame, area, height);
     let overflow = whatif_overflow(rows, rect);
-    let title = if overflow > 0 {
-        " what if these edits were applied? · y apply · n back · ↑↓ more "
-    } else {
-        " what if these edits were applied? · y apply · n back "
+    let title = match (ended, overflow > 0) {
+        (false, true) => " what if these edits were applied? · y apply · n back · ↑↓ more ",
+        (false, false) => " what if these edits were applied? · y apply · n back ",
+        (true, true) => " what if the crawl had run these edits? · y save · n back · ↑↓ more ",
+        (true, false) => " what if the crawl had run these edits? · y save · n back ",
     };
     frame.render_widget(
         paragraph
@@ -224,8 +227,8 @@ pub fn whatif(
 
 /// How far the what-if overlay scrolls in `area`: the rows of its text
 /// that the popup does not show.
-pub fn whatif_max_scroll(report: &Report, start_refused: &[String], area: Rect) -> u16 {
-    let (_, rows) = whatif_text(report, start_refused, popup_inner_width(area));
+pub fn whatif_max_scroll(report: &Report, around: &WhatIfAround<'_>, area: Rect) -> u16 {
+    let (_, rows) = whatif_text(report, around, popup_inner_width(area));
     let height = u16::try_from(rows + 2).unwrap_or(u16::MAX);
     let rect = area.centered(POPUP_WIDTH, Constraint::Length(height.min(area.height)));
     whatif_overflow(rows, rect)
@@ -236,12 +239,29 @@ fn whatif_overflow(rows: usize, rect: Rect) -> u16 {
     u16::try_from(rows.saturating_sub(shown)).unwrap_or(u16::MAX)
 }
 
+/// What the what-if says beside its report.
+#[derive(Debug, Default)]
+pub struct WhatIfAround<'a> {
+    /// The config's start URLs the edited rules refuse, each said.
+    pub start_refused: &'a [String],
+    /// The crawl has ended: `y` saves for the next run.
+    pub ended: bool,
+    /// Links met to URLs the rules keep no record of (`log = false`),
+    /// which the what-if, reading the log, cannot compare.
+    pub unlogged: u64,
+}
+
 /// The what-if's text, wrapped, and its rows at `width`.
 fn whatif_text(
     report: &Report,
-    start_refused: &[String],
+    around: &WhatIfAround<'_>,
     width: u16,
 ) -> (Paragraph<'static>, usize) {
+    let WhatIfAround {
+        start_refused,
+        ended,
+        unlogged,
+    } = *around;
     let mut lines = Vec::new();
     // First: it is about the next run, which the counts below do not show.
     for refused in start_refused {
@@ -271,6 +291,17 @@ fn whatif_text(
         "{} would change verdict under the edited rules",
         crate::text::counted(changed, "URL", "URLs")
     )));
+    // A rule without a log (`log = false`) left no record to compare: an
+    // edit of it shows no change here, which must not read as "none".
+    if unlogged > 0 {
+        lines.push(
+            Line::from(format!(
+                "(and {} to URLs filtered without a record, `log = false`: not compared)",
+                crate::text::counted(unlogged, "link", "links")
+            ))
+            .dim(),
+        );
+    }
     for change in Change::ALL {
         let t = report.tally(change);
         lines.push(Line::from(""));
@@ -280,9 +311,14 @@ fn whatif_text(
         }
     }
     lines.push(Line::from(""));
+    let yes = if ended {
+        " save the rules file: the next run on this log judges its URLs by them   "
+    } else {
+        " apply to the crawl and save the rules file   "
+    };
     lines.push(Line::from(vec![
         Span::raw("y / Enter").bold(),
-        Span::raw(" apply to the crawl and save the rules file   "),
+        Span::raw(yes),
         Span::raw("n / Esc").bold(),
         Span::raw(" keep editing"),
     ]));
@@ -340,13 +376,49 @@ mod tests {
         }
     }
 
+    /// Links to URLs filtered without a record cannot be compared: the
+    /// what-if says how many, and once the crawl has ended, that `y` saves.
+    #[test]
+    fn the_what_if_says_what_it_cannot_compare_and_what_y_does_after_the_crawl() {
+        let area = Rect::new(0, 1, 100, 39);
+        let draw = |around: &super::WhatIfAround<'_>| {
+            let mut terminal = Terminal::new(TestBackend::new(100, 40)).expect("terminal");
+            terminal
+                .draw(|frame| super::whatif(frame, area, &full_report(), around, 0))
+                .expect("draw");
+            format!("{}", terminal.backend())
+        };
+        let running = draw(&Default::default());
+        assert!(!running.contains("not compared"), "{running}");
+        assert!(running.contains("y apply · n back"), "{running}");
+        let ended = draw(&super::WhatIfAround {
+            ended: true,
+            unlogged: 80,
+            ..Default::default()
+        });
+        assert!(
+            ended.contains("(and 80 links to URLs filtered without a record, `log = false`: not"),
+            "{ended}"
+        );
+        assert!(
+            ended.contains("what if the crawl had run these edits? · y save · n back"),
+            "{ended}"
+        );
+        assert!(
+            ended.contains("save the rules file: the next run"),
+            "{ended}"
+        );
+    }
+
     #[test]
     fn the_what_if_names_its_keys_even_when_cut_short() {
         let area = Rect::new(0, 1, 80, 21);
         let draw = |scroll: u16| {
             let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
             terminal
-                .draw(|frame| super::whatif(frame, area, &full_report(), &[], scroll))
+                .draw(|frame| {
+                    super::whatif(frame, area, &full_report(), &Default::default(), scroll)
+                })
                 .expect("draw");
             format!("{}", terminal.backend())
         };
@@ -356,7 +428,7 @@ mod tests {
         // …and the title still says them, and that it scrolls.
         assert!(shown.contains("y apply · n back · ↑↓"), "{shown}");
         // Scrolled to its end, the last line shows; further is the end.
-        let most = super::whatif_max_scroll(&full_report(), &[], area);
+        let most = super::whatif_max_scroll(&full_report(), &Default::default(), area);
         assert!(most > 0);
         let end = draw(most);
         assert!(end.contains("n / Esc keep"), "{end}");
