@@ -387,6 +387,25 @@ fn the_referrer_jump_reads_the_selected_row() {
     assert!(asked, "{:?}", app.message);
 }
 
+/// `e` opens the selected URL in Explain, with the content type and
+/// address its record keeps, judged at once under the rules as edited.
+#[test]
+fn e_explains_the_selected_url_with_what_its_record_keeps() {
+    let mut app = app((120, 36));
+    log_view(&mut app, 2);
+    let (_, row) = app.log.rows[2].clone();
+    app.log.rows[2].1.content_type = Some("text/html".into());
+    app.log.rows[2].1.address = Some("127.0.0.1".parse().expect("address"));
+    key(&mut app, 'e');
+    assert_eq!(app.view, crate::tui::app::View::Explain);
+    assert_eq!(app.explain.url.value(), row.url);
+    assert_eq!(app.explain.content_type.value(), "text/html");
+    assert_eq!(app.explain.address.value(), "127.0.0.1");
+    assert_eq!(app.explain.url_now.as_deref(), Some(row.url.as_str()));
+    let shown = screen(&app);
+    assert!(shown.contains("verdict:"), "{shown}");
+}
+
 /// A filtered list says how many URLs the filter lists when the log
 /// counts them (a state), and how many there are in all.
 #[test]

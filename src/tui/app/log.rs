@@ -383,6 +383,7 @@ impl App {
                 self.log_filters_changed();
             }
             KeyCode::Char('r') => self.jump_to_referrer(),
+            KeyCode::Char('e') => self.explain_selected(),
             KeyCode::Char('J') => {
                 let most = crate::tui::view::log_detail_max_scroll(self);
                 self.log.detail_scroll = self.log.detail_scroll.saturating_add(3).min(most);
@@ -395,6 +396,22 @@ impl App {
             }
             _ => {}
         }
+    }
+
+    /// `e`: the selected URL in the Explain view, with the content type
+    /// and address the log keeps for it, so that the rules as they are
+    /// now (edits included) judge it as the crawl could, beside what the
+    /// crawl did with it (which Explain shows under the verdict).
+    fn explain_selected(&mut self) {
+        let Some((_, row)) = self.log.rows.get(self.log.selected) else {
+            return;
+        };
+        let explain = &mut self.explain;
+        explain.url = Input::new(row.url.clone());
+        explain.content_type = Input::new(row.content_type.clone().unwrap_or_default());
+        explain.address = Input::new(row.address.map(|a| a.to_string()).unwrap_or_default());
+        explain.focus = super::explain::ExplainFocus::Url;
+        self.show(super::View::Explain);
     }
 
     fn jump_to_referrer(&mut self) {

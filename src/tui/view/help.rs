@@ -76,6 +76,7 @@ const LOG_KEYS: &[(&str, &str)] = &[
     ),
     ("c", "clear the filters"),
     ("r", "jump to the referrer of the selected URL"),
+    ("e", "explain the selected URL under the rules as edited"),
     ("J / K", "scroll the detail pane"),
 ];
 
