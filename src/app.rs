@@ -179,7 +179,20 @@ fn check_folders(db: &Path, out: &Path) -> Result<(), AppError> {
     // sled writes its `conf`, `db` and `blobs` into the folder it is
     // given: in a folder of other files it would overwrite a file of those
     // names and leave its own among the user's.
-    let holds_other_files = std::fs::read_dir(db).is_ok_and(|mut entries| entries.next().is_some());
+    // What a file manager leaves in a folder it showed (macOS's
+    // `.DS_Store`, Windows' `Thumbs.db`, `desktop.ini`) does not make it
+    // another program's: sled writes no file of those names.
+    let left_by_a_file_manager = |name: &std::ffi::OsStr| {
+        matches!(
+            name.to_str(),
+            Some(".DS_Store" | "Thumbs.db" | "desktop.ini")
+        )
+    };
+    let holds_other_files = std::fs::read_dir(db).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|entry| !left_by_a_file_manager(&entry.file_name()))
+    });
     if holds_other_files && !UrlLog::exists_in(db) {
         return Err(AppError::Input(format!(
             "{}: this folder holds other files and no URL log; the log needs a folder of its own \

@@ -677,6 +677,17 @@ fn settings_a_crawl_cannot_use_are_refused_before_it_starts() {
         std::fs::read_to_string(busy.join("db")).expect("read"),
         "the user's"
     );
+    // What a file manager leaves in a folder it showed does not make it
+    // busy: the check goes on to the mirror's folder (a file here).
+    let shown = dir.path().join("shown");
+    std::fs::create_dir(&shown).expect("mkdir");
+    std::fs::write(shown.join(".DS_Store"), "finder").expect("write");
+    let (code, err) = crawl_into(&config, &shown, &file, &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("a-file: the mirror's folder (--out or [crawl] out) cannot be written"),
+        "{err}"
+    );
     // `--refresh` where no crawl logged anything: said, not a first crawl.
     let out_dir = dir.path().join("out");
     let (code, err) = crawl_into(&config, &db, &out_dir, &["--refresh"]);
