@@ -223,6 +223,7 @@ fn no_terminal(headless: &str) -> AppError {
 }
 
 async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
+    outlive_file_size_limits();
     let (config, rule_set, rules) = load(&request.config_file, &request.config_text)?;
     // The console needs a terminal; checked before anything is opened.
     if !request.headless && !std::io::stdout().is_terminal() {
@@ -445,6 +446,24 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
         )));
     }
     Ok(stats)
+}
+
+/// A write past a file size limit (`ulimit -f`) raises SIGXFSZ, whose
+/// default kills the process: no summary, the log's socket left behind.
+/// Listened for (tokio's handler stays for the life of the process, and
+/// does nothing with it), the write fails with EFBIG instead, which the
+/// crawl reports and stops on as on a full disk (README: *When the log
+/// cannot be written*). Within the runtime.
+fn outlive_file_size_limits() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        // Kept listening: dropping it would leave the handler installed
+        // anyway, but the stream must exist for the registration.
+        if let Ok(mut limit) = signal(SignalKind::from_raw(libc::SIGXFSZ)) {
+            tokio::spawn(async move { while limit.recv().await.is_some() {} });
+        }
+    }
 }
 
 /// Waits for a request to stop: Ctrl-C (SIGINT), and on Unix SIGTERM (a

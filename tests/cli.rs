@@ -134,6 +134,21 @@ fn explain_text_names_the_deciding_rule() {
     );
 }
 
+/// A rule named by its regex (each Nutch line is) is quoted as the file
+/// has it: one backslash, not the two of a debug string.
+#[test]
+fn explain_quotes_a_rule_name_as_written() {
+    let (_dir, rules) = rules_file("regex-urlfilter.txt", "-\\.gif$\n+.\n");
+    let out = run(&["explain", "--rules", path_str(&rules), "http://h/a.gif"]);
+    assert!(out.status.success());
+    let s = text(&out.stdout);
+    assert!(
+        s.contains("filtered by rule 1.1 \"-\\.gif$\" (line 1)"),
+        "{s}"
+    );
+    assert!(s.contains("#1.1 \"-\\.gif$\" (line 1)"), "{s}");
+}
+
 /// A URL whose fetch waits for a deferred rule says so, and names the
 /// rules that wait with it; given the field, the verdict is settled.
 #[test]

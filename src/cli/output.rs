@@ -279,9 +279,9 @@ pub fn verdict_robots_text(
         let i = &info[rule as usize];
         let _ = writeln!(
             out,
-            "  filtered by rule {} {:?} ({})",
+            "  filtered by rule {} {} ({})",
             i.number,
-            i.name,
+            quoted_name(&i.name),
             i.place()
         );
     }
@@ -311,9 +311,9 @@ pub fn verdict_robots_text(
             };
             let _ = writeln!(
                 out,
-                "  fetch {how} rule {} {:?} ({}){then}",
+                "  fetch {how} rule {} {} ({}){then}",
                 i.number,
-                i.name,
+                quoted_name(&i.name),
                 i.place()
             );
         }
@@ -362,7 +362,12 @@ pub fn verdict_robots_text(
     for entry in &verdict.trace {
         let i = &info[entry.rule as usize];
         let indent = "  ".repeat(i.depth);
-        let label = format!("{indent}#{} {:?} ({})", i.number, i.name, i.place());
+        let label = format!(
+            "{indent}#{} {} ({})",
+            i.number,
+            quoted_name(&i.name),
+            i.place()
+        );
         let what = match entry.step {
             Step::Matched => {
                 let mut s = format!("matched → {}", escape_control(&i.effects));
@@ -486,6 +491,14 @@ pub fn capped(text: &str) -> String {
 
 /// One warning line per disabled rule, naming the file and line: what
 /// `rules`, `explain`, `check` and a crawl print on stderr.
+/// A rule's name in quotes, as the file has it: the name is escaped
+/// already (control characters), and `{:?}` would double every backslash
+/// of a Nutch rule named by its regex (`-\.gif$`). A quote in it is
+/// escaped, so that the name's end stays plain.
+fn quoted_name(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\\\""))
+}
+
 pub fn disabled_warnings(file: &str, rules: &CompiledRules) -> Vec<String> {
     rules
         .disabled()

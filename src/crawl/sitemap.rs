@@ -239,8 +239,13 @@ impl fmt::Display for SitemapReport {
         }
         if self.skipped > 0 {
             write!(f, ", {} skipped", self.skipped)?;
-            if let Some(first) = self.skipped_examples.first() {
-                write!(f, " (e.g. {first:?})")?;
+            // Not when no line was a URL: the error says so, and the first
+            // line of a binary file is a screenful of mojibake.
+            let not_a_sitemap = matches!(self.error, Some(SitemapError::NoUrlLine { .. }));
+            if let Some(first) = self.skipped_examples.first()
+                && !not_a_sitemap
+            {
+                write!(f, " (e.g. {:?})", crate::text::shortened(first, 80))?;
             }
         }
         match self.cap {

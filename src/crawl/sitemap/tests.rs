@@ -935,6 +935,23 @@ fn text_without_a_url_line_is_not_a_sitemap() {
         matches!(report.error, Some(SitemapError::NoUrlLine { lines }) if lines == report.skipped),
         "{report:?}"
     );
+    // Its log line says so, without a line of the binary as an example.
+    assert_eq!(
+        report.to_string(),
+        format!(
+            "text: 0 pages, {} skipped; not a sitemap: none of its {0} non-blank lines is an \
+             absolute http(s) URL",
+            report.skipped
+        )
+    );
+    // An example cut short otherwise.
+    let long = format!("/{}\nhttp://ex.com/b\n", "x".repeat(500));
+    let (_, report) = parse(long.as_bytes());
+    let said = report.to_string();
+    assert!(
+        said.contains(&format!("(e.g. \"/{}…\")", "x".repeat(78))),
+        "{said}"
+    );
     let (_, report) = parse(b"/a.html\n/b.html\n");
     assert_eq!(
         report.error.map(|e| e.to_string()).as_deref(),

@@ -2,7 +2,8 @@
 //! a byte-order mark is read in the encoding the mark names (UTF-16 is what
 //! Windows PowerShell's `>` writes, so `crawlspace import … > rules.toml`
 //! there gives one), and an XML file (Exalead) in the encoding its
-//! `<?xml … encoding="…"?>` declaration names. Anything else that is not
+//! `<?xml … encoding="…"?>` declaration names (UTF-16 without a mark told
+//! by its `<?`, as XML 1.0 Appendix F does). Anything else that is not
 //! UTF-8 is refused at the line of its first bad byte: guessing a legacy
 //! encoding would turn a pattern into one that matches other URLs.
 
@@ -17,23 +18,34 @@ pub fn decode(file: &str, bytes: &[u8]) -> Result<String, RuleFileError> {
         line,
         message,
     };
+    // The whole of `body` in `encoding`, which `how` says the file is in.
+    let whole = |encoding: &'static Encoding, body: &[u8], how: &str| match encoding
+        .decode_without_bom_handling_and_without_replacement(body)
+    {
+        Some(text) => Ok(text.into_owned()),
+        None => {
+            let (lossy, _) = encoding.decode_without_bom_handling(body);
+            let at = lossy.find('\u{fffd}').unwrap_or(0);
+            Err(refused(
+                line_of_offset(&lossy, at),
+                format!("{how} but is not valid {} from this line", encoding.name()),
+            ))
+        }
+    };
     if let Some((encoding, mark)) = Encoding::for_bom(bytes) {
-        let body = &bytes[mark..];
-        return match encoding.decode_without_bom_handling_and_without_replacement(body) {
-            Some(text) => Ok(text.into_owned()),
-            None => {
-                let (lossy, _) = encoding.decode_without_bom_handling(body);
-                let at = lossy.find('\u{fffd}').unwrap_or(0);
-                Err(refused(
-                    line_of_offset(&lossy, at),
-                    format!(
-                        "the file starts with a {} byte-order mark but is not valid {0} \
-                         from this line",
-                        encoding.name()
-                    ),
-                ))
-            }
-        };
+        let how = format!("the file starts with a {} byte-order mark", encoding.name());
+        return whole(encoding, &bytes[mark..], &how);
+    }
+    // XML in UTF-16 without a mark (XML 1.0 Appendix F): `<?` in two-byte
+    // units. Valid UTF-8 as it is (NUL bytes), and unreadable as such.
+    let unmarked = match bytes {
+        [0x3C, 0, 0x3F, 0, ..] => Some(encoding_rs::UTF_16LE),
+        [0, 0x3C, 0, 0x3F, ..] => Some(encoding_rs::UTF_16BE),
+        _ => None,
+    };
+    if let Some(encoding) = unmarked {
+        let how = format!("the file starts `<?` in {}", encoding.name());
+        return whole(encoding, bytes, &how);
     }
     let utf8_error = match std::str::from_utf8(bytes) {
         Ok(text) => return Ok(text.to_string()),
@@ -115,6 +127,27 @@ mod tests {
         let mut big_endian = vec![0xFE, 0xFF];
         big_endian.extend("+^http\n".encode_utf16().flat_map(u16::to_be_bytes));
         assert_eq!(decode("f", &big_endian).unwrap(), "+^http\n");
+    }
+
+    /// XML in UTF-16 without a byte-order mark, either way round, as XML
+    /// 1.0 Appendix F tells it by its `<?`.
+    #[test]
+    fn unmarked_utf16_xml_is_read() {
+        let xml = "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<Rules p=\"é\"/>\n";
+        let little: Vec<u8> = xml.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let big: Vec<u8> = xml.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        assert_eq!(decode("f.xml", &little).unwrap(), xml);
+        assert_eq!(decode("f.xml", &big).unwrap(), xml);
+        let mut broken = little.clone();
+        broken.extend([0x00, 0xD8, 0x41, 0x00]);
+        let err = decode("f.xml", &broken).unwrap_err();
+        assert_eq!(err.line, 3);
+        assert!(
+            err.message
+                .contains("starts `<?` in UTF-16LE but is not valid UTF-16LE"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
