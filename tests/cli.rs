@@ -147,6 +147,17 @@ fn explain_quotes_a_rule_name_as_written() {
         "{s}"
     );
     assert!(s.contains("#1.1 \"-\\.gif$\" (line 1)"), "{s}");
+    // A control character in a name is escaped, and so is a quote.
+    let toml = "[[rules]]\nname = \"red\\u001b[31m \\\"x\\\"\"\nfilter = \"may-not-have\"\n\
+                match = { field = \"path\", prefix = \"/a\" }\n";
+    let (_dir, rules) = rules_file("c.toml", toml);
+    let out = run(&["explain", "--rules", path_str(&rules), "http://h/a"]);
+    let s = text(&out.stdout);
+    assert!(!s.contains('\u{1b}'), "{s:?}");
+    assert!(
+        s.contains("filtered by rule 1 \"red\\u{1b}[31m \\\"x\\\"\" (line 1)"),
+        "{s}"
+    );
 }
 
 /// A URL whose fetch waits for a deferred rule says so, and names the

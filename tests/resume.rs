@@ -160,8 +160,8 @@ async fn a_log_that_cannot_be_written_stops_the_crawl_which_resumes_later() {
     // The same crawl under a limit of 600 KB a file (`ulimit -f` counts
     // 512- or 1024-byte blocks by shell): sled's file passes it mid-crawl.
     // SIGXFSZ left at its default, which would kill the process: the
-    // program ignores it, so that the write fails with EFBIG instead, as
-    // a write to a full disk fails.
+    // program listens for it, so that the write fails with EFBIG instead,
+    // as a write to a full disk fails.
     let (db, out) = (dir.path().join("db"), dir.path().join("out"));
     let limited = crawl_command(&config, &db, &out);
     let mut command = Command::new("sh");

@@ -489,16 +489,16 @@ pub fn capped(text: &str) -> String {
     )
 }
 
-/// One warning line per disabled rule, naming the file and line: what
-/// `rules`, `explain`, `check` and a crawl print on stderr.
-/// A rule's name in quotes, as the file has it: the name is escaped
-/// already (control characters), and `{:?}` would double every backslash
-/// of a Nutch rule named by its regex (`-\.gif$`). A quote in it is
-/// escaped, so that the name's end stays plain.
+/// A rule's name in quotes, as the file has it: control characters
+/// escaped (a name may hold anything), a quote too, so that the name's
+/// end stays plain, and nothing else: `{:?}` would double every backslash
+/// of a Nutch rule named by its regex (`-\.gif$`).
 fn quoted_name(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\\\""))
+    format!("\"{}\"", escape_control(name).replace('"', "\\\""))
 }
 
+/// One warning line per disabled rule, naming the file and line: what
+/// `rules`, `explain`, `check` and a crawl print on stderr.
 pub fn disabled_warnings(file: &str, rules: &CompiledRules) -> Vec<String> {
     rules
         .disabled()

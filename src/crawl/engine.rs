@@ -604,7 +604,8 @@ impl Engine {
             // Commands first, so that a pause or new rules take effect
             // before anything more is dispatched.
             while let Ok(command) = control.try_recv() {
-                if self.command(command) {
+                // Stopped, or the log failed while carrying one out.
+                if self.command(command) || self.stopping {
                     break;
                 }
             }
@@ -618,6 +619,10 @@ impl Engine {
             // dispatch round so that the group's new URLs can go in it.
             if self.write_due(tick).is_some_and(|due| due <= now) {
                 self.commit_deferred();
+                // The write failed: nothing more is dispatched.
+                if self.stopping {
+                    break;
+                }
             }
             self.release_delayed(now);
             self.refill();
@@ -796,13 +801,24 @@ impl Engine {
             && self.stats.log_error.is_none()
             && let Err(e) = self.log.requeue_in_flight()
         {
-            eprintln!("crawlspace: URL log: {e}");
-            self.log_failures += 1;
+            match e {
+                crate::store::StoreError::Db(e) => self.log_failed(&e),
+                e => {
+                    eprintln!("crawlspace: URL log: {e}");
+                    self.log_failures += 1;
+                }
+            }
         }
         if !self.stopping {
             self.end_refresh();
         }
-        let _ = self.log.flush();
+        // sled writes to disk in the background: its failure may show only
+        // now, which the summary must say too.
+        if self.stats.log_error.is_none()
+            && let Err(crate::store::StoreError::Db(e)) = self.log.flush()
+        {
+            self.log_failed(&e);
+        }
         let stats = self.snapshot();
         // The queues and hosts as they are left, so that a console shows
         // them as the crawl ended rather than as last asked.

@@ -195,6 +195,13 @@ fn io_words(e: &std::io::Error) -> String {
         return e.to_string();
     }
     let text = e.to_string();
+    let debug_form = ["Os {", "Custom {", "Error {", "Kind("]
+        .iter()
+        .any(|start| text.starts_with(start));
+    if !debug_form {
+        return text;
+    }
+    // `Os { code: 28, … }`: the system's words for its code.
     let code = text
         .split_once("code: ")
         .map(|(_, rest)| {
@@ -203,13 +210,17 @@ fn io_words(e: &std::io::Error) -> String {
                 .collect::<String>()
         })
         .and_then(|digits| digits.parse::<i32>().ok());
-    match code {
-        Some(code) if text.starts_with("Os {") => {
-            std::io::Error::from_raw_os_error(code).to_string()
-        }
-        _ if text.starts_with("Os {") || text.starts_with("Custom {") => e.kind().to_string(),
-        _ => text,
+    if let Some(code) = code.filter(|_| text.starts_with("Os {")) {
+        return std::io::Error::from_raw_os_error(code).to_string();
     }
+    // `Custom { kind: Other, error: "disk gone" }`, `Error { kind: …,
+    // message: "…" }`: the message; `Kind(NotFound)`: the kind's words.
+    let quoted = ["error: \"", "message: \""].iter().find_map(|key| {
+        let (_, rest) = text.split_once(key)?;
+        let end = rest.rfind('"')?;
+        Some(rest[..end].to_string())
+    });
+    quoted.unwrap_or_else(|| e.kind().to_string())
 }
 
 impl std::error::Error for DbError {

@@ -310,8 +310,8 @@ impl App {
             Action::Finished(stats) => {
                 self.message = Some(match &stats.log_error {
                     Some(e) => format!(
-                        "STOPPED: the URL log could not be written ({e}); q quits, and once it \
-                         can write, the same command resumes"
+                        "STOPPED: the URL log could not be written ({e}); q quits, and the \
+                         summary says how to go on"
                     ),
                     None => "the crawl has finished: browse the log, or q to quit".into(),
                 });

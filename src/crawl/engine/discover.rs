@@ -585,7 +585,7 @@ impl Engine {
     /// The log's database failed to write (a full disk, a file size limit,
     /// an I/O error): the crawl stops, and says why in its summary and the
     /// console ([`Stats::log_error`]); nothing more is written.
-    fn log_failed(&mut self, error: &crate::store::DbError) {
+    pub(super) fn log_failed(&mut self, error: &crate::store::DbError) {
         if self.stats.log_error.is_none() {
             self.stats.log_error = Some(error.to_string());
         }

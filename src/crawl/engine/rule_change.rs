@@ -129,6 +129,10 @@ impl Engine {
         let Some(text) = self.rules_text.clone() else {
             return;
         };
+        // A log that failed to write takes nothing more.
+        if self.stats.log_error.is_some() {
+            return;
+        }
         if let Err(e) = self.log.set_rules_seen(&text) {
             eprintln!("crawlspace: URL log: recording the rules: {e}");
         }

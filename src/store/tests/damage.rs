@@ -540,4 +540,21 @@ fn a_failed_write_is_said_as_the_system_says_it() {
         sled_words(&copied),
         format!("cannot read or write its files: {system}")
     );
+    // The other debug forms a copy can have: the message, or the kind.
+    let other = std::io::Error::other("disk gone");
+    let copied = sled::Error::Io(std::io::Error::new(other.kind(), format!("{other:?}")));
+    assert!(copied.to_string().contains("Custom {"), "{copied}");
+    assert_eq!(
+        sled_words(&copied),
+        "cannot read or write its files: disk gone"
+    );
+    let kind = std::io::Error::from(std::io::ErrorKind::WriteZero);
+    let copied = sled::Error::Io(std::io::Error::new(kind.kind(), format!("{kind:?}")));
+    assert_eq!(
+        sled_words(&copied),
+        format!(
+            "cannot read or write its files: {}",
+            std::io::ErrorKind::WriteZero
+        )
+    );
 }

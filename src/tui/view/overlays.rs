@@ -296,7 +296,8 @@ fn whatif_text(
     if unlogged > 0 {
         lines.push(
             Line::from(format!(
-                "(and {} to URLs filtered without a record, `log = false`: not compared)",
+                "(and {} met this run to URLs filtered without a record, `log = false`: \
+                 not compared)",
                 crate::text::counted(unlogged, "link", "links")
             ))
             .dim(),
@@ -397,7 +398,7 @@ mod tests {
             ..Default::default()
         });
         assert!(
-            ended.contains("(and 80 links to URLs filtered without a record, `log = false`: not"),
+            ended.contains("(and 80 links met this run to URLs filtered without a record, `log"),
             "{ended}"
         );
         assert!(
