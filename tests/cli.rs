@@ -1593,6 +1593,22 @@ fn the_rule_tools_check_start_urls() {
 /// `import` of a crawl's config says which settings it leaves out (it
 /// writes rules and the disposition only); a rules file gets no note.
 #[test]
+fn import_says_in_the_file_which_rules_the_crawl_switches_off() {
+    let (_dir, config) = rules_file("collection.cfg", "include_patterns=regexp:/a(?!b)\n");
+    let out = run(&["import", "--dialect", "funnelback", path_str(&config)]);
+    assert!(out.status.success());
+    let toml = text(&out.stdout);
+    let header: Vec<&str> = toml.lines().take_while(|l| l.starts_with('#')).collect();
+    assert!(
+        header.iter().any(|l| l.contains(
+            "collection.cfg:1: rule 1 \"include_patterns\" is disabled: regex `/a(?!b)` does not compile"
+        )),
+        "{toml}"
+    );
+    assert!(text(&out.stderr).contains("is disabled"), "still warned");
+}
+
+#[test]
 fn import_names_the_settings_it_does_not_copy() {
     let (_dir, config) = rules_file(
         "c.toml",

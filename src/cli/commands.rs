@@ -371,7 +371,8 @@ pub fn import(choice: DialectChoice, file: &Path) -> Result<ExitCode, Failure> {
     let loaded = dialect::load(&path, choice)?;
     // As the other rule commands do: notes, and the rules that will be off
     // (a regex the engine refuses) or never match, before they are copied.
-    report(&loaded, &CompiledRules::new(&loaded.parsed.rules));
+    let compiled = CompiledRules::new(&loaded.parsed.rules);
+    report(&loaded, &compiled);
     // A crawl's config: its settings are not rules, and are not copied.
     if loaded.dialect == Dialect::Native
         && let Ok(table) = toml::from_str::<toml::Table>(&loaded.text)
@@ -397,10 +398,17 @@ pub fn import(choice: DialectChoice, file: &Path) -> Result<ExitCode, Failure> {
             );
         }
     }
-    let header = format!(
+    let mut header = format!(
         "imported from {path} ({} dialect) by crawlspace import",
         loaded.dialect
     );
+    // Said in the file too, not only on stderr: a reader of the TOML alone
+    // would take a rule the crawl switches off (a look-ahead, say) for one
+    // in force.
+    for warning in disabled_warnings(&path, &compiled) {
+        header.push('\n');
+        header.push_str(warning.trim_start_matches("warning: "));
+    }
     let text = to_toml(&loaded.parsed.rules, &header);
     let stdout = io::stdout();
     let mut out = stdout.lock();
