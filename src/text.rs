@@ -25,6 +25,32 @@ pub fn escape_control(text: &str) -> String {
     out
 }
 
+/// `url` with its password, if it has one, shown as `***`
+/// (`http://ann:***@host/`), as wget and curl show one: a crawl of a site
+/// behind basic authentication logs every URL with it, and the console
+/// and the `log` table are read over shoulders and pasted into tickets.
+/// The log keeps the URL whole (`log --json` gives it as it is).
+pub fn without_password(url: &str) -> std::borrow::Cow<'_, str> {
+    let Some(start) = url.find("://").map(|at| at + 3) else {
+        return url.into();
+    };
+    let rest = &url[start..];
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let Some(at) = authority.rfind('@') else {
+        return url.into();
+    };
+    let Some(colon) = authority[..at].find(':') else {
+        return url.into();
+    };
+    format!(
+        "{}{}:***{}",
+        &url[..start],
+        &authority[..colon],
+        &url[start + at..]
+    )
+    .into()
+}
+
 /// Quoted text cut to `max` characters, with `…` when cut: a long regex
 /// or URL quoted in a message leaves room for what is said about it.
 pub fn shortened(text: &str, max: usize) -> String {
@@ -105,6 +131,30 @@ pub fn shell_path(path: &std::path::Path) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Only a password goes; a user name, an `@` in the path and a URL
+    /// without user info are left as they are.
+    #[test]
+    fn a_password_is_not_shown() {
+        use super::without_password;
+        assert_eq!(
+            without_password("http://ann:s3cr%40t@intra.example/a"),
+            "http://ann:***@intra.example/a"
+        );
+        assert_eq!(
+            without_password("https://:pw@h:8080/?q=a@b"),
+            "https://:***@h:8080/?q=a@b"
+        );
+        for kept in [
+            "http://ann@intra.example/a",
+            "http://h/a@b:c",
+            "http://h/?a:b@c",
+            "mailto:ann:x@h",
+            "not a url",
+        ] {
+            assert_eq!(without_password(kept), kept);
+        }
+    }
+
     use super::{counted, regex_error, shell_path, shell_word, shortened};
 
     /// The regex crate's error for `pattern` (given as a variable, so that

@@ -1414,6 +1414,35 @@ fn no_raw_control_characters_reach_the_terminal() {
 /// lacks is said so and fails the command; `--json` gives the record's
 /// line; a text that is no URL, or `--why` with a filter, is an input error.
 #[test]
+fn log_shows_no_password_but_json_gives_the_url_whole() {
+    use crawlspace::store::{State, UrlLog, UrlRecord};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let url = "http://ann:hunter2@intra.test/a";
+    {
+        let log = UrlLog::open(&db, 16 << 20).unwrap();
+        let record = UrlRecord {
+            url: url.into(),
+            state: State::Saved,
+            ..UrlRecord::default()
+        };
+        log.discover(&record).unwrap().expect("new");
+        log.flush().unwrap();
+    }
+    for args in [vec![], vec!["--why", url]] {
+        let mut all = vec!["log", "--db", path_str(&db)];
+        all.extend(args);
+        let out = run(&all);
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(stdout.contains("http://ann:***@intra.test/a"), "{stdout}");
+        assert!(!stdout.contains("hunter2"), "{stdout}");
+    }
+    let out = run(&["log", "--db", path_str(&db), "--json"]);
+    assert!(text(&out.stdout).contains(url), "{}", text(&out.stdout));
+}
+
+#[test]
 fn log_why_tells_everything_about_a_url() {
     use crawlspace::store::{State, TraceLine, UrlLog, UrlRecord};
     let dir = tempfile::tempdir().unwrap();

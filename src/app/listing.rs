@@ -151,7 +151,7 @@ pub fn write_listing(
                         .status
                         .map(|s| s.to_string())
                         .unwrap_or_else(|| "-".into()),
-                    escape_control(&record.url),
+                    escape_control(&crate::text::without_password(&record.url)),
                     escape_control(&record.reason)
                 )
                 .map_err(io)?;

@@ -387,6 +387,32 @@ fn the_referrer_jump_reads_the_selected_row() {
     assert!(asked, "{:?}", app.message);
 }
 
+/// A URL's password is not shown, in the list or the detail pane (the
+/// log keeps it: Explain gets the URL whole).
+#[test]
+fn a_password_in_a_url_is_not_shown() {
+    let mut app = app((120, 36));
+    log_view(&mut app, 2);
+    app.log.rows[1].1.url = "http://ann:hunter2@127.0.0.1:8080/private/".into();
+    let view = app.log.record.as_mut().expect("the selected record");
+    view.record.url = "http://ann:hunter2@127.0.0.1:8080/selected".into();
+    view.chain[0].1 = "http://ann:hunter2@127.0.0.1:8080/up".into();
+    let shown = screen(&app);
+    assert!(
+        shown.contains("url        http://ann:***@127.0.0.1:8080/selected"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("← #12 http://ann:***@127.0.0.1:8080/up"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("http://ann:***@127.0.0.1:8080/private/"),
+        "{shown}"
+    );
+    assert!(!shown.contains("hunter2"), "{shown}");
+}
+
 /// `e` opens the selected URL in Explain, with the content type and
 /// address its record keeps, judged at once under the rules as edited.
 #[test]

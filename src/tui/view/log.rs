@@ -12,6 +12,7 @@ use super::hang::{hang_with, value_column};
 use super::layout::{bands, log_areas, max_scroll_in};
 use super::{safe, selected_style, with_cursor};
 use crate::store::{State, UrlRecord};
+use crate::text::without_password;
 use crate::tui::app::App;
 use crate::tui::log_reader::RecordView;
 
@@ -46,7 +47,11 @@ fn url_width(inner: u16, longest: usize) -> u16 {
 pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let [list, detail] = log_areas(area);
     let log = &app.log;
-    let urls: Vec<String> = log.rows.iter().map(|(_, r)| safe(&r.url)).collect();
+    let urls: Vec<String> = log
+        .rows
+        .iter()
+        .map(|(_, r)| safe(&without_password(&r.url)))
+        .collect();
     let longest = urls.iter().map(|u| u.chars().count()).max().unwrap_or(0);
     let url_columns = url_width(list.width.saturating_sub(2), longest);
     let rows: Vec<Row<'_>> = log
@@ -271,7 +276,7 @@ pub fn why_text(view: &RecordView) -> Vec<String> {
 fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
     let r: &UrlRecord = &view.record;
     let mut lines = vec![
-        field("url", safe(&r.url)),
+        field("url", safe(&without_password(&r.url))),
         Line::from(vec![
             Span::raw(format!("{:<11}", "state")).dim(),
             Span::styled(
@@ -373,7 +378,10 @@ fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
     // its URLs off a narrow pane.
     for (i, (id, url)) in view.chain.iter().enumerate() {
         let label = if i == 0 { "referrer" } else { "" };
-        lines.push(field(label, format!("← #{id} {}", safe(url))));
+        lines.push(field(
+            label,
+            format!("← #{id} {}", safe(&without_password(url))),
+        ));
     }
     lines.push(Line::from("trace").bold());
     if r.trace.is_empty() {
