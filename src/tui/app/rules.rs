@@ -300,10 +300,14 @@ impl App {
             },
             KeyCode::Char('l') => set(self, &|r| r.log = edit::next_log(r.log)),
             KeyCode::Char('f') => set(self, &|r| r.filter = edit::next_filter(r.filter)),
-            KeyCode::Char('K') => self.move_selected(|r, p| edit::move_rule(r, p, true)),
-            KeyCode::Char('J') => self.move_selected(|r, p| edit::move_rule(r, p, false)),
-            KeyCode::Char('>') => self.move_selected(edit::indent),
-            KeyCode::Char('<') => self.move_selected(edit::outdent),
+            KeyCode::Char('K') => {
+                self.move_selected(|r, p| edit::move_rule(r, p, true), Move::Up);
+            }
+            KeyCode::Char('J') => {
+                self.move_selected(|r, p| edit::move_rule(r, p, false), Move::Down);
+            }
+            KeyCode::Char('>') => self.move_selected(edit::indent, Move::In),
+            KeyCode::Char('<') => self.move_selected(edit::outdent, Move::Out),
             KeyCode::Char('n') => self.overlay = Overlay::Form(Box::new(Form::new_rule(path))),
             KeyCode::Char('d') => {
                 if let Some(rule) = self.rules.selected_rule().cloned() {
@@ -392,13 +396,35 @@ impl App {
         });
     }
 
-    fn move_selected(&mut self, op: impl FnOnce(&mut RuleSet, &[usize]) -> Option<Vec<usize>>) {
+    /// Moves the selected rule as `op` does; when it cannot go that way,
+    /// says why (and which key does what was meant, likely).
+    fn move_selected(
+        &mut self,
+        op: impl FnOnce(&mut RuleSet, &[usize]) -> Option<Vec<usize>>,
+        way: Move,
+    ) {
         let Some(path) = self.rules.selected_path() else {
             return;
         };
-        if !self.rules.edit(|rules| op(rules, &path)) {
-            self.message = Some("the rule cannot move that way".into());
+        if self.rules.edit(|rules| op(rules, &path)) {
+            return;
         }
+        let nested = path.len() > 1;
+        self.message = Some(
+            match (way, nested) {
+                (Move::Up, true) => "the rule is first in its block already (< takes it out)",
+                (Move::Up, false) => "the rule is the first already",
+                (Move::Down, true) => "the rule is last in its block already (< takes it out)",
+                (Move::Down, false) => "the rule is the last already",
+                (Move::In, _) => {
+                    "no rule above it in its list to take it into (> nests a rule in the one above)"
+                }
+                (Move::Out, _) => {
+                    "the rule is in no block (< takes a nested rule out of its block)"
+                }
+            }
+            .into(),
+        );
     }
 
     /// `c`: counts what the edit would change before it is applied; once
@@ -547,6 +573,15 @@ impl App {
             overwrite,
         });
     }
+}
+
+/// Which way `K`, `J`, `>` or `<` moves a rule.
+#[derive(Debug, Clone, Copy)]
+enum Move {
+    Up,
+    Down,
+    In,
+    Out,
 }
 
 /// The rules nested in `rule`, at every depth.

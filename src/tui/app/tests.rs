@@ -96,7 +96,17 @@ fn rule_keys_edit_and_undo() {
     app.update(ch('>'));
     assert_eq!(
         app.message.as_deref(),
-        Some("the rule cannot move that way")
+        Some("no rule above it in its list to take it into (> nests a rule in the one above)")
+    );
+    app.update(ch('K'));
+    assert_eq!(
+        app.message.as_deref(),
+        Some("the rule is the first already")
+    );
+    app.update(ch('<'));
+    assert_eq!(
+        app.message.as_deref(),
+        Some("the rule is in no block (< takes a nested rule out of its block)")
     );
     app.update(ch('j'));
     app.update(ch('>'));
