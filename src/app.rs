@@ -736,11 +736,10 @@ fn summary(s: &Stats, db: &Path, out: &Path, closing: Closing) -> String {
     } = closing;
     let left = s.queued + s.in_flight;
     let (ended, resume) = if let Some(error) = &s.log_error {
-        // Counts as the engine had them: the log holds what it wrote
-        // before the failure, and a resume goes on from that.
-        // sled writes to disk in the background: the failure may show
-        // after transactions that never reached the disk, and the log
-        // that opens next holds less than the counts above.
+        // The counts are the engine's. sled writes to disk in the
+        // background, so the failure may show after transactions that
+        // never reached the disk: the log that opens next can hold less,
+        // and a resume goes on from what it holds.
         let again = if resumable {
             "\nresume:  once the log can be written (free space, a lifted limit), run the same \
              command again: it goes on from what the log kept on disk (the counts above may \
