@@ -131,11 +131,12 @@ pub fn shell_path(path: &std::path::Path) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::{counted, regex_error, shell_path, shell_word, shortened, without_password};
+
     /// Only a password goes; a user name, an `@` in the path and a URL
     /// without user info are left as they are.
     #[test]
     fn a_password_is_not_shown() {
-        use super::without_password;
         assert_eq!(
             without_password("http://ann:s3cr%40t@intra.example/a"),
             "http://ann:***@intra.example/a"
@@ -154,8 +155,6 @@ mod tests {
             assert_eq!(without_password(kept), kept);
         }
     }
-
-    use super::{counted, regex_error, shell_path, shell_word, shortened};
 
     /// The regex crate's error for `pattern` (given as a variable, so that
     /// clippy does not flag the broken literals on purpose).

@@ -18,23 +18,24 @@ pub fn decode(file: &str, bytes: &[u8]) -> Result<String, RuleFileError> {
         line,
         message,
     };
-    // The whole of `body` in `encoding`, which `how` says the file is in.
-    let whole = |encoding: &'static Encoding, body: &[u8], how: &str| match encoding
+    // The whole of `body` in `encoding`; else `refusal`, at the line of
+    // the first bad sequence.
+    let whole = |encoding: &'static Encoding, body: &[u8], refusal: String| match encoding
         .decode_without_bom_handling_and_without_replacement(body)
     {
         Some(text) => Ok(text.into_owned()),
         None => {
             let (lossy, _) = encoding.decode_without_bom_handling(body);
             let at = lossy.find('\u{fffd}').unwrap_or(0);
-            Err(refused(
-                line_of_offset(&lossy, at),
-                format!("{how} but is not valid {} from this line", encoding.name()),
-            ))
+            Err(refused(line_of_offset(&lossy, at), refusal))
         }
     };
     if let Some((encoding, mark)) = Encoding::for_bom(bytes) {
-        let how = format!("the file starts with a {} byte-order mark", encoding.name());
-        return whole(encoding, &bytes[mark..], &how);
+        let refusal = format!(
+            "the file starts with a {} byte-order mark but is not valid {0} from this line",
+            encoding.name()
+        );
+        return whole(encoding, &bytes[mark..], refusal);
     }
     // XML in UTF-16 without a mark (XML 1.0 Appendix F): `<?` in two-byte
     // units. Valid UTF-8 as it is (NUL bytes), and unreadable as such.
@@ -44,8 +45,11 @@ pub fn decode(file: &str, bytes: &[u8]) -> Result<String, RuleFileError> {
         _ => None,
     };
     if let Some(encoding) = unmarked {
-        let how = format!("the file starts `<?` in {}", encoding.name());
-        return whole(encoding, bytes, &how);
+        let refusal = format!(
+            "the file starts `<?` in {} but is not valid {0} from this line",
+            encoding.name()
+        );
+        return whole(encoding, bytes, refusal);
     }
     let utf8_error = match std::str::from_utf8(bytes) {
         Ok(text) => return Ok(text.to_string()),
@@ -59,18 +63,11 @@ pub fn decode(file: &str, bytes: &[u8]) -> Result<String, RuleFileError> {
         && encoding.is_ascii_compatible()
         && encoding.name() != "replacement"
     {
-        if let Some(text) = encoding.decode_without_bom_handling_and_without_replacement(bytes) {
-            return Ok(text.into_owned());
-        }
-        let (lossy, _) = encoding.decode_without_bom_handling(bytes);
-        let at = lossy.find('\u{fffd}').unwrap_or(0);
-        return Err(refused(
-            line_of_offset(&lossy, at),
-            format!(
-                "not valid {} as its XML declaration says, from this line",
-                encoding.name()
-            ),
-        ));
+        let refusal = format!(
+            "not valid {} as its XML declaration says, from this line",
+            encoding.name()
+        );
+        return whole(encoding, bytes, refusal);
     }
     let at = utf8_error.valid_up_to();
     let line = line_of_offset(&String::from_utf8_lossy(&bytes[..at]), at);
