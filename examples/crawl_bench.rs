@@ -828,6 +828,8 @@ impl Crawl {
                     log: console_log,
                     control,
                     events: events_rx,
+                    // The engine's own go to stderr (`Engine::new`).
+                    notices: Arc::new(crawlspace::crawl::notices::Notices::held()),
                 };
                 let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("terminal");
                 let started = Instant::now();

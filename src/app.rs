@@ -22,6 +22,7 @@ use crate::config::Config;
 use crate::crawl::engine::{
     Control, Engine, Event, NewRules, Plan, StartError, Stats, check_start, check_start_addresses,
 };
+use crate::crawl::notices::Notices;
 use crate::rules::CompiledRules;
 use crate::rules::compile::Disabled;
 use crate::rules::dialect::{Dialect, DialectChoice, parse_text};
@@ -328,8 +329,12 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     };
     let weights = plan.weights;
     let user_agent = plan.settings.user_agent.clone();
+    // Held for the progress line or the console, which print them where
+    // they do not garble the display.
+    let notices = Arc::new(Notices::held());
     let engine = Engine::new(plan, log.clone(), Arc::new(rules))
         .map_err(|e| AppError::Runtime(e.to_string()))?
+        .with_notices(notices.clone())
         .with_refresh(request.refresh)
         .with_rules_text(crate::crawl::engine::native_text(&rule_set));
     // Progress events: a few a second; the engine drops one rather than wait.
@@ -338,23 +343,21 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     let (control_tx, control_rx) = crate::crawl::engine::control_channel(16);
     let stats = if request.headless {
         let stopper = control_tx.clone();
+        let said = notices.clone();
         tokio::spawn(async move {
             let signal = termination().await;
-            // The stop first: saying so may fail (a closed terminal).
             let _ = stopper.send(Control::Stop).await;
-            let _ = writeln!(
-                std::io::stderr(),
-                "crawlspace: {signal}: stopping the crawl and writing its log"
-            );
+            said.push(&format!("{signal}: stopping the crawl and writing its log"));
         });
         if request.watch {
             tokio::spawn(watch_rules(
                 request.config_file.clone(),
                 rule_set.clone(),
                 control_tx.clone(),
+                notices.clone(),
             ));
         }
-        let printer = tokio::spawn(show_progress(event_rx));
+        let printer = tokio::spawn(show_progress(event_rx, notices.clone()));
         let stats = engine
             .run(event_tx, control_rx, Duration::from_millis(250))
             .await
@@ -378,6 +381,7 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
             log: log.clone(),
             control: control_tx.clone(),
             events: event_rx,
+            notices: notices.clone(),
         };
         let shown = crate::tui::run(console).await;
         // Quitting the console stops the crawl; it flushes the log on its way out.
@@ -386,6 +390,10 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
             .await
             .map_err(|e| AppError::Runtime(format!("the crawl task failed: {e}")))?
             .map_err(|e| AppError::Runtime(e.to_string()))?;
+        // The console showed each on its message line; here they stay.
+        for line in notices.closing_lines() {
+            let _ = writeln!(std::io::stderr(), "{line}");
+        }
         shown.map_err(|e| AppError::Runtime(format!("the console: {e}")))?;
         stats
     };
@@ -511,6 +519,7 @@ fn watch_rules(
     file: String,
     mut in_force: RuleSet,
     control: crate::crawl::engine::ControlSender,
+    notices: Arc<Notices>,
 ) -> impl std::future::Future<Output = ()> {
     let modified = |f: &str| std::fs::metadata(f).and_then(|m| m.modified()).ok();
     // The file's time when called, not when the task first runs: a change
@@ -557,43 +566,47 @@ fn watch_rules(
             let text = match crate::rules::dialect::decode(&file, &bytes) {
                 Ok(text) => text,
                 Err(e) => {
-                    eprintln!(
-                        "crawlspace: {} (the rules in force stay)",
+                    notices.push(&format!(
+                        "{} (the rules in force stay)",
                         crate::cli::escape_control(&e.to_string())
-                    );
+                    ));
                     continue;
                 }
             };
             if text.trim().is_empty() {
-                eprintln!("crawlspace: {file} changed: it is empty (the rules in force stay)");
+                notices.push(&format!(
+                    "{file} changed: it is empty (the rules in force stay)"
+                ));
                 continue;
             }
             match parse_text(&file, &text, DialectChoice::Given(Dialect::Native)) {
                 Ok(loaded) if loaded.parsed.rules == in_force => {
-                    eprintln!(
-                        "crawlspace: {file} changed: its rules are those in force, nothing to apply"
-                    );
+                    notices.push(&format!(
+                        "{file} changed: its rules are those in force, nothing to apply"
+                    ));
                 }
                 Ok(loaded) => {
                     let set = &loaded.parsed.rules;
                     let compiled = CompiledRules::new(set);
                     let now_broken = broken(&compiled);
                     if !now_broken.is_subset(&broken_in_force) {
-                        eprintln!(
-                            "crawlspace: {file} changed: not applied, the rules in force stay: \
+                        notices.push(&format!(
+                            "{file} changed: not applied, the rules in force stay: \
                              a rule in it does not compile (below); fix it, or switch it off \
                              with `enabled = false`, and save again"
-                        );
+                        ));
                         for warning in disabled_warnings(&file, &compiled) {
-                            eprintln!("{warning}");
+                            notices.push_line(warning);
                         }
                         continue;
                     }
-                    eprintln!("crawlspace: {file} changed: new rules applied to the running crawl");
+                    notices.push(&format!(
+                        "{file} changed: new rules applied to the running crawl"
+                    ));
                     // As at the start: a rule switched off by a regex that
                     // does not compile must not pass unnoticed.
                     for warning in disabled_warnings(&file, &compiled) {
-                        eprintln!("{warning}");
+                        notices.push_line(warning);
                     }
                     let rules = NewRules::new(set, Arc::new(compiled));
                     if control.send(Control::Rules(rules)).await.is_err() {
@@ -602,25 +615,37 @@ fn watch_rules(
                     in_force = loaded.parsed.rules;
                     broken_in_force = now_broken;
                 }
-                Err(e) => eprintln!(
-                    "crawlspace: {} (the rules in force stay)",
+                Err(e) => notices.push(&format!(
+                    "{} (the rules in force stay)",
                     crate::cli::escape_control(&e.to_string())
-                ),
+                )),
             }
         }
     }
 }
 
 /// A live line on a terminal; a plain line every few seconds otherwise.
-async fn show_progress(mut events: mpsc::Receiver<Event>) {
+async fn show_progress(mut events: mpsc::Receiver<Event>, notices: Arc<Notices>) {
     let terminal = std::io::stderr().is_terminal();
     let bar = terminal.then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
         bar.enable_steady_tick(Duration::from_millis(120));
         bar
     });
+    // Each notice above the live line, which a plain `eprintln!` would
+    // have run into.
+    let mut seen = 0;
+    let say = |lines: Vec<String>| {
+        for line in lines {
+            match &bar {
+                Some(bar) => bar.println(line),
+                None => eprintln!("{line}"),
+            }
+        }
+    };
     let mut last_line = Instant::now();
     while let Some(event) = events.recv().await {
+        say(notices.take_new(&mut seen));
         match event {
             Event::Stats(stats) => {
                 let line = progress_line(&stats);
@@ -637,6 +662,8 @@ async fn show_progress(mut events: mpsc::Receiver<Event>) {
             Event::Finished(_) => break,
         }
     }
+    say(notices.take_new(&mut seen));
+    say(notices.more_line().into_iter().collect());
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

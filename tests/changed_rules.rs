@@ -152,6 +152,46 @@ async fn filtered_urls_stay_so_without_a_readable_record_of_the_rules() {
     assert_eq!(third.queued_by_new_rules, 0);
 }
 
+/// Said to the user, headless as in the console (`tests/console.rs`): a
+/// whole line on stderr, while the crawl goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_of_the_rules_that_does_not_read_is_said() {
+    let gate = Arc::new(Semaphore::new(Semaphore::MAX_PERMITS));
+    let origin = util::serve(util::gated_pages(ten_links(), gate)).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("db");
+    {
+        let log = UrlLog::open(&db, 16 << 20).expect("log");
+        log.set_rules_seen("[[rules]\nname = ").expect("write");
+        log.flush().expect("flush");
+    }
+    let file = dir.path().join("crawl.toml");
+    std::fs::write(&file, config(&origin, NO_ODD_PAGES)).expect("write");
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_crawlspace"));
+    command
+        .args(["crawl", "--headless", "--config"])
+        .arg(&file)
+        .arg("--db")
+        .arg(&db)
+        .arg("--out")
+        .arg(dir.path().join("out"));
+    // Off the runtime, which serves the site.
+    let crawl = tokio::task::spawn_blocking(move || command.output())
+        .await
+        .expect("joins")
+        .expect("runs");
+    assert!(crawl.status.success());
+    let stderr = String::from_utf8_lossy(&crawl.stderr);
+    assert!(
+        stderr.lines().any(|line| line
+            .starts_with("crawlspace: the rules of the log's last run do not read (")
+            && line.ends_with("URLs they filtered are not judged again")),
+        "{stderr}"
+    );
+    let log = UrlLog::open(&db, 16 << 20).expect("log");
+    odd_pages_filtered(&log, &origin, "no odd pages");
+}
+
 /// A crawl stopped with pages queued, the log's record of the rules then
 /// replaced by `recorded` (when given), and a next run with a rule that
 /// filters half of them.

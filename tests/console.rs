@@ -240,3 +240,58 @@ fn sigterm_ends_the_console_and_stops_the_crawl_cleanly() {
     assert!(screen.contains("crawl stopped with"), "{screen}");
     assert!(!screen.contains("1 Rules"), "the console is gone: {screen}");
 }
+
+/// What the crawl has to say beside its counts (here: the log's record of
+/// its last run's rules does not read) is shown on the console's message
+/// line, not written over its views, and printed once the terminal is
+/// given back, so that it outlives the console.
+#[test]
+fn a_crawl_notice_shows_on_the_message_line_and_is_printed_after() {
+    if !tmux_available() {
+        return;
+    }
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("db");
+    {
+        let log = crawlspace::store::UrlLog::open(&db, 16 << 20).expect("log");
+        log.set_rules_seen("[[rules]\nname = ").expect("write");
+        log.flush().expect("flush");
+    }
+    // A server that takes connections and never answers: the crawl
+    // stays under way (its end would put its own message on the line).
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = silent.local_addr().expect("address").port();
+    let config = dir.path().join("crawl.toml");
+    std::fs::write(
+        &config,
+        format!("[crawl]\nstart = [\"http://127.0.0.1:{port}/\"]\n"),
+    )
+    .expect("config");
+    let bin = env!("CARGO_BIN_EXE_crawlspace");
+    let command = format!(
+        "{bin} crawl --config {} --db {} --out {}; echo EXITED $?; sleep 30",
+        config.display(),
+        db.display(),
+        dir.path().join("out").display()
+    );
+    let tmux = Tmux::start("notice", &command);
+    let screen = tmux.wait_for("the notice", |s| {
+        s.contains("notice 1 (printed again on exit): ")
+    });
+    assert!(
+        screen.contains("the rules of the log's last run do not read"),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains("crawlspace: the rules"),
+        "not printed over the console: {screen}"
+    );
+    tmux.keys(&["q"]);
+    let screen = tmux.wait_for("the exit", |s| s.contains("EXITED"));
+    assert!(
+        screen.contains("crawlspace: the rules of the log's last run do not read"),
+        "{screen}"
+    );
+    assert!(!screen.contains("1 Rules"), "the console is gone: {screen}");
+}

@@ -59,6 +59,7 @@ use super::detail::{Detail, HostIdle, HostRow, MAX_HOST_ROWS, QueueRow};
 use super::fetch::{FetchError, Fetcher};
 use super::frontier::{Frontier, QUEUES};
 use super::hosts::{Hosts, Idle};
+use super::notices::Notices;
 use super::report::{robots_line, set_layer};
 use super::robots_cache::{Check, Gate, RobotsCache};
 use super::sitemaps::fetch_sitemap;
@@ -391,10 +392,13 @@ pub struct Engine {
     /// what the log recorded when the crawl starts (`rule_change`).
     rules_text: Option<Arc<str>>,
     /// Reads and writes of the log that failed so far (changes refused or
-    /// not written, records or queues that did not read; each said on
-    /// stderr): the rules are not recorded as judged after a change whose
+    /// not written, records or queues that did not read; each said as a
+    /// notice): the rules are not recorded as judged after a change whose
     /// work did not all go in.
     log_failures: u64,
+    /// Where what the crawl has to say beside its counts goes: stderr,
+    /// unless a display holds it ([`Engine::with_notices`]).
+    notices: Arc<Notices>,
     frontier: Frontier<Item>,
     hosts: Hosts,
     /// Temporary failures waiting for their retry time.
@@ -555,7 +559,21 @@ impl Engine {
             rules,
             rules_text: None,
             log_failures: 0,
+            notices: Arc::new(Notices::to_stderr()),
         })
+    }
+
+    /// Hands what the crawl has to say to `notices`, for a display to show
+    /// (a console's screen must not be written over).
+    pub fn with_notices(mut self, notices: Arc<Notices>) -> Engine {
+        self.notices = notices;
+        self
+    }
+
+    /// Tells the user `text` (a damaged record skipped, a write refused):
+    /// see [`Notices`].
+    fn say(&self, text: &str) {
+        self.notices.push(text);
     }
 
     /// Crawls until nothing is left, or until told to stop. `events` gets
@@ -804,7 +822,7 @@ impl Engine {
             match e {
                 crate::store::StoreError::Db(e) => self.log_failed(&e),
                 e => {
-                    eprintln!("crawlspace: URL log: {e}");
+                    self.say(&format!("URL log: {e}"));
                     self.log_failures += 1;
                 }
             }
@@ -856,7 +874,7 @@ impl Engine {
     /// host is free again and the crawl can end.
     fn task_panicked(&mut self, task: Running) {
         let why = "internal error: the fetch task panicked (a crawlspace bug; please report it)";
-        eprintln!("crawlspace: {why}");
+        self.say(why);
         match task {
             Running::Pages(host, relay) => {
                 // The URLs offered and not started go back to their queues

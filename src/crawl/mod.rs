@@ -13,7 +13,8 @@
 //! and 2, body, links, saving) and the robots.txt fetch; `sitemaps` streams
 //! one sitemap file into the parser; `robots_cache` holds each host's
 //! robots.txt and when it expires; `directives` says what robots meta and
-//! `X-Robots-Tag` mean for a page; `report` turns verdicts into log text.
+//! `X-Robots-Tag` mean for a page; `report` turns verdicts into log text; [`notices`] holds what the
+//! crawl has to say beside its counts, for the display to show.
 //! Only `fetch` names reqwest.
 
 pub mod detail;
@@ -24,6 +25,7 @@ pub mod frontier;
 pub mod hosts;
 pub mod links;
 pub mod mirror;
+pub mod notices;
 mod report;
 pub(crate) use report::beyond_depth;
 pub mod robots;

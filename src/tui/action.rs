@@ -32,6 +32,9 @@ pub enum Action {
     Detail(Box<Detail>),
     /// The crawl ended (nothing left, or stopped).
     Finished(Stats),
+    /// Something the crawl has to say beside its counts (a damaged
+    /// record skipped, say), as a `crawlspace: …` line.
+    Notice(String),
     /// A page of the URL log, read off the UI task.
     LogPage(LogPage),
     /// The record asked for by id, with its referrer chain, or why it could

@@ -205,6 +205,8 @@ pub struct App {
     /// The message as last seen by a tick, and the ticks it has been shown.
     message_seen: Option<String>,
     message_age: u64,
+    /// The crawl's notices shown so far ([`Action::Notice`]).
+    pub notices: u64,
     /// The product token of the crawl's user agent (for the title).
     pub title: String,
     requests: Vec<Request>,
@@ -247,6 +249,7 @@ impl App {
             message: None,
             message_seen: None,
             message_age: 0,
+            notices: 0,
             title,
             requests: Vec::new(),
             ticks: 0,
@@ -313,6 +316,11 @@ impl App {
                         "STOPPED: the URL log could not be written ({e}); q quits, and the \
                          summary says how to go on"
                     ),
+                    None if self.notices > 0 => format!(
+                        "the crawl has finished: browse the log, or q to quit ({} printed \
+                         again on exit)",
+                        crate::text::counted(self.notices, "notice", "notices")
+                    ),
                     None => "the crawl has finished: browse the log, or q to quit".into(),
                 });
                 self.crawl.stats = stats;
@@ -325,6 +333,15 @@ impl App {
                 if self.view == View::Log && !self.log_waiting() {
                     self.log_refresh();
                 }
+            }
+            Action::Notice(line) => {
+                self.notices += 1;
+                let text = line.strip_prefix("crawlspace: ").unwrap_or(&line);
+                // Numbered first: a long notice is cut at the line's end.
+                self.message = Some(format!(
+                    "notice {} (printed again on exit): {text}",
+                    self.notices
+                ));
             }
             Action::LogPage(page) => self.log_page(page),
             Action::Record(id, read) => self.log.take_record(id, read),

@@ -45,6 +45,11 @@ pub struct Console {
     pub control: crate::crawl::engine::ControlSender,
     /// News from the crawl (bounded by the engine; it never waits on us).
     pub events: mpsc::Receiver<Event>,
+    /// What the crawl has to say beside its counts (the engine's
+    /// [`crate::crawl::notices::Notices`]): each shown on the message line
+    /// as it comes; the caller prints them all once the terminal is
+    /// restored.
+    pub notices: Arc<crate::crawl::notices::Notices>,
 }
 
 /// Rules-file writes, one at a time and in the order asked, on a thread
@@ -223,7 +228,9 @@ where
         log,
         control,
         mut events,
+        notices,
     } = console;
+    let mut notices_seen = 0;
     let size = terminal.size().map_err(io::Error::other)?;
     app.update(Action::Resize(size.width, size.height));
     // Results of off-task work. Bounded: a burst waits in its worker, never
@@ -253,6 +260,8 @@ where
         while let Ok(a) = results_rx.try_recv() {
             actions.push(a);
         }
+        let new_notices = notices.take_new(&mut notices_seen);
+        actions.extend(new_notices.into_iter().map(Action::Notice));
         for action in actions {
             app.update(action);
         }

@@ -105,7 +105,7 @@ impl Engine {
         let known = match self.log.id_of(url.as_str()) {
             Ok(known) => known,
             Err(e) => {
-                eprintln!("crawlspace: URL log: {e}");
+                self.say(&format!("URL log: {e}"));
                 return;
             }
         };
@@ -486,10 +486,10 @@ impl Engine {
                 vec![Err(()); changes.len()]
             }
             Some(Err(e)) => {
-                eprintln!(
-                    "crawlspace: URL log: {e}; writing its {} changes one at a time",
+                self.say(&format!(
+                    "URL log: {e}; writing its {} changes one at a time",
                     changes.len()
-                );
+                ));
                 self.write_one_by_one(&changes)
             }
         };
@@ -574,7 +574,7 @@ impl Engine {
                     Err(())
                 }
                 Err(e) => {
-                    eprintln!("crawlspace: URL log: {e}; this change is not written");
+                    self.say(&format!("URL log: {e}; this change is not written"));
                     Err(())
                 }
             });

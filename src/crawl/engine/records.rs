@@ -75,7 +75,7 @@ impl Engine {
                 }
                 Ok(None) => return self.commit(&[]),
                 Err(e) => {
-                    eprintln!("crawlspace: URL log: {e}");
+                    self.say(&format!("URL log: {e}"));
                     // A change not made, as a refused write is.
                     self.log_failures += 1;
                     return self.commit(&[]);

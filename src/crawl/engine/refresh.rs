@@ -203,22 +203,22 @@ impl Engine {
                                 }
                                 continue;
                             }
-                            Ok(false) => eprintln!(
-                                "crawlspace: refresh: {e}: the {} URLs past it are not refreshed",
+                            Ok(false) => self.say(&format!(
+                                "refresh: {e}: the {} URLs past it are not refreshed",
                                 state.name()
-                            ),
-                            Err(why) => eprintln!(
-                                "crawlspace: refresh: {e}, and repairing it failed ({why}): \
+                            )),
+                            Err(why) => self.say(&format!(
+                                "refresh: {e}, and repairing it failed ({why}): \
                                  the {} URLs past it are not refreshed",
                                 state.name()
-                            ),
+                            )),
                         }
                         break;
                     }
                     Err(StoreError::Corrupt { id, source }) if careful => {
-                        eprintln!(
-                            "crawlspace: refresh: URL log record {id} is damaged ({source}): not refreshed"
-                        );
+                        self.say(&format!(
+                            "refresh: URL log record {id} is damaged ({source}): not refreshed"
+                        ));
                         after = Some(id);
                         careful = false;
                         continue;
@@ -351,7 +351,7 @@ impl Engine {
         if let Refresh::Since(_) = self.refresh
             && let Err(e) = self.log.set_refresh_since(None)
         {
-            eprintln!("crawlspace: URL log: {e}");
+            self.say(&format!("URL log: {e}"));
         }
     }
 

@@ -117,9 +117,9 @@ impl Engine {
         if self.log_failures == failures {
             self.record_rules();
         } else {
-            eprintln!(
-                "crawlspace: URL log: the rules are not recorded as applied, since the log \
-                 failed above; the next run on it compares its rules with those recorded before"
+            self.say(
+                "URL log: the rules are not recorded as applied, since the log \
+                 failed above; the next run on it compares its rules with those recorded before",
             );
         }
     }
@@ -134,7 +134,7 @@ impl Engine {
             return;
         }
         if let Err(e) = self.log.set_rules_seen(&text) {
-            eprintln!("crawlspace: URL log: recording the rules: {e}");
+            self.say(&format!("URL log: recording the rules: {e}"));
         }
     }
 
@@ -151,13 +151,13 @@ impl Engine {
         let seen = match self.log.rules_seen() {
             Ok(seen) => seen,
             Err(e) => {
-                eprintln!("crawlspace: URL log: the rules of the last run: {e}");
+                self.say(&format!("URL log: the rules of the last run: {e}"));
                 None
             }
         };
         let before = match seen {
             Some(seen) if *seen == *text => return,
-            Some(seen) => before_rules(&seen),
+            Some(seen) => self.before_rules(&seen),
             None => None,
         };
         self.rules_changed(before.as_ref(), RulesChange::SinceTheLastRun);
@@ -191,25 +191,25 @@ impl Engine {
             retrace(&mut r.trace, trace);
         });
     }
-}
 
-/// The rules a log recorded, compiled again; `None` (with a message) when
-/// they no longer read, e.g. recorded by a build whose rules file said
-/// something this one does not: filtered URLs are then not met again, and
-/// the rules in force are recorded in their place.
-fn before_rules(text: &str) -> Option<CompiledRules> {
-    match parse_text(
-        "the URL log's rules",
-        text,
-        DialectChoice::Given(Dialect::Native),
-    ) {
-        Ok(loaded) => Some(CompiledRules::new(&loaded.parsed.rules)),
-        Err(e) => {
-            eprintln!(
-                "crawlspace: the rules of the log's last run do not read ({e}); \
-                 URLs they filtered are not judged again"
-            );
-            None
+    /// The rules a log recorded, compiled again; `None` (with a notice)
+    /// when they no longer read, e.g. recorded by a build whose rules file
+    /// said something this one does not: filtered URLs are then not met
+    /// again, and the rules in force are recorded in their place.
+    fn before_rules(&self, text: &str) -> Option<CompiledRules> {
+        match parse_text(
+            "the URL log's rules",
+            text,
+            DialectChoice::Given(Dialect::Native),
+        ) {
+            Ok(loaded) => Some(CompiledRules::new(&loaded.parsed.rules)),
+            Err(e) => {
+                self.say(&format!(
+                    "the rules of the log's last run do not read ({e}); \
+                     URLs they filtered are not judged again"
+                ));
+                None
+            }
         }
     }
 }

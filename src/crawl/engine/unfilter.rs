@@ -66,7 +66,7 @@ impl Engine {
             true
         });
         if let Err(e) = walked {
-            eprintln!("crawlspace: URL log: {e}");
+            self.say(&format!("URL log: {e}"));
             self.log_failures += 1;
         }
         // Then each candidate's record, met again unless something other
@@ -80,7 +80,7 @@ impl Engine {
                     Ok(Some(record)) => record,
                     Ok(None) => continue,
                     Err(e) => {
-                        eprintln!("crawlspace: URL log: id {id}: {e}");
+                        self.say(&format!("URL log: id {id}: {e}"));
                         self.log_failures += 1;
                         continue;
                     }
@@ -182,7 +182,7 @@ impl Engine {
             Ok(Some(record)) => record,
             Ok(None) => return false,
             Err(e) => {
-                eprintln!("crawlspace: URL log: id {id}: {e}");
+                self.say(&format!("URL log: id {id}: {e}"));
                 return false;
             }
         };

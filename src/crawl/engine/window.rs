@@ -93,7 +93,7 @@ impl Engine {
                     && self.frontier.slot_len(level, q) < REFILL_BELOW
                     && let Err(e) = self.fill_slot(level, q)
                 {
-                    eprintln!("crawlspace: URL log: {e}");
+                    self.say(&format!("URL log: {e}"));
                 }
             }
         }
@@ -142,7 +142,9 @@ impl Engine {
         q: usize,
     ) -> Option<(u32, Item, UrlRecord)> {
         let unusable = |engine: &mut Engine, records: &mut RecordReader<'_>, why: String| {
-            eprintln!("crawlspace: URL log: queued id {id}: {why}; taken out of the queue");
+            engine.say(&format!(
+                "URL log: queued id {id}: {why}; taken out of the queue"
+            ));
             let out = crate::store::Change::Dequeue {
                 id,
                 level: level as u8,
@@ -218,7 +220,7 @@ impl Engine {
                     let ids = match self.log.frontier(level as u8, q as u8, after, CHUNK) {
                         Ok(ids) => ids,
                         Err(e) => {
-                            eprintln!("crawlspace: URL log: {e}");
+                            self.say(&format!("URL log: {e}"));
                             // Not all judged: new rules are not recorded.
                             self.log_failures += 1;
                             break;

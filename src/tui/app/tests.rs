@@ -2069,3 +2069,33 @@ fn the_what_if_names_start_urls_the_edit_refuses() {
         "{refused}"
     );
 }
+
+/// The crawl's notices: each on the message line as it comes, counted, and
+/// still counted in the message that says the crawl has finished.
+#[test]
+fn a_crawl_notice_goes_on_the_message_line() {
+    let mut app = app();
+    app.update(Action::Notice(
+        "crawlspace: URL log: queued id 7: damaged; taken out of the queue".into(),
+    ));
+    assert_eq!(
+        app.message.as_deref(),
+        Some(
+            "notice 1 (printed again on exit): URL log: queued id 7: damaged; taken out of \
+             the queue"
+        )
+    );
+    app.update(Action::Notice("crawlspace: refresh: stopped".into()));
+    assert_eq!(
+        app.message.as_deref(),
+        Some("notice 2 (printed again on exit): refresh: stopped")
+    );
+    app.update(Action::Finished(crate::crawl::engine::Stats::default()));
+    assert_eq!(
+        app.message.as_deref(),
+        Some(
+            "the crawl has finished: browse the log, or q to quit (2 notices printed again \
+             on exit)"
+        )
+    );
+}
