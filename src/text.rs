@@ -25,30 +25,48 @@ pub fn escape_control(text: &str) -> String {
     out
 }
 
-/// `url` with its password, if it has one, shown as `***`
+/// `text` with the password of every URL in it shown as `***`
 /// (`http://ann:***@host/`), as wget and curl show one: a crawl of a site
 /// behind basic authentication logs every URL with it, and the console
 /// and the `log` table are read over shoulders and pasted into tickets.
-/// The log keeps the URL whole (`log --json` gives it as it is).
-pub fn without_password(url: &str) -> std::borrow::Cow<'_, str> {
-    let Some(start) = url.find("://").map(|at| at + 3) else {
-        return url.into();
-    };
-    let rest = &url[start..];
-    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    let Some(at) = authority.rfind('@') else {
-        return url.into();
-    };
-    let Some(colon) = authority[..at].find(':') else {
-        return url.into();
-    };
-    format!(
-        "{}{}:***{}",
-        &url[..start],
-        &authority[..colon],
-        &url[start + at..]
-    )
-    .into()
+/// Whole URLs and texts that quote them (a redirect's target in a reason,
+/// an error that names its URL) alike: a URL's user info ends where its
+/// authority does, or where a quoting text goes on (a space, a quote, a
+/// bracket). The log keeps every URL whole (`log --json` gives it as it
+/// is).
+pub fn without_password(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("://") {
+        return text.into();
+    }
+    let mut shown = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let (before, after) = rest.split_at(at + 3);
+        shown.push_str(before);
+        let end = after
+            .find(|c: char| {
+                matches!(
+                    c,
+                    '/' | '?' | '#' | '"' | '\'' | '`' | '<' | '>' | '(' | ')' | '['
+                ) || c.is_whitespace()
+            })
+            .unwrap_or(after.len());
+        let authority = &after[..end];
+        let password = authority
+            .rfind('@')
+            .and_then(|at| Some((authority[..at].find(':')?, at)));
+        match password {
+            Some((colon, at)) => {
+                shown.push_str(&authority[..colon]);
+                shown.push_str(":***");
+                shown.push_str(&authority[at..]);
+            }
+            None => shown.push_str(authority),
+        }
+        rest = &after[end..];
+    }
+    shown.push_str(rest);
+    shown.into()
 }
 
 /// Quoted text cut to `max` characters, with `…` when cut: a long regex
@@ -154,6 +172,24 @@ mod tests {
         ] {
             assert_eq!(without_password(kept), kept);
         }
+    }
+
+    /// In a text that quotes URLs (a reason, an error), each URL's
+    /// password goes, and the text around them stays.
+    #[test]
+    fn a_password_in_a_quoted_url_is_not_shown() {
+        assert_eq!(
+            without_password(
+                "redirect to http://ann:pw@h/b (301); error sending request for url \
+                 (https://bob:x@h2/) and \"http://c:d@h3\" then ftp://e:f@h4"
+            ),
+            "redirect to http://ann:***@h/b (301); error sending request for url \
+             (https://bob:***@h2/) and \"http://c:***@h3\" then ftp://e:***@h4"
+        );
+        assert_eq!(
+            without_password("http://h/ then http://a@b/ and a:b@c"),
+            "http://h/ then http://a@b/ and a:b@c"
+        );
     }
 
     /// The regex crate's error for `pattern` (given as a variable, so that

@@ -1424,6 +1424,7 @@ fn log_shows_no_password_but_json_gives_the_url_whole() {
         let record = UrlRecord {
             url: url.into(),
             state: State::Saved,
+            reason: "saved; redirected from http://ann:hunter2@intra.test/old".into(),
             ..UrlRecord::default()
         };
         log.discover(&record).unwrap().expect("new");
@@ -1436,6 +1437,10 @@ fn log_shows_no_password_but_json_gives_the_url_whole() {
         let stdout = text(&out.stdout);
         assert!(out.status.success(), "{}", text(&out.stderr));
         assert!(stdout.contains("http://ann:***@intra.test/a"), "{stdout}");
+        assert!(
+            stdout.contains("redirected from http://ann:***@intra.test/old"),
+            "{stdout}"
+        );
         assert!(!stdout.contains("hunter2"), "{stdout}");
     }
     let out = run(&["log", "--db", path_str(&db), "--json"]);

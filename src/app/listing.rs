@@ -152,7 +152,7 @@ pub fn write_listing(
                         .map(|s| s.to_string())
                         .unwrap_or_else(|| "-".into()),
                     escape_control(&crate::text::without_password(&record.url)),
-                    escape_control(&record.reason)
+                    escape_control(&crate::text::without_password(&record.reason))
                 )
                 .map_err(io)?;
             }

@@ -397,7 +397,13 @@ fn a_password_in_a_url_is_not_shown() {
     let view = app.log.record.as_mut().expect("the selected record");
     view.record.url = "http://ann:hunter2@127.0.0.1:8080/selected".into();
     view.chain[0].1 = "http://ann:hunter2@127.0.0.1:8080/up".into();
+    // A reason that quotes a URL says it as the URL column does.
+    view.record.reason = "redirect to http://ann:hunter2@127.0.0.1:8080/next (301)".into();
     let shown = screen(&app);
+    assert!(
+        shown.contains("redirect to http://ann:***@127.0.0.1:8080/next (301)"),
+        "{shown}"
+    );
     assert!(
         shown.contains("url        http://ann:***@127.0.0.1:8080/selected"),
         "{shown}"

@@ -64,7 +64,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
                 Span::styled(r.state.name(), Style::new().fg(state_color(r.state))),
                 Span::raw(r.status.map(|s| s.to_string()).unwrap_or_default()),
                 Span::raw(fit_url(url, usize::from(url_columns))),
-                Span::raw(safe(&r.reason)).dim(),
+                Span::raw(safe(&without_password(&r.reason))).dim(),
             ])
         })
         .collect();
@@ -283,7 +283,7 @@ fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
                 r.state.name().to_string(),
                 Style::new().fg(state_color(r.state)).bold(),
             ),
-            Span::raw(format!(" — {}", safe(&r.reason))),
+            Span::raw(format!(" — {}", safe(&without_password(&r.reason)))),
         ]),
     ];
     let flags: Vec<&str> = [(r.fetch, "fetch"), (r.save, "save"), (r.follow, "follow")]
@@ -344,7 +344,12 @@ fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
         lines.push(
             field(
                 "error",
-                format!("{} ×{}: {}", e.class.name(), e.count, safe(&e.message)),
+                format!(
+                    "{} ×{}: {}",
+                    e.class.name(),
+                    e.count,
+                    safe(&without_password(&e.message))
+                ),
             )
             .red(),
         );
@@ -417,7 +422,7 @@ fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
         lines.push(Line::from(vec![
             Span::raw(id).cyan(),
             Span::raw(named),
-            Span::raw(safe(&t.step)).bold(),
+            Span::raw(safe(&without_password(&t.step))).bold(),
             Span::raw(if t.detail.is_empty() {
                 String::new()
             } else {
