@@ -346,8 +346,10 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
         let said = notices.clone();
         tokio::spawn(async move {
             let signal = termination().await;
-            let _ = stopper.send(Control::Stop).await;
+            // Said before the stop, so that it comes before the crawl's end,
+            // which ends the progress line's printing.
             said.push(&format!("{signal}: stopping the crawl and writing its log"));
+            let _ = stopper.send(Control::Stop).await;
         });
         if request.watch {
             tokio::spawn(watch_rules(
@@ -358,12 +360,15 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
             ));
         }
         let printer = tokio::spawn(show_progress(event_rx, notices.clone()));
-        let stats = engine
+        let ran = engine
             .run(event_tx, control_rx, Duration::from_millis(250))
-            .await
-            .map_err(|e| AppError::Runtime(e.to_string()))?;
-        let _ = printer.await;
-        stats
+            .await;
+        // The printer ends with the crawl's events; what it had not
+        // printed by then (a crawl that could not go on, a rules file saved
+        // as it ended) goes out here, before any error or summary.
+        let seen = printer.await.unwrap_or(0);
+        print_notices(&notices, seen);
+        ran.map_err(|e| AppError::Runtime(e.to_string()))?
     } else {
         let crawl = tokio::spawn(engine.run(event_tx, control_rx, Duration::from_millis(100)));
         let save = SaveTarget::for_config(Path::new(&request.config_file), &request.config_text);
@@ -386,14 +391,13 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
         let shown = crate::tui::run(console).await;
         // Quitting the console stops the crawl; it flushes the log on its way out.
         let _ = control_tx.send(Control::Stop).await;
-        let stats = crawl
-            .await
+        let ran = crawl.await;
+        // The console showed each on its message line; here they stay,
+        // also when the crawl could not go on.
+        print_notices(&notices, 0);
+        let stats = ran
             .map_err(|e| AppError::Runtime(format!("the crawl task failed: {e}")))?
             .map_err(|e| AppError::Runtime(e.to_string()))?;
-        // The console showed each on its message line; here they stay.
-        for line in notices.closing_lines() {
-            let _ = writeln!(std::io::stderr(), "{line}");
-        }
         shown.map_err(|e| AppError::Runtime(format!("the console: {e}")))?;
         stats
     };
@@ -625,7 +629,8 @@ fn watch_rules(
 }
 
 /// A live line on a terminal; a plain line every few seconds otherwise.
-async fn show_progress(mut events: mpsc::Receiver<Event>, notices: Arc<Notices>) {
+/// Returns how many notices it printed.
+async fn show_progress(mut events: mpsc::Receiver<Event>, notices: Arc<Notices>) -> usize {
     let terminal = std::io::stderr().is_terminal();
     let bar = terminal.then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
@@ -639,7 +644,9 @@ async fn show_progress(mut events: mpsc::Receiver<Event>, notices: Arc<Notices>)
         for line in lines {
             match &bar {
                 Some(bar) => bar.println(line),
-                None => eprintln!("{line}"),
+                None => {
+                    let _ = writeln!(std::io::stderr(), "{line}");
+                }
             }
         }
     };
@@ -663,9 +670,22 @@ async fn show_progress(mut events: mpsc::Receiver<Event>, notices: Arc<Notices>)
         }
     }
     say(notices.take_new(&mut seen));
-    say(notices.more_line().into_iter().collect());
     if let Some(bar) = bar {
         bar.finish_and_clear();
+    }
+    seen
+}
+
+/// Prints on stderr the notices after the first `seen`, and how many
+/// more were not kept.
+fn print_notices(notices: &Notices, mut seen: usize) {
+    let mut stderr = std::io::stderr();
+    for line in notices
+        .take_new(&mut seen)
+        .into_iter()
+        .chain(notices.more_line())
+    {
+        let _ = writeln!(stderr, "{line}");
     }
 }
 

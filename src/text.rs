@@ -45,10 +45,8 @@ pub fn without_password(text: &str) -> std::borrow::Cow<'_, str> {
         shown.push_str(before);
         let end = after
             .find(|c: char| {
-                matches!(
-                    c,
-                    '/' | '?' | '#' | '"' | '\'' | '`' | '<' | '>' | '(' | ')' | '['
-                ) || c.is_whitespace()
+                // Not `'`, `(` or `)`: a URL's user info keeps those raw.
+                matches!(c, '/' | '?' | '#' | '"' | '`' | '<' | '>' | '[') || c.is_whitespace()
             })
             .unwrap_or(after.len());
         let authority = &after[..end];
@@ -189,6 +187,12 @@ mod tests {
         assert_eq!(
             without_password("http://h/ then http://a@b/ and a:b@c"),
             "http://h/ then http://a@b/ and a:b@c"
+        );
+        // Characters the `url` crate leaves raw in a password.
+        assert_eq!(without_password("http://ann:it's@h/"), "http://ann:***@h/");
+        assert_eq!(
+            without_password("to 'http://ann:p(w)@h' (301)"),
+            "to 'http://ann:***@h' (301)"
         );
     }
 

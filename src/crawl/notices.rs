@@ -11,6 +11,7 @@
 //! terminal is restored. Without a display (tests, benchmarks, the
 //! library) they go to stderr as they come.
 
+use std::io::Write as _;
 use std::sync::Mutex;
 
 /// How many are kept for a display; past that they are counted, so that
@@ -58,7 +59,8 @@ impl Notices {
     /// line, say).
     pub fn push_line(&self, line: String) {
         if !self.held {
-            eprintln!("{line}");
+            // Not `eprintln!`, which panics once stderr is gone.
+            let _ = writeln!(std::io::stderr(), "{line}");
             return;
         }
         let mut kept = self.lock();

@@ -260,8 +260,11 @@ where
         while let Ok(a) = results_rx.try_recv() {
             actions.push(a);
         }
+        // Before the crawl's events taken with them: a notice is pushed
+        // before any event sent after it (its last, `Finished`, whose
+        // message must not be covered by one said before it).
         let new_notices = notices.take_new(&mut notices_seen);
-        actions.extend(new_notices.into_iter().map(Action::Notice));
+        actions.splice(0..0, new_notices.into_iter().map(Action::Notice));
         for action in actions {
             app.update(action);
         }

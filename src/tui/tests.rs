@@ -397,11 +397,28 @@ fn a_password_in_a_url_is_not_shown() {
     let view = app.log.record.as_mut().expect("the selected record");
     view.record.url = "http://ann:hunter2@127.0.0.1:8080/selected".into();
     view.chain[0].1 = "http://ann:hunter2@127.0.0.1:8080/up".into();
-    // A reason that quotes a URL says it as the URL column does.
+    // A reason, a redirect's target and a trace's detail that quote a
+    // URL say it as the URL column does.
     view.record.reason = "redirect to http://ann:hunter2@127.0.0.1:8080/next (301)".into();
+    view.record.redirect_to = Some("http://ann:hunter2@127.0.0.1:8080/next".into());
+    view.record.trace = vec![crate::store::TraceLine {
+        rule: "sitemap".into(),
+        name: "sitemap".into(),
+        line: 0,
+        step: "met".into(),
+        detail: "sitemap entry from http://ann:hunter2@127.0.0.1:8080/sitemap.xml".into(),
+    }];
     let shown = screen(&app);
     assert!(
         shown.contains("redirect to http://ann:***@127.0.0.1:8080/next (301)"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("→ http://ann:***@127.0.0.1:8080/next"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("sitemap entry from http://ann:***@127.0.0.1:8080/sitemap.xml"),
         "{shown}"
     );
     assert!(

@@ -195,6 +195,31 @@ pub fn parse(text: &str) -> Result<Parsed, LineError> {
     })
 }
 
+/// A condition typed as the value of a `match` key, on one line
+/// (`{ all = [ { field = "host", exact = "h" }, ... ] }`), read as the
+/// rules file's own would be: the console's rule form edits a combined
+/// condition as this text. `Err` holds why it does not read.
+pub fn parse_condition(text: &str) -> Result<Condition, String> {
+    // Read inside a rule of its own, so that every check of a rules
+    // file's `match` applies; a line break could add keys to that rule.
+    if text.contains(['\n', '\r']) {
+        return Err("a condition is typed on one line".into());
+    }
+    let doc = format!("[[rules]]\nname = \"condition\"\nmatch = {text}\n");
+    let parsed = parse(&doc).map_err(|e| e.message)?;
+    match parsed.rules.rules.into_iter().next() {
+        Some(Rule {
+            condition: Some(condition),
+            ..
+        }) => Ok(condition),
+        _ => Err(
+            "type a condition: a test such as `{ field = \"path\", prefix = \"/a\" }`, \
+                  or `{ all = [...] }`, `{ any = [...] }`, `{ not = {...} }`"
+                .into(),
+        ),
+    }
+}
+
 /// The line of `key =` inside the `[crawl]` table, for precise errors.
 pub(crate) fn line_of_key(text: &str, key: &str) -> Option<usize> {
     let mut in_crawl = false;

@@ -144,8 +144,10 @@ fn match_value(condition: &Condition, indent: usize) -> String {
     format!("{opener}{} ] }}", parts.join(&format!(",\n{pad}")))
 }
 
-/// A condition as one inline table.
-fn condition_text(condition: &Condition) -> String {
+/// A condition as one inline table, as a `match` key holds it: what the
+/// console's rule form shows of a combined condition, to edit and read
+/// back with [`super::native::parse_condition`].
+pub fn condition_text(condition: &Condition) -> String {
     let list = |word: &str, parts: &[Condition]| {
         let parts: Vec<String> = parts.iter().map(condition_text).collect();
         let array = if parts.is_empty() {

@@ -1,12 +1,17 @@
 //! The rule form: a rule's name, field, matcher and pattern, validated on
 //! every key with the same compiler the crawl uses (a bad regex shows the
 //! compiler's message as it is typed) and linted like `crawlspace rules`.
+//! A rule whose condition is more than one test (`all`, `any`, `not`) is
+//! edited as the line its `match` key holds in the rules file, read with
+//! the rules file's own parser.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use tui_input::Input;
 
 use super::{App, Overlay, Request};
 use crate::rules::CompiledRules;
+use crate::rules::dialect::native::parse_condition;
+use crate::rules::dialect::write::condition_text;
 use crate::rules::lint::lint_test;
 use crate::rules::model::{Case, Condition, Field, Matcher, Rule, RuleSet, Test};
 use crate::tui::edit;
@@ -37,9 +42,14 @@ impl FormFocus {
         FormFocus::Case,
     ];
 
-    fn step(self, forward: bool, test_editable: bool) -> FormFocus {
-        if !test_editable {
-            return FormFocus::Name;
+    /// The next part (`forward`) or the one before; a combined
+    /// condition has its name and its line only.
+    fn step(self, forward: bool, combined: bool) -> FormFocus {
+        if combined {
+            return match self {
+                FormFocus::Name => FormFocus::Pattern,
+                _ => FormFocus::Name,
+            };
         }
         let at = Self::ORDER.iter().position(|f| *f == self).unwrap_or(0);
         let n = Self::ORDER.len();
@@ -69,12 +79,14 @@ pub struct Form {
     pub field: usize,
     /// Index into [`MATCHER_KEYS`].
     pub matcher: usize,
+    /// The test's pattern; for a combined condition, its `match` line.
     pub pattern: Input,
     pub case: Case,
     pub focus: FormFocus,
-    /// The rule's condition when it is more than one test: shown, not
-    /// edited here (only the name is).
-    pub compound: Option<String>,
+    /// The rule's condition is more than one test, or none: `pattern`
+    /// holds it as its rules file's `match` line (`{ all = [ ... ] }`;
+    /// empty for none, "always").
+    pub combined: bool,
     /// The rule holds when its condition does not (`negate`): kept as it
     /// is, and shown, since the test alone would read the other way.
     pub negated: bool,
@@ -82,8 +94,8 @@ pub struct Form {
     pub error: Option<String>,
     /// Lint warnings for the test as typed.
     pub lints: Vec<String>,
-    /// The condition of a rule whose condition is more than one test (not
-    /// edited here, but previewed).
+    /// A combined condition as it reads (`None` while it does not, or for
+    /// none at all).
     pub fixed: Option<Condition>,
     /// What the preview asked for last is of (condition, negated).
     pub previewed: Option<(Condition, bool)>,
@@ -104,7 +116,7 @@ impl Form {
             pattern: Input::default(),
             case: Case::Insensitive,
             focus: FormFocus::Pattern,
-            compound: None,
+            combined: false,
             negated: false,
             error: None,
             lints: Vec::new(),
@@ -131,13 +143,9 @@ impl Form {
                 form.pattern = Input::new(t.matcher.value_text());
                 form.case = t.case;
             }
-            Some(other) => {
-                form.compound = Some(other.to_string());
-                form.fixed = Some(other.clone());
-                form.focus = FormFocus::Name;
-            }
-            None => {
-                form.compound = Some("always (no condition)".into());
+            other => {
+                form.combined = true;
+                form.pattern = Input::new(other.as_ref().map(condition_text).unwrap_or_default());
                 form.focus = FormFocus::Name;
             }
         }
@@ -187,50 +195,55 @@ impl Form {
             matcher,
             case: self.case,
         };
-        // Compiled exactly as the crawl would: a regex error or size limit
-        // comes back as the rule's "disabled" reason.
-        let mut probe = Rule::new("probe", 0);
-        probe.condition = Some(Condition::Test(test.clone()));
-        let compiled = CompiledRules::new(&RuleSet {
-            rules: vec![probe],
-            ..RuleSet::default()
-        });
-        if let Some(why) = compiled.disabled().next().and_then(|i| i.disabled.as_ref()) {
-            return Err(why.text().to_string());
-        }
+        compile(&Condition::Test(test.clone()))?;
         Ok(test)
+    }
+
+    /// The combined condition as typed (`None` for none), or why it
+    /// cannot be used.
+    fn combined_condition(&self) -> Result<Option<Condition>, String> {
+        let text = self.pattern.value().trim();
+        if text.is_empty() {
+            return Ok(None);
+        }
+        let condition = parse_condition(text)?;
+        compile(&condition)?;
+        Ok(Some(condition))
     }
 
     /// The condition the rule would have, when it is one the rules can
     /// use (`None` for "always": every URL, nothing to count).
     pub fn condition(&self) -> Option<Condition> {
-        match (&self.compound, &self.fixed) {
-            (Some(_), fixed) => fixed.clone(),
-            (None, _) => self.test().ok().map(Condition::Test),
+        if self.combined {
+            self.fixed.clone()
+        } else {
+            self.test().ok().map(Condition::Test)
         }
     }
 
     /// Re-checks the form after a change.
     pub fn validate(&mut self) {
-        if self.compound.is_some() {
-            self.error = self
-                .name
-                .value()
-                .trim()
-                .is_empty()
-                .then(|| "the rule needs a name".into());
-            self.lints.clear();
-            return;
-        }
-        match self.test() {
-            Ok(test) => {
+        let checked = if self.combined {
+            self.combined_condition()
+        } else {
+            self.test().map(|test| Some(Condition::Test(test)))
+        };
+        self.lints.clear();
+        self.fixed = None;
+        match checked {
+            Ok(condition) => {
                 self.error = None;
-                self.lints = lint_test(&test).into_iter().map(|(_, m)| m).collect();
+                if let Some(condition) = &condition {
+                    condition.for_each_test(&mut |test| {
+                        self.lints
+                            .extend(lint_test(test).into_iter().map(|(_, m)| m));
+                    });
+                }
+                if self.combined {
+                    self.fixed = condition;
+                }
             }
-            Err(e) => {
-                self.error = Some(e);
-                self.lints.clear();
-            }
+            Err(e) => self.error = Some(e),
         }
         if self.name.value().trim().is_empty() {
             self.error = Some("the rule needs a name".into());
@@ -243,7 +256,7 @@ impl App {
         let Overlay::Form(form) = &mut self.overlay else {
             return;
         };
-        let editable = form.compound.is_none();
+        let combined = form.combined;
         match key.code {
             KeyCode::Esc => {
                 self.overlay = Overlay::None;
@@ -251,8 +264,8 @@ impl App {
                 return;
             }
             KeyCode::Enter => return self.form_submit(),
-            KeyCode::Tab | KeyCode::Down => form.focus = form.focus.step(true, editable),
-            KeyCode::BackTab | KeyCode::Up => form.focus = form.focus.step(false, editable),
+            KeyCode::Tab | KeyCode::Down => form.focus = form.focus.step(true, combined),
+            KeyCode::BackTab | KeyCode::Up => form.focus = form.focus.step(false, combined),
             code => match form.focus {
                 FormFocus::Field | FormFocus::Matcher => {
                     let forward = match code {
@@ -305,17 +318,8 @@ impl App {
             return;
         }
         let name = form.name.value().trim().to_string();
-        let test = if form.compound.is_none() {
-            match form.test() {
-                Ok(t) => Some(t),
-                Err(e) => {
-                    self.message = Some(format!("cannot save the rule yet: {e}"));
-                    return;
-                }
-            }
-        } else {
-            None
-        };
+        // What `validate` found usable, `error` being none.
+        let condition = form.condition();
         let target = form.target.clone();
         self.overlay = Overlay::None;
         let done = match target {
@@ -328,15 +332,13 @@ impl App {
                 self.rules.edit(|rules| {
                     let rule = edit::get_mut(rules, &path)?;
                     rule.name = name;
-                    if let Some(test) = test {
-                        rule.condition = Some(Condition::Test(test));
-                    }
+                    rule.condition = condition;
                     Some(path)
                 });
             }
             FormTarget::New(after) => {
                 let mut rule = Rule::new(name, 0);
-                rule.condition = test.map(Condition::Test);
+                rule.condition = condition;
                 rule.action = Some(crate::rules::model::Action::Exclude);
                 rule.log = Some(true);
                 let at = after.or_else(|| self.rules.selected_path());
@@ -408,5 +410,20 @@ impl App {
             }
             None => {}
         }
+    }
+}
+
+/// Compiles `condition` as the crawl would, for what would switch its rule
+/// off: a regex error or size limit, said as the rule's "disabled" reason.
+fn compile(condition: &Condition) -> Result<(), String> {
+    let mut probe = Rule::new("probe", 0);
+    probe.condition = Some(condition.clone());
+    let compiled = CompiledRules::new(&RuleSet {
+        rules: vec![probe],
+        ..RuleSet::default()
+    });
+    match compiled.disabled().next().and_then(|i| i.disabled.as_ref()) {
+        Some(why) => Err(why.text().to_string()),
+        None => Ok(()),
     }
 }

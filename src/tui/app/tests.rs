@@ -2099,3 +2099,98 @@ fn a_crawl_notice_goes_on_the_message_line() {
         )
     );
 }
+
+/// A combined condition is edited as its rules file's `match` line, read
+/// with the rules file's parser and compiled as the crawl would: a typo
+/// or a bad regex is said while typing and keeps the rule as it was; a
+/// valid line replaces the condition, and an empty one leaves none.
+#[test]
+fn the_form_edits_a_combined_condition_as_its_match_line() {
+    let text = "[[rules]]\nname = \"docs on h\"\nmatch = { all = [ { field = \"host\", exact = \"h\" }, { field = \"path\", prefix = \"/docs\" } ] }\naction = \"exclude\"\n";
+    let rules = native::parse(text).expect("rules").rules;
+    let save = SaveTarget::for_config(std::path::Path::new("crawl.toml"), text);
+    let mut app = App::new("test".into(), rules, save, [10000, 2000, 1000, 100, 10, 1]);
+    app.update(Action::Resize(100, 30));
+    app.update(key(KeyCode::Enter));
+    let form = |app: &App| match &app.overlay {
+        Overlay::Form(form) => (
+            form.focus,
+            form.pattern.value().to_string(),
+            form.error.clone(),
+            form.lints.clone(),
+        ),
+        _ => panic!("no form"),
+    };
+    let (focus, line, error, _) = form(&app);
+    assert_eq!(focus, FormFocus::Name);
+    assert_eq!(
+        line,
+        "{ all = [ { field = \"host\", exact = \"h\" }, { field = \"path\", prefix = \"/docs\" } ] }"
+    );
+    assert_eq!(error, None);
+    // Tab goes between the name and the line only.
+    app.update(key(KeyCode::Tab));
+    assert_eq!(form(&app).0, FormFocus::Pattern);
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).expect("terminal");
+    terminal
+        .draw(|f| crate::tui::view::draw(f, &app))
+        .expect("draw");
+    let screen = format!("{}", terminal.backend());
+    // The line scrolls sideways to its cursor, at its end.
+    assert!(
+        screen.contains("when ") && screen.contains("prefix = \"/docs\" } ] }▏"),
+        "{screen}"
+    );
+    assert!(screen.contains("as `match` in a rules file"), "{screen}");
+
+    // A typo: said in the parser's words, and Enter keeps the form open.
+    app.update(key(KeyCode::End));
+    app.update(key(KeyCode::Backspace));
+    let error = form(&app).2.expect("an unclosed table is an error");
+    assert!(error.starts_with("bad TOML"), "{error}");
+    app.update(key(KeyCode::Enter));
+    assert!(
+        matches!(app.overlay, Overlay::Form(_)),
+        "not kept while invalid"
+    );
+
+    // A bad regex, as the crawl would compile it; then a valid `any`,
+    // linted test by test.
+    let set_line = |app: &mut App, line: &str| {
+        if let Overlay::Form(form) = &mut app.overlay {
+            form.pattern = tui_input::Input::new(String::new());
+            form.validate();
+        }
+        typed(app, line);
+    };
+    set_line(
+        &mut app,
+        "{ any = [ { field = \"path\", regex = \"/a(b\" }, { field = \"host\", exact = \"h\" } ] }",
+    );
+    let error = form(&app).2.expect("a bad regex is an error");
+    assert!(error.contains("unclosed group"), "{error}");
+    set_line(
+        &mut app,
+        "{ any = [ { field = \"host\", regex = \"a.example.com\" }, { not = { field = \"path\", prefix = \"/docs\" } } ] }",
+    );
+    let (_, _, error, lints) = form(&app);
+    assert_eq!(error, None);
+    assert!(lints.iter().any(|l| l.contains("`.`")), "{lints:?}");
+    app.update(key(KeyCode::Enter));
+    assert!(matches!(app.overlay, Overlay::None));
+    let rule = &app.rules.edited.rules[0];
+    assert_eq!(rule.name, "docs on h");
+    assert_eq!(
+        rule.condition.as_ref().map(|c| c.to_string()).as_deref(),
+        Some("any(host regex \"a.example.com\", not(path prefix \"/docs\"))")
+    );
+
+    // Emptied, the rule holds for every URL, as one with no `match` does.
+    app.update(key(KeyCode::Enter));
+    app.update(key(KeyCode::Tab));
+    set_line(&mut app, "");
+    assert_eq!(form(&app).2, None);
+    app.update(key(KeyCode::Enter));
+    assert_eq!(app.rules.edited.rules[0].condition, None);
+}

@@ -44,7 +44,7 @@ const RULES_KEYS: &[(&str, &str)] = &[
     ),
     (
         "Enter / e",
-        "edit name, field, matcher and pattern (live validation)",
+        "edit name, field, matcher and pattern, or a combined `match` line (live validation)",
     ),
     ("n", "new rule after this one"),
     ("d", "duplicate the rule"),

@@ -361,7 +361,10 @@ fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
         lines.push(field("robots", safe(robots)));
     }
     if let Some(to) = &r.redirect_to {
-        lines.push(field("redirect", format!("→ {}", safe(to))));
+        lines.push(field(
+            "redirect",
+            format!("→ {}", safe(&without_password(to))),
+        ));
     }
     if let Some(path) = &r.saved_path {
         lines.push(field("saved as", safe(path)));
@@ -422,11 +425,12 @@ fn record_lines(view: &RecordView) -> Vec<Line<'static>> {
         lines.push(Line::from(vec![
             Span::raw(id).cyan(),
             Span::raw(named),
-            Span::raw(safe(&without_password(&t.step))).bold(),
+            Span::raw(safe(&t.step)).bold(),
+            // A detail may name a URL (a sitemap's, a linking page's).
             Span::raw(if t.detail.is_empty() {
                 String::new()
             } else {
-                format!(" — {}", safe(&t.detail))
+                format!(" — {}", safe(&without_password(&t.detail)))
             }),
         ]));
     }

@@ -71,12 +71,22 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
         text(&form.name, FormFocus::Name),
         FormFocus::Name,
     )];
-    match &form.compound {
-        Some(c) => {
-            lines.push(Line::from(format!("when     {}", safe(c))));
-            lines.push(Line::from("         (a combined condition: edit it in the rules file; the name is editable here)").dim());
+    match form.combined {
+        true => {
+            lines.push(row(
+                "when",
+                text(&form.pattern, FormFocus::Pattern),
+                FormFocus::Pattern,
+            ));
+            lines.push(
+                Line::from(
+                    "         as `match` in a rules file: all = [...], any = [...], not = {...}; \
+                     empty: all URLs",
+                )
+                .dim(),
+            );
         }
-        None => {
+        false => {
             lines.push(row(
                 "field",
                 format!("◀ {} ▶", form.field().name()),
@@ -164,7 +174,7 @@ fn tally_text(t: &crate::tui::whatif::Tally) -> String {
 /// first few, each on one line.
 fn preview_lines(form: &Form, width: usize, lines: &mut Vec<Line<'static>>) {
     if form.previewed.is_none() {
-        if form.compound.is_some() && form.fixed.is_none() {
+        if form.combined && form.fixed.is_none() {
             let text = if form.negated {
                 "holds for no URL (no condition, negated)"
             } else {
@@ -190,7 +200,8 @@ fn preview_lines(form: &Form, width: usize, lines: &mut Vec<Line<'static>>) {
     }
     lines.push(Line::from(text).cyan());
     for url in &p.samples {
-        lines.push(Line::from(super::ellipsized(format!("  {}", safe(url)), width)).dim());
+        let url = crate::text::without_password(url);
+        lines.push(Line::from(super::ellipsized(format!("  {}", safe(&url)), width)).dim());
     }
 }
 

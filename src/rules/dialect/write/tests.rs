@@ -497,6 +497,15 @@ fn rule_set() -> impl Strategy<Value = RuleSet> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
+    /// A condition as the console's rule form shows it, on one line,
+    /// reads back as itself.
+    #[test]
+    fn random_conditions_read_back_from_their_line(condition in condition()) {
+        let text = super::condition_text(&condition);
+        prop_assert!(!text.contains('\n'), "{}", text);
+        prop_assert_eq!(native::parse_condition(&text), Ok(condition), "\n{}", text);
+    }
+
     #[test]
     fn random_rule_sets_round_trip(set in rule_set(), header in text()) {
         let text = to_toml(&set, &header);
