@@ -318,7 +318,7 @@ async fn crawl_async(request: CrawlRequest) -> Result<Stats, AppError> {
     let no_readers: Option<String> = None;
     // Headless, said at once; the console says it on its message line.
     if let (Some(warning), true) = (&no_readers, request.headless) {
-        eprintln!("crawlspace: {warning}");
+        let _ = writeln!(std::io::stderr(), "crawlspace: {warning}");
     }
     let q = config.queues;
     let plan = Plan {
@@ -660,7 +660,7 @@ async fn show_progress(mut events: mpsc::Receiver<Event>, notices: Arc<Notices>)
                     Some(bar) => bar.set_message(line),
                     None if last_line.elapsed() >= Duration::from_secs(2) => {
                         last_line = Instant::now();
-                        eprintln!("{line}");
+                        let _ = writeln!(std::io::stderr(), "{line}");
                     }
                     None => {}
                 }

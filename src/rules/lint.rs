@@ -64,25 +64,26 @@ pub fn lint_rules(rules: &RuleSet) -> Vec<Lint> {
         let Some(condition) = &rule.condition else {
             return;
         };
-        for_each_empty_list(condition, true, &mut |empty| {
+        for (kind, message) in lint_condition(condition) {
             lints.push(Lint {
                 path: path.to_vec(),
                 line: rule.origin.line,
-                kind: LintKind::EmptyList,
-                message: empty.into(),
+                kind,
+                message,
             });
-        });
-        condition.for_each_test(&mut |test| {
-            for (kind, message) in lint_test(test) {
-                lints.push(Lint {
-                    path: path.to_vec(),
-                    line: rule.origin.line,
-                    kind,
-                    message,
-                });
-            }
-        });
+        }
     });
+    lints
+}
+
+/// The findings for a rule's whole condition: its empty lists, then each
+/// test's (the console's rule form lints a condition as it is typed).
+pub fn lint_condition(condition: &Condition) -> Vec<(LintKind, String)> {
+    let mut lints = Vec::new();
+    for_each_empty_list(condition, true, &mut |empty| {
+        lints.push((LintKind::EmptyList, empty.to_string()));
+    });
+    condition.for_each_test(&mut |test| lints.extend(lint_test(test)));
     lints
 }
 

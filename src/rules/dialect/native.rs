@@ -139,6 +139,11 @@ pub fn parse(text: &str) -> Result<Parsed, LineError> {
                 "untagged enum RawRange",
                 "`range` takes a text such as \"[0:3]\" or a number",
             ),
+            (
+                "struct RawCondition",
+                "`match` takes a table: one test (`{ field = \"path\", prefix = \"/a\" }`), \
+                 or `{ all = [...] }`, `{ any = [...] }`, `{ not = {...} }`",
+            ),
         ] {
             if message.contains(ours) {
                 message = format!("bad TOML: {takes}");

@@ -12,6 +12,7 @@ use super::{App, Request};
 use crate::cli::{PENDING_HINT, verdict_text};
 use crate::rules::{CompiledRules, Known, TraceMode, UrlFacts, normalize};
 use crate::store::UrlRecord;
+use crate::text::without_password;
 use crate::tui::input::text_request;
 
 /// Which input has the keys.
@@ -67,12 +68,13 @@ impl ExplainState {
                 let mut text = format!(
                     "in the crawl's log: #{id} {} — {}",
                     r.state.name(),
-                    r.reason
+                    without_password(&r.reason)
                 );
                 // The layers the rules cannot see: robots.txt, depth, nofollow.
                 let is_rule = |rule: &str| rule.chars().all(|c| c.is_ascii_digit() || c == '.');
                 for t in r.trace.iter().filter(|t| !is_rule(&t.rule)) {
-                    text.push_str(&format!("\n    {} {}: {}", t.rule, t.step, t.detail));
+                    let detail = without_password(&t.detail);
+                    text.push_str(&format!("\n    {} {}: {detail}", t.rule, t.step));
                 }
                 text.push_str("\n  (3 URL log, / this URL: all the log holds for it)");
                 text

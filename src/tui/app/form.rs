@@ -12,7 +12,7 @@ use super::{App, Overlay, Request};
 use crate::rules::CompiledRules;
 use crate::rules::dialect::native::parse_condition;
 use crate::rules::dialect::write::condition_text;
-use crate::rules::lint::lint_test;
+use crate::rules::lint::lint_condition;
 use crate::rules::model::{Case, Condition, Field, Matcher, Rule, RuleSet, Test};
 use crate::tui::edit;
 use crate::tui::input::text_request;
@@ -64,7 +64,7 @@ impl FormFocus {
 /// Where the form's rule goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FormTarget {
-    /// Replaces the name and test of the rule at this path.
+    /// Replaces the name and condition of the rule at this path.
     Edit(Vec<usize>),
     /// A new rule after this one (or first in an empty list).
     New(Option<Vec<usize>>),
@@ -97,6 +97,11 @@ pub struct Form {
     /// A combined condition as it reads (`None` while it does not, or for
     /// none at all).
     pub fixed: Option<Condition>,
+    /// The rule's combined condition when the form opened, with its line:
+    /// kept as it is while the line is, even when it would not read back
+    /// (an imported regex this crawler's engine refuses), so that such a
+    /// rule can still be renamed, as the rules file keeps it.
+    opened_with: Option<(String, Condition)>,
     /// What the preview asked for last is of (condition, negated).
     pub previewed: Option<(Condition, bool)>,
     /// The logged URLs the rule holds for, as counted so far.
@@ -121,6 +126,7 @@ impl Form {
             error: None,
             lints: Vec::new(),
             fixed: None,
+            opened_with: None,
             previewed: None,
             preview: None,
         };
@@ -145,7 +151,9 @@ impl Form {
             }
             other => {
                 form.combined = true;
-                form.pattern = Input::new(other.as_ref().map(condition_text).unwrap_or_default());
+                let line = other.as_ref().map(condition_text).unwrap_or_default();
+                form.opened_with = other.clone().map(|c| (line.clone(), c));
+                form.pattern = Input::new(line);
                 form.focus = FormFocus::Name;
             }
         }
@@ -206,6 +214,11 @@ impl Form {
         if text.is_empty() {
             return Ok(None);
         }
+        if let Some((line, condition)) = &self.opened_with
+            && line == text
+        {
+            return Ok(Some(condition.clone()));
+        }
         let condition = parse_condition(text)?;
         compile(&condition)?;
         Ok(Some(condition))
@@ -234,10 +247,10 @@ impl Form {
             Ok(condition) => {
                 self.error = None;
                 if let Some(condition) = &condition {
-                    condition.for_each_test(&mut |test| {
-                        self.lints
-                            .extend(lint_test(test).into_iter().map(|(_, m)| m));
-                    });
+                    self.lints = lint_condition(condition)
+                        .into_iter()
+                        .map(|(_, m)| m)
+                        .collect();
                 }
                 if self.combined {
                     self.fixed = condition;

@@ -2194,3 +2194,95 @@ fn the_form_edits_a_combined_condition_as_its_match_line() {
     app.update(key(KeyCode::Enter));
     assert_eq!(app.rules.edited.rules[0].condition, None);
 }
+
+/// What Explain shows of the crawl's record hides a password in a URL its
+/// reason or trace quotes, as the URL log view does.
+#[test]
+fn explain_hides_a_password_the_record_quotes() {
+    use crate::store::{State, TraceLine, UrlRecord};
+    let mut app = app();
+    app.update(ch('4'));
+    typed(&mut app, "http://h/a");
+    let record = UrlRecord {
+        url: "http://h/a".into(),
+        state: State::Saved,
+        reason: "saved; redirected from http://ann:hunter2@h/old".into(),
+        trace: vec![TraceLine {
+            rule: "sitemap".into(),
+            name: "sitemap".into(),
+            line: 0,
+            step: "met".into(),
+            detail: "sitemap entry from http://ann:hunter2@h/sitemap.xml".into(),
+        }],
+        ..UrlRecord::default()
+    };
+    app.update(Action::Logged(
+        "http://h/a".into(),
+        Box::new(Ok(Some((3, record)))),
+    ));
+    let shown = app.explain.logged_text().expect("answered");
+    assert!(
+        shown.contains("redirected from http://ann:***@h/old"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("sitemap met: sitemap entry from http://ann:***@h/sitemap.xml"),
+        "{shown}"
+    );
+    assert!(!shown.contains("hunter2"), "{shown}");
+}
+
+/// A combined rule opens as it is even when its condition would not read
+/// back or compile here (an imported regex this engine refuses): it can
+/// still be renamed, its condition kept. `{ any = [] }` is linted as
+/// `crawlspace rules` lints it, and a line that is no table says what
+/// `match` takes.
+#[test]
+fn a_combined_rule_the_engine_refuses_can_still_be_renamed() {
+    let text = "[[rules]]\nname = \"lookbehind\"\nmatch = { any = [ { field = \"path\", regex = '(?<=a)b' }, { field = \"host\", exact = \"h\" } ] }\naction = \"exclude\"\n";
+    let rules = native::parse(text).expect("rules").rules;
+    let before = rules.rules[0].condition.clone();
+    let save = SaveTarget::for_config(std::path::Path::new("crawl.toml"), text);
+    let mut app = App::new("test".into(), rules, save, [10000, 2000, 1000, 100, 10, 1]);
+    app.update(Action::Resize(100, 30));
+    app.update(key(KeyCode::Enter));
+    let checked = |app: &App| match &app.overlay {
+        Overlay::Form(form) => (form.error.clone(), form.lints.clone()),
+        _ => panic!("no form"),
+    };
+    assert_eq!(checked(&app).0, None, "opened as it is");
+    typed(&mut app, " 2");
+    app.update(key(KeyCode::Enter));
+    assert!(matches!(app.overlay, Overlay::None));
+    assert_eq!(app.rules.edited.rules[0].name, "lookbehind 2");
+    assert_eq!(app.rules.edited.rules[0].condition, before);
+
+    app.update(key(KeyCode::Enter));
+    app.update(key(KeyCode::Tab));
+    let set_line = |app: &mut App, line: &str| {
+        if let Overlay::Form(form) = &mut app.overlay {
+            form.pattern = tui_input::Input::new(line.into());
+            form.validate();
+        }
+    };
+    // Changed, it is read and compiled as typed.
+    set_line(&mut app, "{ field = \"path\", regex = '(?<=a)b' }");
+    let (error, _) = checked(&app);
+    assert!(
+        error.is_some_and(|e| e.contains("look-around")),
+        "a refused regex is said"
+    );
+    set_line(&mut app, "{ any = [] }");
+    let (error, lints) = checked(&app);
+    assert_eq!(error, None);
+    assert!(
+        lints.iter().any(|l| l.contains("`any = []` lists no test")),
+        "{lints:?}"
+    );
+    set_line(&mut app, "\"abc\"");
+    let (error, _) = checked(&app);
+    assert!(
+        error.is_some_and(|e| e.contains("`match` takes a table")),
+        "says what `match` takes"
+    );
+}

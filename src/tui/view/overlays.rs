@@ -81,7 +81,7 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
             lines.push(
                 Line::from(
                     "         as `match` in a rules file: all = [...], any = [...], not = {...}; \
-                     empty: all URLs",
+                     empty: none",
                 )
                 .dim(),
             );
@@ -319,7 +319,8 @@ fn whatif_text(
         lines.push(Line::from(""));
         lines.push(Line::from(format!("{}: {}", change.label(), tally_text(t))));
         for s in &t.samples {
-            lines.push(Line::from(format!("    {}", safe(s))).dim());
+            let s = crate::text::without_password(s);
+            lines.push(Line::from(format!("    {}", safe(&s))).dim());
         }
     }
     lines.push(Line::from(""));
@@ -351,7 +352,8 @@ pub fn traps(frame: &mut Frame<'_>, area: Rect, hints: &[&TrapHint], selected: u
         lines.push(Line::from(safe(&hint.summary)).style(style));
         lines.push(Line::from(format!("    rule: {}", safe(&hint.rule.name))).dim());
         for e in &hint.examples {
-            lines.push(Line::from(format!("    e.g. {}", safe(e))).dim());
+            let e = crate::text::without_password(e);
+            lines.push(Line::from(format!("    e.g. {}", safe(&e))).dim());
         }
     }
     let rect = popup(frame, area, lines.len() as u16 + 2);
