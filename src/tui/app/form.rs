@@ -5,7 +5,7 @@
 //! edited as the line its `match` key holds in the rules file, read with
 //! the rules file's own parser.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tui_input::Input;
 
 use super::{App, Overlay, Request};
@@ -234,6 +234,20 @@ impl Form {
         }
     }
 
+    /// Turns the form's one test into a `match` line, to be combined with
+    /// others (`{ all = [ <the test>, ... ] }`): the test as typed when it
+    /// reads, else an empty line.
+    fn combine(&mut self) {
+        let line = self
+            .test()
+            .map(|test| condition_text(&Condition::Test(test)))
+            .unwrap_or_default();
+        self.combined = true;
+        self.opened_with = None;
+        self.pattern = Input::new(line);
+        self.focus = FormFocus::Pattern;
+    }
+
     /// Re-checks the form after a change.
     pub fn validate(&mut self) {
         let checked = if self.combined {
@@ -277,6 +291,10 @@ impl App {
                 return;
             }
             KeyCode::Enter => return self.form_submit(),
+            // The one test as a `match` line, to combine with others.
+            KeyCode::Char('l') if key.modifiers.contains(KeyModifiers::CONTROL) && !combined => {
+                form.combine();
+            }
             KeyCode::Tab | KeyCode::Down => form.focus = form.focus.step(true, combined),
             KeyCode::BackTab | KeyCode::Up => form.focus = form.focus.step(false, combined),
             code => match form.focus {

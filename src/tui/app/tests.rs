@@ -23,8 +23,13 @@ action = "exclude"
 "#;
 
 pub(crate) fn app() -> App {
-    let rules = native::parse(RULES).expect("rules").rules;
-    let save = SaveTarget::for_config(std::path::Path::new("crawl.toml"), RULES);
+    app_with(RULES)
+}
+
+/// A console over the rules of the native `text`, in a 100x30 terminal.
+fn app_with(text: &str) -> App {
+    let rules = native::parse(text).expect("rules").rules;
+    let save = SaveTarget::for_config(std::path::Path::new("crawl.toml"), text);
     let mut app = App::new("test".into(), rules, save, [10000, 2000, 1000, 100, 10, 1]);
     app.update(Action::Resize(100, 30));
     app
@@ -1313,10 +1318,7 @@ fn explain_follows_every_key() {
 #[test]
 fn explain_strips_the_content_types_parameters() {
     let text = "[[rules]]\nname = \"html only\"\nmatch = { field = \"content_type\", exact = \"text/html\" }\nnegate = true\naction = \"exclude\"\n";
-    let rules = native::parse(text).expect("rules").rules;
-    let save = SaveTarget::for_config(std::path::Path::new("crawl.toml"), text);
-    let mut app = App::new("test".into(), rules, save, [10000, 2000, 1000, 100, 10, 1]);
-    app.update(Action::Resize(100, 30));
+    let mut app = app_with(text);
     app.update(ch('4'));
     typed(&mut app, "http://h/a");
     // The pending field is set in the form, not with an option.
@@ -1821,10 +1823,7 @@ fn messages_expire() {
 #[test]
 fn the_form_shows_and_keeps_negate() {
     let text = "[[rules]]\nname = \"not https\"\nmatch = { field = \"scheme\", exact = \"https\" }\nnegate = true\naction = \"exclude\"\n";
-    let rules = native::parse(text).expect("rules").rules;
-    let save = SaveTarget::for_config(std::path::Path::new("crawl.toml"), text);
-    let mut app = App::new("test".into(), rules, save, [10000, 2000, 1000, 100, 10, 1]);
-    app.update(Action::Resize(100, 30));
+    let mut app = app_with(text);
     app.update(key(KeyCode::Enter));
     let Overlay::Form(form) = &app.overlay else {
         panic!("no form")
@@ -2107,10 +2106,7 @@ fn a_crawl_notice_goes_on_the_message_line() {
 #[test]
 fn the_form_edits_a_combined_condition_as_its_match_line() {
     let text = "[[rules]]\nname = \"docs on h\"\nmatch = { all = [ { field = \"host\", exact = \"h\" }, { field = \"path\", prefix = \"/docs\" } ] }\naction = \"exclude\"\n";
-    let rules = native::parse(text).expect("rules").rules;
-    let save = SaveTarget::for_config(std::path::Path::new("crawl.toml"), text);
-    let mut app = App::new("test".into(), rules, save, [10000, 2000, 1000, 100, 10, 1]);
-    app.update(Action::Resize(100, 30));
+    let mut app = app_with(text);
     app.update(key(KeyCode::Enter));
     let form = |app: &App| match &app.overlay {
         Overlay::Form(form) => (
@@ -2240,11 +2236,8 @@ fn explain_hides_a_password_the_record_quotes() {
 #[test]
 fn a_combined_rule_the_engine_refuses_can_still_be_renamed() {
     let text = "[[rules]]\nname = \"lookbehind\"\nmatch = { any = [ { field = \"path\", regex = '(?<=a)b' }, { field = \"host\", exact = \"h\" } ] }\naction = \"exclude\"\n";
-    let rules = native::parse(text).expect("rules").rules;
-    let before = rules.rules[0].condition.clone();
-    let save = SaveTarget::for_config(std::path::Path::new("crawl.toml"), text);
-    let mut app = App::new("test".into(), rules, save, [10000, 2000, 1000, 100, 10, 1]);
-    app.update(Action::Resize(100, 30));
+    let mut app = app_with(text);
+    let before = app.rules.edited.rules[0].condition.clone();
     app.update(key(KeyCode::Enter));
     let checked = |app: &App| match &app.overlay {
         Overlay::Form(form) => (form.error.clone(), form.lints.clone()),
@@ -2284,5 +2277,37 @@ fn a_combined_rule_the_engine_refuses_can_still_be_renamed() {
     assert!(
         error.is_some_and(|e| e.contains("`match` takes a table")),
         "says what `match` takes"
+    );
+}
+
+/// Ctrl-L turns the form's one test into a `match` line, which a rule of
+/// several tests is then typed from.
+#[test]
+fn ctrl_l_turns_the_test_into_a_line_to_combine() {
+    let mut app = app();
+    app.update(key(KeyCode::Enter)); // "stay home": host exact h
+    app.update(Action::Key(KeyEvent::new(
+        KeyCode::Char('l'),
+        KeyModifiers::CONTROL,
+    )));
+    let Overlay::Form(form) = &app.overlay else {
+        panic!("no form")
+    };
+    assert!(form.combined);
+    assert_eq!(form.focus, FormFocus::Pattern);
+    assert_eq!(form.pattern.value(), "{ field = \"host\", exact = \"h\" }");
+    app.update(key(KeyCode::Home));
+    typed(&mut app, "{ any = [ ");
+    app.update(key(KeyCode::End));
+    typed(&mut app, ", { field = \"host\", suffix = \".h\" } ] }");
+    app.update(key(KeyCode::Enter));
+    assert!(matches!(app.overlay, Overlay::None));
+    assert_eq!(
+        app.rules.edited.rules[0]
+            .condition
+            .as_ref()
+            .map(|c| c.to_string())
+            .as_deref(),
+        Some("any(host exact \"h\", host suffix \".h\")")
     );
 }

@@ -136,9 +136,12 @@ pub fn form(frame: &mut Frame<'_>, area: Rect, form: &Form) {
     let rows = paragraph.line_count(inner);
     let rect = popup(frame, area, u16::try_from(rows + 2).unwrap_or(u16::MAX));
     frame.render_widget(
-        paragraph.block(
-            Block::bordered().title(" rule · Tab next · ←→ choose · Enter keep · Esc cancel "),
-        ),
+        paragraph.block(Block::bordered().title(if form.combined {
+            " rule · Tab next · Enter keep · Esc cancel "
+        } else {
+            // Ctrl-L: the test as a `match` line, to combine with others.
+            " rule · Tab next · ←→ choose · ^L combine · Enter keep · Esc cancel "
+        })),
         rect,
     );
 }
