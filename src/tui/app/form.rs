@@ -265,6 +265,19 @@ impl Form {
                         .into_iter()
                         .map(|(_, m)| m)
                         .collect();
+                    // Kept unchanged without a compile (`combined_condition`):
+                    // what switches it off is still said.
+                    let unchanged = self.combined
+                        && self
+                            .opened_with
+                            .as_ref()
+                            .is_some_and(|(line, _)| line == self.pattern.value().trim());
+                    if let Some(why) = unchanged.then(|| compile(condition).err()).flatten() {
+                        self.lints.insert(
+                            0,
+                            format!("kept as it is, and still off in the crawl: {why}"),
+                        );
+                    }
                 }
                 if self.combined {
                     self.fixed = condition;

@@ -2243,7 +2243,13 @@ fn a_combined_rule_the_engine_refuses_can_still_be_renamed() {
         Overlay::Form(form) => (form.error.clone(), form.lints.clone()),
         _ => panic!("no form"),
     };
-    assert_eq!(checked(&app).0, None, "opened as it is");
+    let (error, lints) = checked(&app);
+    assert_eq!(error, None, "opened as it is");
+    assert!(
+        lints[0].starts_with("kept as it is, and still off in the crawl: ")
+            && lints[0].contains("look-around"),
+        "{lints:?}"
+    );
     typed(&mut app, " 2");
     app.update(key(KeyCode::Enter));
     assert!(matches!(app.overlay, Overlay::None));
