@@ -305,7 +305,8 @@ fn log_view(app: &mut App, selected: usize) {
     ));
 }
 
-fn screen(app: &App) -> String {
+/// The whole screen `app` draws at its size, as text.
+pub(crate) fn screen(app: &App) -> String {
     let mut terminal = Terminal::new(TestBackend::new(app.size.0, app.size.1)).expect("terminal");
     terminal.draw(|f| super::view::draw(f, app)).expect("draw");
     format!("{}", terminal.backend())

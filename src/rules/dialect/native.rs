@@ -212,17 +212,15 @@ pub fn parse_condition(text: &str) -> Result<Condition, String> {
     }
     let doc = format!("[[rules]]\nname = \"condition\"\nmatch = {text}\n");
     let parsed = parse(&doc).map_err(|e| e.message)?;
-    match parsed.rules.rules.into_iter().next() {
-        Some(Rule {
-            condition: Some(condition),
-            ..
-        }) => Ok(condition),
-        _ => Err(
-            "type a condition: a test such as `{ field = \"path\", prefix = \"/a\" }`, \
-                  or `{ all = [...] }`, `{ any = [...] }`, `{ not = {...} }`"
-                .into(),
-        ),
-    }
+    // A `match` that parsed always gives a condition (what it takes is
+    // said by `parse`, for a value that is no table).
+    parsed
+        .rules
+        .rules
+        .into_iter()
+        .next()
+        .and_then(|rule| rule.condition)
+        .ok_or_else(|| "type a condition".into())
 }
 
 /// The line of `key =` inside the `[crawl]` table, for precise errors.

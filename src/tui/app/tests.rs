@@ -384,12 +384,7 @@ fn a_finished_crawl_takes_neither_rules_nor_weights() {
         requests.iter().any(|r| matches!(r, Request::WhatIf { .. })),
         "{requests:?}"
     );
-    let mut terminal =
-        ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).expect("terminal");
-    terminal
-        .draw(|f| crate::tui::view::draw(f, &app))
-        .expect("draw");
-    let shown = format!("{}", terminal.backend());
+    let shown = crate::tui::tests::screen(&app);
     assert!(
         shown.contains("what if the crawl had run these edits? · y save · n back"),
         "{shown}"
@@ -1829,12 +1824,7 @@ fn the_form_shows_and_keeps_negate() {
         panic!("no form")
     };
     assert!(form.negated);
-    let mut terminal =
-        ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).expect("terminal");
-    terminal
-        .draw(|f| crate::tui::view::draw(f, &app))
-        .expect("draw");
-    let screen = format!("{}", terminal.backend());
+    let screen = crate::tui::tests::screen(&app);
     assert!(screen.contains("negated  the rule holds when"), "{screen}");
     typed(&mut app, "x");
     app.update(key(KeyCode::Enter));
@@ -1866,14 +1856,7 @@ fn no_hits_waits_for_urls_met_after_applying() {
     };
     app.update(Action::Detail(Box::new(detail.clone())));
     assert_eq!(app.rules.hits_of(0), Some(0));
-    let shows = |app: &App| {
-        let mut terminal =
-            ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).expect("terminal");
-        terminal
-            .draw(|f| crate::tui::view::draw(f, app))
-            .expect("draw");
-        format!("{}", terminal.backend()).contains("no hits yet")
-    };
+    let shows = |app: &App| crate::tui::tests::screen(app).contains("no hits yet");
     assert!(!shows(&app), "no URL met since the rules were applied");
     stats.discovered = 51;
     app.update(Action::Stats(stats));
@@ -2127,12 +2110,7 @@ fn the_form_edits_a_combined_condition_as_its_match_line() {
     // Tab goes between the name and the line only.
     app.update(key(KeyCode::Tab));
     assert_eq!(form(&app).0, FormFocus::Pattern);
-    let mut terminal =
-        ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).expect("terminal");
-    terminal
-        .draw(|f| crate::tui::view::draw(f, &app))
-        .expect("draw");
-    let screen = format!("{}", terminal.backend());
+    let screen = crate::tui::tests::screen(&app);
     // The line scrolls sideways to its cursor, at its end.
     assert!(
         screen.contains("when ") && screen.contains("prefix = \"/docs\" } ] }▏"),
